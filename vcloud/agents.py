@@ -1,0 +1,133 @@
+"""Mesa agents of the cloud: identities and behaviour; their numbers live in the model's tables."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from mesa import Agent
+
+from vcloud.tables import HostTable, VMTable
+from vcloud.work import Kind, Phase
+
+if TYPE_CHECKING:
+    from vcloud.model import CloudModel
+
+
+class Host(Agent):
+    """A hypervisor host: cores x MHz, memory, a local datastore and a NIC, in a rack."""
+
+    def __init__(self, model: CloudModel, name: str, row: int) -> None:
+        super().__init__(model)
+        self.name, self.row = name, row
+
+    def __getattr__(self, column: str) -> float:
+        if column not in HostTable.SCHEMA:
+            raise AttributeError(column)
+        return self.model.hosts.view(column)[self.row].item()
+
+    def __repr__(self) -> str:
+        return f"Host({self.name})"
+
+
+class VM(Agent):
+    """A virtual machine placed on a host. Reads its configuration and accounting from the VM table."""
+
+    def __init__(self, model: CloudModel, name: str, row: int, host: Host) -> None:
+        super().__init__(model)
+        self.name, self.row, self.host = name, row, host
+
+    def __getattr__(self, column: str) -> float:
+        if column not in VMTable.SCHEMA:
+            raise AttributeError(column)
+        return self.model.vms.view(column)[self.row].item()
+
+    def run(self, item: WorkItem) -> WorkItem:
+        """Start `item` on this VM now."""
+        self.model.start_item(item, self)
+        return item
+
+    def __repr__(self) -> str:
+        return f"VM({self.name})"
+
+
+class WorkItem(Agent):
+    """A unit of guest work: phases run one after another on one VM.
+
+    While it runs, its current phase and its charges live in the item table; when it ends (done or
+    killed) the charges are copied here. `on_finish(item)` is called when the last phase ends.
+    """
+
+    def __init__(
+        self,
+        model: CloudModel,
+        phases: Sequence[Phase],
+        *,
+        threads: float = 1.0,
+        mem_mb: float = 0.0,
+        mem_active_fraction: float = 1.0,
+        io_mbps_max: float = math.inf,
+        name: str = "",
+        on_finish: Callable[[WorkItem], None] | None = None,
+    ) -> None:
+        super().__init__(model)
+        if threads <= 0:
+            raise ValueError(f"work item {name!r}: threads must be > 0, got {threads}")
+        if mem_mb < 0:
+            raise ValueError(f"work item {name!r}: mem_mb must be >= 0, got {mem_mb}")
+        if not 0 <= mem_active_fraction <= 1:
+            raise ValueError(f"work item {name!r}: mem_active_fraction must be in [0, 1], got {mem_active_fraction}")
+        self.name = name
+        self.phases = list(phases)
+        self.threads, self.mem_mb, self.mem_active_fraction = threads, mem_mb, mem_active_fraction
+        self.io_mbps_max = io_mbps_max
+        self.on_finish = on_finish
+        self.vm: VM | None = None
+        self.row: int | None = None
+        self.phase_index = 0
+        self.phase_end_s: list[float] = []
+        self.start_s: float | None = None
+        self.end_s: float | None = None
+        self.state = "new"  # new -> running -> done | killed
+        self._charged = {"usr_s": 0.0, "sys_s": 0.0, "steal_s": 0.0, "iowait_s": 0.0, "io_mb": 0.0}
+
+    @property
+    def phase(self) -> Phase | None:
+        return self.phases[self.phase_index] if self.phase_index < len(self.phases) else None
+
+    def charged(self, column: str) -> float:
+        """usr_s, sys_s, steal_s, iowait_s or io_mb charged so far."""
+        if self.row is not None:
+            return float(self.model.items.view(column)[self.row])
+        return self._charged[column]
+
+    @property
+    def cputime_s(self) -> float:
+        return self.charged("usr_s") + self.charged("sys_s")
+
+    @property
+    def steal_s(self) -> float:
+        return self.charged("steal_s")
+
+    @property
+    def iowait_s(self) -> float:
+        return self.charged("iowait_s")
+
+    @property
+    def phase_progress(self) -> float:
+        """Fraction of the current phase done (1.0 once finished)."""
+        phase = self.phase
+        if phase is None or self.row is None:
+            return 1.0 if self.state == "done" else 0.0
+        if phase.amount <= 0 or phase.kind == Kind.LOAD:
+            return 0.0
+        return 1.0 - float(self.model.items.remaining[self.row]) / phase.amount
+
+    def kill(self) -> None:
+        """Stop now; the work done is lost (the charges stay on record)."""
+        if self.state == "running":
+            self.model.stop_item(self, "killed")
+
+    def __repr__(self) -> str:
+        return f"WorkItem({self.name or self.unique_id}, {self.state})"

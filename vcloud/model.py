@@ -1,0 +1,304 @@
+"""`CloudModel`: the Mesa model that owns the cloud's tables, its clock and its allocator.
+
+Time is in simulated seconds (`model.time`). The model ticks every `dt` seconds through its own event
+chain (tick k at k*dt, no drift); Mesa's one-second heartbeat is stopped, so `model.step()` means
+"advance one second" and `run_for`/`run_until` work in seconds. Ticks run at HIGH priority, so events
+at the same time (allocator periods, later heartbeats) see the tick's result (DESIGN.md 3, step 5).
+Layers above subclass it and extend `before_tick` / `after_tick`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+from mesa import Model
+from mesa.time import Priority
+
+from vcloud import engine
+from vcloud.agents import VM, Host, WorkItem
+from vcloud.allocator import CloudAllocator, CloudView, Entitlements
+from vcloud.engine import Physics
+from vcloud.interference import LoadDriver, LoadProfile
+from vcloud.tables import HostTable, ItemTable, VMTable
+from vcloud.trace import TraceRecorder
+from vcloud.work import Kind, Phase
+
+StepFunction = Callable[[HostTable, VMTable, ItemTable, float, Physics], engine.TickResult]
+
+
+class InvariantError(AssertionError):
+    """A physical invariant of the cloud was broken (raised by `check_invariants`)."""
+
+
+class CloudModel(Model):
+    def __init__(
+        self,
+        *,
+        rng: int | None = None,
+        dt: float = 1.0,
+        physics: Physics | None = None,
+        allocator: CloudAllocator | None = None,
+        trace_interval_s: float = 10.0,
+        check: bool = False,
+        step_function: StepFunction = engine.step,
+    ) -> None:
+        super().__init__(rng=rng)
+        if not (dt > 0 and math.isfinite(dt)):
+            raise ValueError(f"dt must be a positive number of seconds, got {dt}")
+        self._default_schedule.stop()  # we tick every dt, not every 1.0 (as mesa's mmc_queue example)
+        self.dt = dt
+        self.physics = physics or Physics()
+        self.allocator = allocator
+        self.check = check
+        self.step_function = step_function
+        self.hosts, self.vms, self.items = HostTable(), VMTable(), ItemTable()
+        self.host_agents: list[Host] = []
+        self.vm_agents: list[VM] = []
+        self.tracer = TraceRecorder(trace_interval_s)
+        self.ticks = 0
+        self._started = False
+        self._periodic: list[_Periodic] = []
+
+    # ---- building the cloud -------------------------------------------------------------------
+    def add_host(
+        self,
+        name: str,
+        *,
+        cores: int,
+        core_mhz: float,
+        mem_mb: float,
+        disk_mbps: float,
+        nic_mbps: float,
+        rack: int = 0,
+    ) -> Host:
+        for field, value in (("cores", cores), ("core_mhz", core_mhz), ("mem_mb", mem_mb),
+                             ("disk_mbps", disk_mbps), ("nic_mbps", nic_mbps)):  # fmt: skip
+            if not value > 0:
+                raise ValueError(f"host {name}: {field} must be > 0, got {value}")
+        row = self.hosts.append(cores=cores, core_mhz=core_mhz, mem_mb=mem_mb, disk_mbps=disk_mbps,
+                                nic_mbps=nic_mbps, rack=rack)  # fmt: skip
+        host = Host(self, name, row)
+        self.host_agents.append(host)
+        return host
+
+    def add_vm(
+        self,
+        name: str,
+        host: Host,
+        *,
+        vcpus: int,
+        mem_mb: float,
+        os_mem_mb: float = 256.0,
+        os_active_fraction: float = 0.25,
+        in_pool: bool = True,
+        cpu_reservation_mhz: float = 0.0,
+        cpu_limit_mhz: float = math.inf,
+        cpu_shares: float | None = None,
+        mem_reservation_mb: float = 0.0,
+        mem_limit_mb: float = math.inf,
+        mem_shares: float | None = None,
+        cpu_entitlement_mhz: float | None = None,
+    ) -> VM:
+        """Place a VM. Shares default to VMware's NORMAL level (1000/vCPU, 10/MB; algorithms.md 1.1).
+
+        VMs outside the pool (`in_pool=False`, e.g. other tenants) keep `cpu_entitlement_mhz`
+        (default: their vCPUs' full speed) and their configured memory.
+        """
+        if self._started:
+            raise RuntimeError("VMs must be added before the model starts")
+        if vcpus < 1 or mem_mb <= 0:
+            raise ValueError(f"vm {name}: vcpus must be >= 1 and mem_mb > 0, got {vcpus}, {mem_mb}")
+        full = vcpus * self.hosts.core_mhz[host.row]
+        row = self.vms.append(
+            host=host.row, vcpus=vcpus, mem_mb=mem_mb, os_mem_mb=os_mem_mb, os_active_fraction=os_active_fraction,
+            in_pool=in_pool, cpu_reservation_mhz=cpu_reservation_mhz, cpu_limit_cfg_mhz=cpu_limit_mhz,
+            cpu_shares=1000.0 * vcpus if cpu_shares is None else cpu_shares,
+            mem_reservation_mb=mem_reservation_mb, mem_limit_cfg_mb=mem_limit_mb,
+            mem_shares=10.0 * mem_mb if mem_shares is None else mem_shares,
+            cpu_entitlement_mhz=full if cpu_entitlement_mhz is None else cpu_entitlement_mhz,
+            cpu_limit_mhz=cpu_limit_mhz, mem_granted_mb=mem_mb,
+        )  # fmt: skip
+        vm = VM(self, name, row, host)
+        self.vm_agents.append(vm)
+        return vm
+
+    @property
+    def pool_rows(self) -> np.ndarray:
+        return np.flatnonzero(self.vms.view("in_pool"))
+
+    def pool_capacity(self) -> tuple[float, float]:
+        """CPU MHz and memory MB of the hosts that carry pool VMs (the resource pool of DESIGN.md 4)."""
+        hosts = np.unique(self.vms.view("host")[self.pool_rows])
+        cpu = float((self.hosts.view("cores") * self.hosts.view("core_mhz"))[hosts].sum())
+        return cpu, float(self.hosts.view("mem_mb")[hosts].sum())
+
+    def view(self) -> CloudView:
+        cpu, mem = self.pool_capacity()
+        return CloudView(self.hosts, self.vms, cpu, mem)
+
+    def add_background(self, vm: VM, profile: LoadProfile) -> WorkItem:
+        """Run a never-ending synthetic load on `vm` (another tenant)."""
+        item = WorkItem(self, [Phase("load", Kind.LOAD, 0.0)], threads=vm.vcpus, name=f"load@{vm.name}")
+        self.start_item(item, vm)
+        LoadDriver(self, item, profile)
+        return item
+
+    # ---- work items -----------------------------------------------------------------------------
+    def start_item(self, item: WorkItem, vm: VM) -> None:
+        if item.state != "new":
+            raise RuntimeError(f"{item} was already started")
+        item.vm, item.state, item.start_s = vm, "running", float(self.time)
+        item.row = self.items.add(
+            item, vm=vm.row, threads=item.threads, io_mbps_max=item.io_mbps_max, mem_mb=item.mem_mb,
+            mem_active_mb=item.mem_mb * item.mem_active_fraction,
+        )  # fmt: skip
+        self._load_phase(item)
+
+    def _load_phase(self, item: WorkItem) -> None:
+        phase = item.phase
+        self.items.kind[item.row] = int(phase.kind)
+        self.items.remaining[item.row] = math.inf if phase.kind == Kind.LOAD else phase.amount
+        self.items.sys_fraction[item.row] = phase.sys_fraction
+
+    def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
+        """Take `item` off its VM (done or killed) and keep its charges on the agent."""
+        for column in item._charged:
+            item._charged[column] = float(self.items.view(column)[item.row])
+        moved = self.items.remove(item.row)
+        if moved is not None:
+            moved.row = item.row
+        item.row, item.state = None, state
+        item.end_s = float(self.time) if at is None else at
+
+    def set_item_memory(self, item: WorkItem, mem_mb: float, active_fraction: float | None = None) -> None:
+        """Change a running item's resident memory (a JVM heap that grows, a resized slot)."""
+        if active_fraction is not None:
+            item.mem_active_fraction = active_fraction
+        item.mem_mb = mem_mb
+        if item.row is not None:
+            self.items.mem_mb[item.row] = mem_mb
+            self.items.mem_active_mb[item.row] = mem_mb * item.mem_active_fraction
+
+    # ---- the clock ------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Freeze the cloud's layout, apply the first allocation and schedule the periodic work."""
+        if self._started:
+            return
+        self._started = True
+        self._apply_allocation()
+        if self.allocator is not None and self.allocator.sample_s:
+            self._every(self.allocator.sample_s, self._observe)
+        if self.allocator is not None and self.allocator.period_s:
+            self._every(self.allocator.period_s, self._apply_allocation)
+        self._every(self.tracer.interval_s, self._record_trace, Priority.LOW)
+        self.schedule_event(self._tick, at=self.dt, priority=Priority.HIGH)
+
+    def _every(self, interval: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
+        """Run `fn` at k*interval for k >= 1 (exact multiples, no accumulated rounding)."""
+        self._periodic.append(_Periodic(self, interval, fn, priority))
+
+    def run_for(self, duration: float) -> None:
+        self.start()
+        super().run_for(duration)
+
+    def run_until(self, end: float) -> None:
+        self.start()
+        super().run_until(float(end))
+
+    def before_tick(self) -> None:
+        """Hook for layers above (DESIGN.md 3, step 1: workload arrivals)."""
+
+    def after_tick(self, done: list[WorkItem]) -> None:
+        """Hook for layers above, with the items that finished in this tick."""
+
+    def _tick(self) -> None:
+        self.ticks += 1
+        self.schedule_event(self._tick, at=(self.ticks + 1) * self.dt, priority=Priority.HIGH)
+        self.before_tick()
+        start = float(self.time) - self.dt
+        result = self.step_function(self.hosts, self.vms, self.items, self.dt, self.physics)
+        owners = [self.items.owner[r] for r in result.done_rows]
+        finished = []
+        for item, offset in zip(owners, result.done_offset_s, strict=True):
+            at = start + float(offset)
+            item.phase_end_s.append(at)
+            item.phase_index += 1
+            if item.phase is None:
+                self.stop_item(item, "done", at)
+                finished.append(item)
+            else:
+                self._load_phase(item)
+        if self.check:
+            self.check_invariants()
+        for item in finished:
+            if item.on_finish is not None:
+                item.on_finish(item)
+        self.after_tick(finished)
+
+    # ---- allocation, traces, checks -------------------------------------------------------------
+    def _observe(self) -> None:
+        self.allocator.observe(self.view(), float(self.time))
+
+    def _apply_allocation(self) -> None:
+        if self.allocator is None:
+            return
+        rows = self.pool_rows
+        ent: Entitlements = self.allocator.entitlements(self.view(), float(self.time))
+        ent.validate(len(rows))
+        self.vms.cpu_entitlement_mhz[rows] = ent.cpu_entitlement_mhz
+        self.vms.cpu_limit_mhz[rows] = ent.cpu_limit_mhz
+        self.vms.mem_granted_mb[rows] = ent.mem_granted_mb
+
+    def _record_trace(self) -> None:
+        self.tracer.record(float(self.time), self.hosts, self.vms)
+
+    def vm_trace(self) -> pd.DataFrame:
+        """Per-VM trace (columns of `vcloud.trace.COLUMNS`)."""
+        return self.tracer.frame([v.name for v in self.vm_agents], [h.name for h in self.host_agents])
+
+    def check_invariants(self, tol: float = 1e-6) -> None:
+        """Capacity bounds, the /proc/stat identity, non-negative counters (DESIGN.md 8)."""
+        vms, hosts = self.vms, self.hosts
+        host = vms.view("host")
+        host_mhz = hosts.view("cores") * hosts.view("core_mhz")
+        used = np.bincount(host, vms.view("cpu_used_mhz"), minlength=hosts.n)
+        if np.any(used > host_mhz * (1 + tol) + tol):
+            h = int(np.argmax(used - host_mhz))
+            raise InvariantError(f"host {self.host_agents[h].name} delivered {used[h]:.3f} MHz > {host_mhz[h]:.3f}")
+        disk = np.bincount(host, vms.view("disk_mbps"), minlength=hosts.n)
+        if np.any(disk > hosts.view("disk_mbps") * (1 + tol) + tol):
+            raise InvariantError("a datastore delivered more than its bandwidth")
+        ceiling = np.minimum(vms.view("cpu_limit_mhz"), vms.view("vcpus") * hosts.view("core_mhz")[host])
+        over = vms.view("cpu_used_mhz") > ceiling * (1 + tol) + tol
+        if np.any(over):
+            raise InvariantError(f"vm {self.vm_agents[int(np.argmax(over))].name} used more than its limit")
+        parts = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s")
+        if any(np.any(vms.view(p) < -tol) for p in parts):
+            raise InvariantError("a guest CPU counter went negative")
+        total = sum(vms.view(p) for p in parts)
+        expect = vms.view("vcpus") * self.ticks * self.dt
+        if np.any(np.abs(total - expect) > tol * np.maximum(expect, 1.0)):
+            v = int(np.argmax(np.abs(total - expect)))
+            raise InvariantError(
+                f"vm {self.vm_agents[v].name}: usr+sys+steal+iowait+idle={total[v]:.6f} != vCPUs*t={expect[v]:.6f}"
+            )
+        if np.any(self.items.view("remaining") < 0):
+            raise InvariantError("a work item's remaining work went negative")
+
+
+class _Periodic:
+    """Calls `fn` at k*interval (k = 1, 2, ...) as a chain of single events."""
+
+    def __init__(self, model: Model, interval: float, fn: Callable[[], None], priority: Priority) -> None:
+        if not interval > 0:
+            raise ValueError(f"period must be > 0, got {interval}")
+        self.model, self.interval, self.fn, self.priority, self.k = model, interval, fn, priority, 1
+        model.schedule_event(self.fire, at=interval, priority=priority)
+
+    def fire(self) -> None:
+        self.k += 1
+        self.model.schedule_event(self.fire, at=self.k * self.interval, priority=self.priority)
+        self.fn()

@@ -1,0 +1,163 @@
+"""Struct-of-arrays state of record for hosts, VMs and running work items (DESIGN.md section 3).
+
+Agents keep only their row number and read their numbers from here, so one tick is a handful of
+NumPy operations over all rows. Host and VM rows are fixed once the model starts; item rows come and
+go as work starts and ends (dense storage, the last row moves into a freed slot).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vcloud.work import Kind
+
+
+class Columns:
+    """A bag of equally long NumPy columns declared by name and dtype."""
+
+    SCHEMA: dict[str, type] = {}
+
+    def __init__(self, capacity: int = 0) -> None:
+        self.n = 0
+        for name, dtype in self.SCHEMA.items():
+            setattr(self, name, np.zeros(capacity, dtype=dtype))
+
+    @property
+    def capacity(self) -> int:
+        return len(getattr(self, next(iter(self.SCHEMA))))
+
+    def _grow(self, need: int) -> None:
+        new = max(need, 2 * self.capacity, 16)
+        for name in self.SCHEMA:
+            old = getattr(self, name)
+            col = np.zeros(new, dtype=old.dtype)
+            col[: self.n] = old[: self.n]
+            setattr(self, name, col)
+
+    def append(self, **values: float) -> int:
+        """Add a row with the given values (others zero) and return its index."""
+        unknown = set(values) - set(self.SCHEMA)
+        if unknown:
+            raise KeyError(f"unknown columns {sorted(unknown)}")
+        if self.n == self.capacity:
+            self._grow(self.n + 1)
+        row = self.n
+        for name in self.SCHEMA:
+            getattr(self, name)[row] = values.get(name, 0)
+        self.n += 1
+        return row
+
+    def view(self, name: str) -> np.ndarray:
+        """The live rows of one column (a view, writes go through)."""
+        return getattr(self, name)[: self.n]
+
+
+class HostTable(Columns):
+    SCHEMA = {
+        "cores": np.int64,
+        "core_mhz": np.float64,
+        "mem_mb": np.float64,
+        "disk_mbps": np.float64,
+        "nic_mbps": np.float64,
+        "rack": np.int64,
+    }
+
+
+class VMTable(Columns):
+    """Configuration, allocator output and cumulative guest accounting of each VM."""
+
+    SCHEMA = {
+        # configuration
+        "host": np.int64,
+        "vcpus": np.int64,
+        "mem_mb": np.float64,  # configured memory
+        "os_mem_mb": np.float64,  # guest OS and daemons, always resident
+        "os_active_fraction": np.float64,
+        "in_pool": np.bool_,  # divided by the pool's allocator; others keep their configured share
+        # resource controls (reference/algorithms.md section 1.1); limit inf = unlimited
+        "cpu_reservation_mhz": np.float64,
+        "cpu_limit_cfg_mhz": np.float64,
+        "cpu_shares": np.float64,
+        "mem_reservation_mb": np.float64,
+        "mem_limit_cfg_mb": np.float64,
+        "mem_shares": np.float64,
+        # allocator output (CloudAllocator.entitlements)
+        "cpu_entitlement_mhz": np.float64,
+        "cpu_limit_mhz": np.float64,
+        "mem_granted_mb": np.float64,
+        # state of the last tick
+        "cpu_demand_mhz": np.float64,
+        "cpu_used_mhz": np.float64,
+        "mem_used_mb": np.float64,
+        "mem_active_mb": np.float64,
+        "swap_mb": np.float64,
+        "disk_mbps": np.float64,
+        "net_mbps": np.float64,
+        # cumulative since start (seconds of vCPU time, MHz*s, MB)
+        "usr_s": np.float64,
+        "sys_s": np.float64,
+        "steal_s": np.float64,
+        "iowait_s": np.float64,
+        "idle_s": np.float64,
+        "cpu_used_mhz_s": np.float64,
+        "cpu_demand_mhz_s": np.float64,
+        "cpu_ready_mhz_s": np.float64,
+        "disk_mb": np.float64,
+        "net_mb": np.float64,
+        "swap_io_mb": np.float64,
+    }
+
+    CUMULATIVE = (
+        "usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "cpu_used_mhz_s",
+        "cpu_demand_mhz_s", "cpu_ready_mhz_s", "disk_mb", "net_mb", "swap_io_mb",
+    )  # fmt: skip
+
+
+class ItemTable(Columns):
+    """Running work items: the current phase and what the item has been charged so far."""
+
+    SCHEMA = {
+        "vm": np.int64,
+        "kind": np.int8,
+        "remaining": np.float64,  # of the current phase, in the phase's unit
+        "threads": np.float64,
+        "io_mbps_max": np.float64,  # per-stream ceiling (inf = only the device limits it)
+        "load_cpu_mhz": np.float64,  # LOAD items: current background demand
+        "load_disk_mbps": np.float64,
+        "sys_fraction": np.float64,
+        "mem_mb": np.float64,
+        "mem_active_mb": np.float64,
+        # charged so far (seconds), over all phases
+        "usr_s": np.float64,
+        "sys_s": np.float64,
+        "steal_s": np.float64,
+        "iowait_s": np.float64,
+        "io_mb": np.float64,
+    }
+
+    def __init__(self, capacity: int = 0) -> None:
+        super().__init__(capacity)
+        self.owner: list[object] = []
+
+    def add(self, owner: object, **values: float) -> int:
+        row = self.append(**values)
+        self.owner.append(owner)
+        return row
+
+    def remove(self, row: int) -> object | None:
+        """Free `row`; the last row moves into it. Returns the owner that moved (its row is now `row`)."""
+        last = self.n - 1
+        moved = None
+        if row != last:
+            for name in self.SCHEMA:
+                col = getattr(self, name)
+                col[row] = col[last]
+            moved = self.owner[last]
+            self.owner[row] = moved
+        self.owner.pop()
+        self.n -= 1
+        return moved
+
+
+def is_kind(kind: np.ndarray, *kinds: Kind) -> np.ndarray:
+    return np.isin(kind, np.array([int(k) for k in kinds], dtype=np.int8))

@@ -1,0 +1,99 @@
+"""Weighted max-min sharing ("water-filling"): the one rule behind every division in the cloud.
+
+A hypervisor divides a host's cores among its VMs by entitlement, a datastore divides its bandwidth
+among outstanding I/O streams, a guest scheduler divides a VM's grant among runnable threads, and DRS
+divides a pool among VMs by shares (reference/algorithms.md section 1.2, step 3). All of them are
+
+    give item i   min(cap_i, w_i * x_g)   with x_g chosen so that each group g hands out
+    min(capacity_g, sum of caps in g)     (idle capacity is passed on: work conserving).
+
+`waterfill` is the vectorized form used on the hot path; `waterfill_reference` is the same rule
+written as a plain loop, used by the reference engine and the tests as the oracle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+
+FloatArray = np.ndarray
+
+
+def waterfill(group: np.ndarray, weight: FloatArray, cap: FloatArray, capacity: FloatArray) -> FloatArray:
+    """Share `capacity[g]` among the items of each group g by weight, no item above its cap.
+
+    Progressive filling: offer every unsaturated item its weighted share of what is left; items whose
+    cap is below the offer are saturated and leave the pool; repeat until nobody saturates. Each pass
+    saturates at least one item, so the loop runs at most (largest group) times, usually once or twice.
+    Items with zero weight or zero cap get nothing.
+    """
+    n_groups = len(capacity)
+    alloc = np.zeros(len(weight))
+    if len(weight) == 0:
+        return alloc
+    cap_sum = np.bincount(group, cap, minlength=n_groups)
+    enough = cap_sum <= capacity  # groups that can serve every cap in full
+    active = (weight > 0) & (cap > 0)
+    full = active & enough[group]
+    alloc[full] = cap[full]
+    active &= ~full
+    remaining = np.where(enough, 0.0, capacity).astype(float)
+    while active.any():
+        wsum = np.bincount(group, weight * active, minlength=n_groups)
+        level = np.divide(remaining, wsum, out=np.zeros(n_groups), where=wsum > 0)
+        offer = weight * level[group]
+        saturated = active & (offer >= cap)
+        if not saturated.any():
+            alloc[active] = offer[active]
+            break
+        alloc[saturated] = cap[saturated]
+        remaining -= np.bincount(group, cap * saturated, minlength=n_groups)
+        np.maximum(remaining, 0.0, out=remaining)
+        active &= ~saturated
+    return alloc
+
+
+def waterfill_reference(weights: list[float], caps: list[float], capacity: float) -> list[float]:
+    """One group of `waterfill`, as a plain loop (the oracle for tests and the reference engine)."""
+    alloc = [0.0] * len(weights)
+    if sum(caps) <= capacity:
+        return [c if w > 0 else 0.0 for w, c in zip(weights, caps, strict=True)]
+    active = [i for i in range(len(weights)) if weights[i] > 0 and caps[i] > 0]
+    left = capacity
+    while active:
+        total_weight = sum(weights[i] for i in active)
+        level = left / total_weight
+        saturated = [i for i in active if weights[i] * level >= caps[i]]
+        if not saturated:
+            for i in active:
+                alloc[i] = weights[i] * level
+            break
+        for i in saturated:
+            alloc[i] = caps[i]
+            left = max(left - caps[i], 0.0)
+        active = [i for i in active if i not in saturated]
+    return alloc
+
+
+def divvy(shares: FloatArray, lower: FloatArray, upper: FloatArray, total: float) -> FloatArray:
+    """Divide `total` by shares with per-item floor and ceiling: E_i = clip(S_i * x, R_i, U_i), sum E = total.
+
+    The DRS divvy of reference/algorithms.md section 1.2 step 3 (reservation floor, limit/demand
+    ceiling). If the ceilings add up to less than `total`, everyone gets the ceiling (the caller hands
+    out the spare in a second pass). Floors above `total` are refused: admission control on
+    reservations is the pool's job and must have rejected such a configuration.
+    """
+    shares = np.asarray(shares, float)
+    lower = np.asarray(lower, float)
+    upper = np.maximum(np.asarray(upper, float), lower)
+    if lower.sum() > total * (1 + 1e-12):
+        raise ValueError(f"reservations {lower.sum():.1f} exceed the pool capacity {total:.1f}")
+    if upper.sum() <= total:
+        return upper.copy()
+
+    def handed_out(x: float) -> float:
+        return float(np.clip(shares * x, lower, upper).sum()) - total
+
+    x_max = float(np.max(upper / np.maximum(shares, 1e-300)))
+    x = brentq(handed_out, 0.0, x_max, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+    return np.clip(shares * x, lower, upper)
