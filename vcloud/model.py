@@ -61,6 +61,8 @@ class CloudModel(Model):
         self.ticks = 0
         self._started = False
         self._periodic: list[_Periodic] = []
+        self.pool_cpu_mhz: float | None = None  # None: the capacity of the hosts that carry pool VMs
+        self.pool_mem_mb: float | None = None
 
     # ---- building the cloud -------------------------------------------------------------------
     def add_host(
@@ -129,11 +131,19 @@ class CloudModel(Model):
     def pool_rows(self) -> np.ndarray:
         return np.flatnonzero(self.vms.view("in_pool"))
 
+    def set_pool(self, cpu_mhz: float | None = None, mem_mb: float | None = None) -> None:
+        """Size the resource pool (e.g. FlexSlot's 153.6 GHz and 128 GB); None = the hosts' capacity."""
+        for field, value in (("pool cpu_mhz", cpu_mhz), ("pool mem_mb", mem_mb)):
+            if value is not None and not value > 0:
+                raise ValueError(f"{field} must be > 0, got {value}")
+        self.pool_cpu_mhz, self.pool_mem_mb = cpu_mhz, mem_mb
+
     def pool_capacity(self) -> tuple[float, float]:
-        """CPU MHz and memory MB of the hosts that carry pool VMs (the resource pool of DESIGN.md 4)."""
+        """CPU MHz and memory MB of the resource pool (DESIGN.md 4): as set, else the hosts' capacity."""
         hosts = np.unique(self.vms.view("host")[self.pool_rows])
         cpu = float((self.hosts.view("cores") * self.hosts.view("core_mhz"))[hosts].sum())
-        return cpu, float(self.hosts.view("mem_mb")[hosts].sum())
+        mem = float(self.hosts.view("mem_mb")[hosts].sum())
+        return self.pool_cpu_mhz or cpu, self.pool_mem_mb or mem
 
     def view(self) -> CloudView:
         cpu, mem = self.pool_capacity()

@@ -1,0 +1,138 @@
+"""The `vcloud` command line: `vcloud list`, `vcloud run SCENARIO [--set K=V ...] [--seed N] [--out DIR]`.
+
+Bad input (unknown scenario, unknown or invalid setting) prints one line naming the key and the value
+and exits with status 2 before anything is written. A run writes into a temporary directory next to
+DIR and renames it at the end, so DIR is either complete or absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
+from scenarios.settings import SettingsError, parse_pairs, validate
+from vcloud import CloudModel
+
+EXIT_BAD_INPUT = 2
+
+
+class BadInput(Exception):
+    """User error: reported in one line, exit status 2."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (BadInput, SettingsError) as exc:
+        print(f"vcloud: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vcloud", description="Hadoop task schedulers on an elastic virtual cloud")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_list = sub.add_parser("list", help="list the scenarios")
+    p_list.set_defaults(func=cmd_list)
+    p_run = sub.add_parser("run", help="run a scenario")
+    p_run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO)
+    p_run.add_argument("--set", dest="settings", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
+                       help="override a setting (repeatable; one --set may hold several pairs)")  # fmt: skip
+    p_run.add_argument("--config", type=Path, help="config.json of an earlier run: rerun it (--set still applies)")
+    p_run.add_argument("--seed", type=int, default=None, help="random seed (default 1, or the config's)")
+    p_run.add_argument("--out", type=Path, default=None, help="run directory (default runs/SCENARIO-seedN)")
+    p_run.add_argument("--check", action="store_true", help="assert the cloud's invariants every tick")
+    p_run.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_run.set_defaults(func=cmd_run)
+    return parser
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    width = max(len(n) for n in SCENARIOS)
+    for name, scenario in SCENARIOS.items():
+        print(f"{name:<{width}}  {scenario.description}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    base: dict[str, Any] = {}
+    seed = args.seed
+    scenario_name = args.scenario
+    if args.config is not None:
+        config = _read_config(args.config)
+        scenario_name, base = config["scenario"], config["settings"]
+        seed = config["seed"] if seed is None else seed
+    seed = 1 if seed is None else seed
+    if scenario_name not in SCENARIOS:
+        raise BadInput(f"unknown scenario {scenario_name!r} (try: {', '.join(SCENARIOS)})")
+    scenario = SCENARIOS[scenario_name]
+    settings = validate(scenario.Settings, parse_pairs(args.settings), base)
+    out = args.out or Path("runs") / f"{scenario_name}-seed{seed}"
+    if out.exists() and any(out.iterdir()):
+        raise BadInput(f"--out {out}: directory exists and is not empty")
+    try:
+        model = scenario.build(settings, seed, check=args.check)
+        model.start()  # applies the first allocation: a bad allocation is bad input, found before DIR exists
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    run_model(model, scenario.horizon_s(model), progress=not args.quiet)
+    summary = scenario.summary(model)
+    config = {"scenario": scenario_name, "seed": seed, "settings": settings.model_dump(mode="json"),
+              "command": f"vcloud run --config {out / 'config.json'}"}  # fmt: skip
+    write_run(out, summary, config, scenario.frames(model))
+    headline = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
+    print(json.dumps(headline, indent=1))
+    print(f"wrote {out}")
+    return 0
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    try:
+        config = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise BadInput(f"--config {path}: {exc}") from None
+    for key in ("scenario", "seed", "settings"):
+        if key not in config:
+            raise BadInput(f"--config {path}: missing field {key!r}")
+    return config
+
+
+def run_model(model: CloudModel, horizon_s: float | None, progress: bool = True, chunk_s: float = 60.0) -> None:
+    """Advance to `horizon_s` (or until the model stops itself) with a progress bar in simulated seconds."""
+    model.start()
+    total = horizon_s if horizon_s is not None else None
+    with tqdm(total=total, unit="sim-s", disable=not progress or None, leave=False) as bar:
+        while model.running and (horizon_s is None or model.time < horizon_s):
+            step = chunk_s if horizon_s is None else min(chunk_s, horizon_s - float(model.time))
+            model.run_for(step)
+            bar.update(step)
+
+
+def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames: dict) -> None:
+    """Write everything into a temporary sibling directory, then rename it to `out` in one step."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
+        (tmp / "config.json").write_text(json.dumps(config, indent=1))
+        for name, frame in frames.items():
+            frame.to_parquet(tmp / f"{name}.parquet", index=False)
+        if out.exists():
+            out.rmdir()
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""`--set KEY=VALUE` overrides, validated once at the edge by the scenario's pydantic model.
+
+Keys are dotted (`drs.period_s=60` sets field `period_s` of the nested `drs` settings). Values are read
+as JSON when they parse (numbers, true/false, lists), else as plain strings. Unknown keys and bad
+values are refused with one line that names the key and the value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+
+class SettingsError(ValueError):
+    """A bad setting: the message is one line naming the key and the value."""
+
+
+def parse_pairs(pairs: list[str]) -> dict[str, Any]:
+    """['a=1', 'drs.period_s=60 b=x'] -> {'a': 1, 'drs.period_s': 60, 'b': 'x'} (one arg may hold several)."""
+    out: dict[str, Any] = {}
+    for arg in pairs:
+        for pair in arg.split():
+            key, sep, raw = pair.partition("=")
+            if not sep or not key:
+                raise SettingsError(f"setting {pair!r}: expected KEY=VALUE")
+            out[key] = _parse_value(raw)
+    return out
+
+
+def _parse_value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def nest(flat: dict[str, Any]) -> dict[str, Any]:
+    """{'drs.period_s': 60} -> {'drs': {'period_s': 60}}."""
+    tree: dict[str, Any] = {}
+    for key, value in flat.items():
+        node = tree
+        *parents, leaf = key.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise SettingsError(f"setting {key}={value!r}: {p} is not a group of settings")
+        node[leaf] = value
+    return tree
+
+
+def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            out.update(flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def validate[S: BaseModel](model: type[S], flat: dict[str, Any], base: dict[str, Any] | None = None) -> S:
+    """Build `model` from `base` (a full settings dict) updated by the dotted overrides in `flat`."""
+    merged = flatten(base or {})
+    merged.update(flat)
+    try:
+        return model.model_validate(nest(merged))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        value = flat.get(key, err.get("input"))
+        if err["type"] == "extra_forbidden":
+            raise SettingsError(f"unknown setting {key}={value!r}") from None
+        raise SettingsError(f"setting {key}={value!r}: {err['msg']}") from None

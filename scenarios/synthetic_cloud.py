@@ -1,0 +1,166 @@
+"""`synthetic-cloud`: a FlexSlot-sized pool running CPU-bound, I/O-bound and phased guest work.
+
+The testbed of FlexSlot section 4.1: 8 hosts of 2x4 cores at 2.4 GHz (64 GB each) carrying 32 VMs of
+4 vCPUs and 4 GB; the pool is 153.6 GHz and 128 GB. Each VM runs `items_per_vm` work loops of one kind
+(round robin over `mix`): when an item ends, the next one starts, so the load is steady and the
+allocators' differences show in the traces. Optional background tenants share the hosts.
+
+Disk 150 MB/s per host datastore and 1 GbE (125 MB/s) NICs are our choice: a local SAS datastore and
+the gigabit network of a 2013 university cloud; the paper does not give them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from scenarios.base import CloudSettings, Scenario
+from vcloud import VM, CloudModel, ConstantLoad, PeriodicLoad, Phase, Physics, RandomLoad, WorkItem
+
+WorkKind = Literal["cpu", "io", "phased"]
+
+
+class SyntheticCloudSettings(CloudSettings):
+    duration_s: float = Field(1800.0, gt=0)
+    hosts: int = Field(8, ge=1)
+    cores_per_host: int = Field(8, ge=1)
+    core_mhz: float = Field(2400.0, gt=0)
+    host_mem_mb: float = Field(65536.0, gt=0)
+    disk_mbps: float = Field(150.0, gt=0)
+    nic_mbps: float = Field(125.0, gt=0)
+    vms_per_host: int = Field(4, ge=1)
+    vcpus: int = Field(4, ge=1)
+    vm_mem_mb: float = Field(4096.0, gt=0)
+    pool_cpu_mhz: float | None = Field(153600.0, gt=0)
+    pool_mem_mb: float | None = Field(131072.0, gt=0)
+    items_per_vm: int = Field(4, ge=0)
+    mix: list[WorkKind] = Field(default_factory=lambda: ["cpu", "io", "phased"], min_length=1)
+    item_cpu_s: float = Field(60.0, gt=0, description="core-seconds of a CPU-bound item")
+    item_io_mb: float = Field(256.0, gt=0, description="MB read by an I/O-bound item")
+    item_mem_mb: float = Field(200.0, ge=0, description="resident memory of an item (a 200 MB JVM heap)")
+    size_sigma: float = Field(0.3, ge=0, description="log-normal spread of item sizes")
+    tenants_per_host: int = Field(0, ge=0)
+    tenant_load: Literal["constant", "periodic", "random"] = "periodic"
+    tenant_cpu: float = Field(0.8, ge=0, le=1, description="tenant CPU level, fraction of its vCPUs")
+
+
+class SyntheticCloud(Scenario):
+    name = "synthetic-cloud"
+    description = "FlexSlot-sized pool (8 hosts, 32 VMs) running CPU-bound, I/O-bound and phased work loops"
+    Settings = SyntheticCloudSettings
+
+    def build(self, settings: SyntheticCloudSettings, seed: int, check: bool = False) -> CloudModel:
+        s = settings
+        model = CloudModel(rng=seed, dt=s.dt, physics=Physics(s.swap_touch_rate), trace_interval_s=s.trace_interval_s,
+                           check=check)  # fmt: skip
+        model.allocator = s.make_allocator(model.rng)
+        model.set_pool(s.pool_cpu_mhz, s.pool_mem_mb)
+        k = 0
+        for h in range(s.hosts):
+            host = model.add_host(f"host{h:02d}", cores=s.cores_per_host, core_mhz=s.core_mhz, mem_mb=s.host_mem_mb,
+                                  disk_mbps=s.disk_mbps, nic_mbps=s.nic_mbps, rack=h // 4)  # fmt: skip
+            for _ in range(s.vms_per_host):
+                vm = model.add_vm(f"vm{k:03d}", host, vcpus=s.vcpus, mem_mb=s.vm_mem_mb)
+                vm.work_kind = s.mix[k % len(s.mix)]
+                vm.items_done = 0
+                k += 1
+            for t in range(s.tenants_per_host):
+                tenant = model.add_vm(f"tenant{h:02d}-{t}", host, vcpus=s.vcpus, mem_mb=s.vm_mem_mb, in_pool=False)
+                model.add_background(tenant, _tenant_profile(s))
+        if s.allocator == "heterogeneous" and not s.heterogeneous.cpu_mhz:
+            model.allocator.settings = _default_heterogeneous(model, s)
+        loops = [WorkLoop(model, vm, s) for vm in model.vm_agents if getattr(vm, "work_kind", None)]
+        for loop in loops:
+            for _ in range(s.items_per_vm):
+                loop.next()
+        model.work_loops = loops
+        model.settings = s
+        return model
+
+    def horizon_s(self, model: CloudModel) -> float:
+        return model.settings.duration_s
+
+    def summary(self, model: CloudModel) -> dict[str, Any]:
+        return cloud_summary(model)
+
+
+class WorkLoop:
+    """Keeps `items_per_vm` items of one kind running on a VM: a new one starts when one ends."""
+
+    def __init__(self, model: CloudModel, vm: VM, s: SyntheticCloudSettings) -> None:
+        self.model, self.vm, self.s = model, vm, s
+        self.durations: list[float] = []
+
+    def next(self) -> None:
+        s, rng = self.s, self.model.rng
+        size = float(rng.lognormal(0.0, s.size_sigma)) if s.size_sigma > 0 else 1.0
+        core_s = s.item_cpu_s * size * s.core_mhz
+        phases = {
+            "cpu": [Phase.cpu("compute", core_s)],
+            "io": [Phase.read("read", s.item_io_mb * size), Phase.cpu("parse", 0.05 * core_s, 0.3),
+                   Phase.write("write", 0.5 * s.item_io_mb * size)],
+            "phased": [Phase.read("read", 0.25 * s.item_io_mb * size), Phase.cpu("compute", 0.5 * core_s),
+                       Phase.write("spill", 0.25 * s.item_io_mb * size), Phase.wait("sync", 5.0),
+                       Phase.cpu("merge", 0.25 * core_s, 0.2)],
+        }[self.vm.work_kind]  # fmt: skip
+        item = WorkItem(self.model, phases, mem_mb=s.item_mem_mb, mem_active_fraction=0.8,
+                        name=f"{self.vm.work_kind}@{self.vm.name}", on_finish=self.finished)  # fmt: skip
+        self.vm.run(item)
+
+    def finished(self, item: WorkItem) -> None:
+        self.vm.items_done += 1
+        self.durations.append(item.end_s - item.start_s)
+        item.remove()
+        self.next()
+
+
+KIND_CPU_WEIGHT = {"cpu": 1.5, "phased": 1.0, "io": 0.5}
+
+
+def _default_heterogeneous(model: CloudModel, s: SyntheticCloudSettings):
+    """Without a given list, size each VM for its work: CPU-bound x1.5, phased x1, I/O-bound x0.5 (pool kept)."""
+    weights = np.array([KIND_CPU_WEIGHT[vm.work_kind] for vm in model.vm_agents if getattr(vm, "work_kind", None)])
+    cpu_pool, _ = model.pool_capacity()
+    return s.heterogeneous.model_copy(update={"cpu_mhz": list(cpu_pool * weights / weights.sum())})
+
+
+def _tenant_profile(s: SyntheticCloudSettings):
+    if s.tenant_load == "constant":
+        return ConstantLoad(cpu=s.tenant_cpu, disk_mbps=10.0)
+    if s.tenant_load == "periodic":
+        return PeriodicLoad(period_s=600.0, duty=0.5, high=s.tenant_cpu, low=0.1 * s.tenant_cpu, disk_mbps_high=20.0)
+    return RandomLoad(interval_s=60.0, low=0.0, high=s.tenant_cpu, disk_mbps_max=20.0)
+
+
+def cloud_summary(model: CloudModel) -> dict[str, Any]:
+    """Pool-level and per-VM shares of vCPU time, throughput of the work loops."""
+    vms = model.vms
+    pool = model.pool_rows
+    vcpu_s = vms.view("vcpus")[pool] * model.ticks * model.dt
+    parts = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s")
+    shares = {p.removesuffix("_s") + "_fraction": float(vms.view(p)[pool].sum() / vcpu_s.sum()) for p in parts}
+    cpu_cap, _ = model.pool_capacity()
+    per_vm = []
+    for vm in model.vm_agents:
+        row = vm.row
+        total = vm.vcpus * model.ticks * model.dt
+        per_vm.append({"vm": vm.name, "host": vm.host.name, "kind": getattr(vm, "work_kind", "tenant"),
+                       "items_done": getattr(vm, "items_done", 0),
+                       **{p: round(float(vms.view(p)[row]) / total, 6) for p in parts},
+                       "cpu_entitlement_mhz": round(float(vms.cpu_entitlement_mhz[row]), 3)})  # fmt: skip
+    by_kind: dict[str, list[float]] = {}
+    for loop in getattr(model, "work_loops", []):
+        by_kind.setdefault(loop.vm.work_kind, []).extend(loop.durations)
+    return {
+        "simulated_s": model.ticks * model.dt,
+        "allocator": model.allocator.name if model.allocator else None,
+        "pool_cpu_utilization": float(vms.view("cpu_used_mhz_s")[pool].sum() / (cpu_cap * model.ticks * model.dt)),
+        **shares,
+        "max_vm_steal_fraction": float(np.max(vms.view("steal_s")[pool] / vcpu_s)),
+        "items_done": {k: len(v) for k, v in sorted(by_kind.items())},
+        "mean_item_s": {k: float(np.mean(v)) if v else None for k, v in sorted(by_kind.items())},
+        "swap_io_mb": float(vms.view("swap_io_mb").sum()),
+        "vms": per_vm,
+    }
