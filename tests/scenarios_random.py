@@ -6,15 +6,21 @@ import math
 
 import numpy as np
 
+from policies.allocators.drs import DrsAllocator, DrsSettings
 from vcloud import CloudModel, ConstantLoad, Phase, WorkItem
 
 PHASE_MAKERS = (Phase.cpu, Phase.read, Phase.write, Phase.net, Phase.wait)
 
 
-def random_cloud(seed: int, **model_kwargs) -> CloudModel:
-    """1-3 hosts, 1-4 VMs each, 0-6 items per VM with random phases; some memory pressure and tenants."""
+def random_cloud(seed: int, pooled: bool = False, **model_kwargs) -> CloudModel:
+    """1-3 hosts, 1-4 VMs each, 0-6 items per VM with random phases; some memory pressure and tenants.
+
+    With `pooled`, the VMs form a resource pool divided by a fast DRS (period 5 s) instead of fixed shares.
+    """
     r = np.random.default_rng(seed)
     m = CloudModel(rng=seed, **model_kwargs)
+    if pooled:
+        m.allocator = DrsAllocator(DrsSettings(period_s=5, sample_s=1, window_s=5, mem_sample_period_s=5), m.rng)
     for h in range(int(r.integers(1, 4))):
         host = m.add_host(
             f"h{h}",
@@ -33,7 +39,7 @@ def random_cloud(seed: int, **model_kwargs) -> CloudModel:
                 mem_mb=float(r.choice([1024.0, 4096.0])),
                 cpu_limit_mhz=float(r.choice([math.inf, 1500.0 * vcpus])),
                 cpu_entitlement_mhz=float(r.uniform(100, 5000)),
-                in_pool=False,
+                in_pool=pooled,
             )
             m.vms.mem_granted_mb[vm.row] = float(r.uniform(300, 4096))
             if r.random() < 0.2:

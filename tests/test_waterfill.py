@@ -1,0 +1,62 @@
+"""Weighted max-min sharing: hand-worked cases and the properties that define it."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vcloud.waterfill import divvy, waterfill, waterfill_reference
+
+
+def test_small_demand_is_served_and_the_rest_is_split_by_weight():
+    # capacity 9: item 0 wants 1 (served), items 1 and 2 split the other 8 in ratio 1:2
+    got = waterfill(np.array([0, 0, 0]), np.array([1.0, 1.0, 2.0]), np.array([1.0, 10.0, 10.0]), np.array([9.0]))
+    np.testing.assert_allclose(got, [1.0, 8 / 3, 16 / 3])
+
+
+def test_groups_are_independent_and_idle_capacity_is_not_handed_out_beyond_caps():
+    got = waterfill(np.array([0, 1, 1]), np.array([1.0, 1.0, 1.0]), np.array([3.0, 1.0, 2.0]), np.array([10.0, 10.0]))
+    np.testing.assert_allclose(got, [3.0, 1.0, 2.0])
+
+
+def test_cascading_saturation():
+    # shares 1:1:1:1 of 10 -> 2.5 each; caps 1 and 2 saturate, the other two split 7 -> 3.5 each
+    got = waterfill(np.zeros(4, int), np.ones(4), np.array([1.0, 2.0, 9.0, 9.0]), np.array([10.0]))
+    np.testing.assert_allclose(got, [1.0, 2.0, 3.5, 3.5])
+
+
+def test_divvy_floors_and_ceilings():
+    # x = 5/3 per share: A held at its floor 1000, C capped at 3000, B takes the rest
+    got = divvy(np.array([1000.0, 1000.0, 2000.0]), np.array([1000.0, 0, 0]), np.array([1000.0, 2500, 3000]), 6000.0)
+    np.testing.assert_allclose(got, [1000.0, 2000.0, 3000.0], rtol=1e-9)
+
+
+def test_divvy_refuses_reservations_above_capacity():
+    with pytest.raises(ValueError, match="reservations"):
+        divvy(np.ones(2), np.array([600.0, 600.0]), np.array([900.0, 900.0]), 1000.0)
+
+
+cases = st.integers(1, 8).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.one_of(st.just(0.0), st.floats(1e-3, 10.0)), min_size=n, max_size=n),
+        st.lists(st.floats(0.0, 100.0), min_size=n, max_size=n),
+        st.floats(0.0, 300.0),
+    )
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases)
+def test_waterfill_is_max_min_fair(case):
+    weights, caps, capacity = np.array(case[0]), np.array(case[1]), case[2]
+    got = waterfill(np.zeros(len(weights), int), weights, caps, np.array([capacity]))
+    served = (weights > 0) & (caps > 0)
+    assert np.all(got >= 0) and np.all(got <= caps + 1e-9)
+    assert np.all(got[~served] == 0)
+    assert got.sum() == pytest.approx(min(capacity, caps[served].sum()), abs=1e-7)
+    # nobody below its cap gets less per weight than anybody else gets per weight
+    level = got[served] / weights[served]
+    unsaturated = got[served] < caps[served] - 1e-9
+    if unsaturated.any():
+        assert level[unsaturated].min() >= level.max() - 1e-7
+    np.testing.assert_allclose(got, waterfill_reference(list(weights), list(caps), capacity), atol=1e-9)
