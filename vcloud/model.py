@@ -267,7 +267,7 @@ class CloudModel(Model):
 
     def vm_trace(self) -> pd.DataFrame:
         """Per-VM trace (columns of `vcloud.trace.COLUMNS`)."""
-        return self.tracer.frame([v.name for v in self.vm_agents], [h.name for h in self.host_agents])
+        return self.tracer.frame(self.vms, [v.name for v in self.vm_agents], [h.name for h in self.host_agents])
 
     def check_invariants(self, tol: float = 1e-6) -> None:
         """Capacity bounds, the /proc/stat identity, non-negative counters (DESIGN.md 8)."""

@@ -1,8 +1,10 @@
 """Per-VM traces: one row per (collection time, VM), interval sums of the guest accounting.
 
-Rows are stored as float32 blocks (64 bytes a row): 1,000 VMs x 10,000 one-second samples is 640 MB,
-and the default 10 s interval makes it 64 MB. Mesa's DataCollector would keep Python tuples per
-agent record (about 100 B each plus a copy when the frame is built; reference/mesa-3.5.md 2.1).
+Each value column is one float32 array of shape (samples, VMs) that grows by doubling; `vm`, `host`
+and `vcpus` are not stored per row but rebuilt from the VM table. That is 48 bytes a row: 1,000 VMs x
+10,000 one-second samples hold 480 MB, and the frame is built on views of those arrays, not copies.
+The default 10 s interval needs a tenth of that. (Mesa's DataCollector keeps a Python tuple per agent
+record, about 100 B each, plus a copy when the frame is built: reference/mesa-3.5.md 2.1.)
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ COLUMNS = (
     "usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "mem_active_mb", "mem_granted_mb", "swap_mb",
     "disk_mbps",
 )  # fmt: skip
+VALUES = COLUMNS[4:]
 _INTERVAL_SUMS = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s")
+_RATES = {"cpu_demand_mhz": "cpu_demand_mhz_s", "cpu_used_mhz": "cpu_used_mhz_s", "disk_mbps": "disk_mb"}
+_CURRENT = ("cpu_entitlement_mhz", "mem_active_mb", "mem_granted_mb", "swap_mb")
 
 
 class TraceRecorder:
@@ -25,48 +30,50 @@ class TraceRecorder:
         if not interval_s > 0:
             raise ValueError(f"trace interval must be > 0, got {interval_s}")
         self.interval_s = interval_s
-        self._blocks: list[np.ndarray] = []
+        self._data: dict[str, np.ndarray] = {}
         self._times: list[float] = []
         self._last: dict[str, np.ndarray] = {}
         self._last_time = 0.0
 
+    def _row(self, n_vm: int) -> int:
+        k = len(self._times)
+        if not self._data:
+            self._data = {c: np.zeros((64, n_vm), np.float32) for c in VALUES}
+        elif k == len(next(iter(self._data.values()))):
+            for c, a in self._data.items():
+                grown = np.zeros((2 * len(a), n_vm), np.float32)
+                grown[:k] = a
+                self._data[c] = grown
+        return k
+
     def record(self, now: float, hosts: HostTable, vms: VMTable) -> None:
-        n = vms.n
         span = now - self._last_time
         if span <= 0:
             return
-        cum = {c: vms.view(c).copy() for c in (*_INTERVAL_SUMS, "cpu_demand_mhz_s", "cpu_used_mhz_s", "disk_mb")}
-        delta = {c: cum[c] - self._last.get(c, np.zeros(n)) for c in cum}
-        block = np.empty((n, len(COLUMNS) - 1), dtype=np.float32)
-        block[:, 0] = np.arange(n)
-        block[:, 1] = vms.view("host")
-        block[:, 2] = vms.view("vcpus")
-        block[:, 3] = delta["cpu_demand_mhz_s"] / span
-        block[:, 4] = vms.view("cpu_entitlement_mhz")
-        block[:, 5] = delta["cpu_used_mhz_s"] / span
-        for k, c in enumerate(_INTERVAL_SUMS):
-            block[:, 6 + k] = delta[c]
-        block[:, 11] = vms.view("mem_active_mb")
-        block[:, 12] = vms.view("mem_granted_mb")
-        block[:, 13] = vms.view("swap_mb")
-        block[:, 14] = delta["disk_mb"] / span
-        self._blocks.append(block)
+        k = self._row(vms.n)
+        cum = {c: vms.view(c).copy() for c in (*_INTERVAL_SUMS, *_RATES.values())}
+        for c in _INTERVAL_SUMS:
+            self._data[c][k] = cum[c] - self._last.get(c, 0.0)
+        for c, source in _RATES.items():
+            self._data[c][k] = (cum[source] - self._last.get(source, 0.0)) / span
+        for c in _CURRENT:
+            self._data[c][k] = vms.view(c)
         self._times.append(now)
         self._last, self._last_time = cum, now
 
     @property
     def nbytes(self) -> int:
-        return sum(b.nbytes for b in self._blocks)
+        return sum(a[: len(self._times)].nbytes for a in self._data.values())
 
-    def frame(self, vm_names: list[str], host_names: list[str]) -> pd.DataFrame:
-        """The tidy per-VM frame of the issue: one row per (time_s, vm)."""
-        if not self._blocks:
-            return pd.DataFrame({c: pd.Series(dtype="float64") for c in COLUMNS})
-        data = np.concatenate(self._blocks)
-        n = len(vm_names)
-        df = pd.DataFrame(data[:, 3:], columns=list(COLUMNS[4:]))
-        df.insert(0, "time_s", np.repeat(np.asarray(self._times, dtype=np.float64), n))
-        df.insert(1, "vm", pd.Categorical.from_codes(data[:, 0].astype(np.int32), categories=vm_names))
-        df.insert(2, "host", pd.Categorical.from_codes(data[:, 1].astype(np.int32), categories=host_names))
-        df.insert(3, "vcpus", data[:, 2].astype(np.int16))
-        return df
+    def frame(self, vms: VMTable, vm_names: list[str], host_names: list[str]) -> pd.DataFrame:
+        """The tidy per-VM frame: one row per (time_s, vm), columns `COLUMNS`."""
+        k, n = len(self._times), vms.n
+        columns: dict[str, object] = {
+            "time_s": np.repeat(np.asarray(self._times, dtype=np.float64), n),
+            "vm": pd.Categorical.from_codes(np.tile(np.arange(n, dtype=np.int32), k), categories=vm_names),
+            "host": pd.Categorical.from_codes(np.tile(vms.view("host").astype(np.int32), k), categories=host_names),
+            "vcpus": np.tile(vms.view("vcpus").astype(np.int16), k),
+        }
+        for c in VALUES:
+            columns[c] = self._data[c][:k].reshape(-1) if k else np.zeros(0, np.float32)
+        return pd.DataFrame(columns, copy=False)
