@@ -79,10 +79,12 @@ def read_swim(
     from 3,000: pass `original_nodes=3000` for it. Reduces, when the row has shuffle bytes, are SWIM's
     `Math.round((shuffle + output) / bytes_per_reduce)` on the scaled bytes, each raised to 1 KB first, at
     least 1, and (with `swim_reduce_cap`) SWIM's quirk `emulated_nodes // 5` when that exceeds
-    `emulated_nodes` (kept at least 1). Deliberate departures, to keep the trace's sizes rather than the replay
+    `emulated_nodes` (kept at least 1); `bytes_per_reduce` is a SWIM command-line argument, defaulted to the
+    64 MiB its README suggests. Deliberate departures, to keep the trace's sizes rather than the replay
     harness's: a row with shuffle 0 is map-only (SWIM gives every job a reduce via its 1 KB floor), and input
     is not raised to one 64 MB partition; maps are ceil(input / block_mb), full blocks then the remainder,
-    and a job with no input gets one map of 0 MB, because a Hadoop job still launches a map task to run.
+    and a job with no input gets one map of 0 MB (FileInputFormat gives a zero-length file one empty split,
+    and SWIM always runs at least one map).
     """
     if original_nodes <= 0 or emulated_nodes <= 0 or block_mb <= 0 or bytes_per_reduce <= 0:
         raise ValueError("original_nodes, emulated_nodes, block_mb and bytes_per_reduce must be positive")
@@ -188,7 +190,7 @@ def read_rumen(path: str | Path) -> list[TraceJob]:
     (FILE_BYTES_WRITTEN, the materialised map output), else `fileBytesWritten`, else `mapOutputBytes`;
     output is the reduces' `outputBytes` (HDFS_BYTES_WRITTEN), else `hdfsBytesWritten`. A job without a
     successful reduce is map-only: shuffle 0 and output the maps' `hdfsBytesWritten`. Hosts are Rumen's
-    `/rack/host` strings verbatim, matching its topology files.
+    `/rack/host` strings verbatim, matching its topology files ("" when unrecorded).
     """
     fname = Path(path).name
     text = Path(path).read_text(encoding="utf-8")
