@@ -17,7 +17,8 @@ from typing import Literal
 
 import numpy as np
 
-MB = float(2**20)  # bytes
+from hadoop_layer.traces import MB  # bytes in an MB
+
 GB = 1024.0  # MB
 SPLIT_SLOP = 1.1  # FileInputFormat.getSplits: a file's tail up to 1.1 blocks stays one split
 
