@@ -19,28 +19,38 @@ from scipy.optimize import brentq
 FloatArray = np.ndarray
 
 
-def waterfill(group: np.ndarray, weight: FloatArray | None, cap: FloatArray, capacity: FloatArray) -> FloatArray:
+def waterfill(
+    group: np.ndarray,
+    weight: FloatArray | None,
+    cap: FloatArray,
+    capacity: FloatArray,
+    cap_sum: FloatArray | None = None,
+) -> FloatArray:
     """Share `capacity[g]` among the items of each group g by weight, no item above its cap.
 
     Progressive filling: offer every unsaturated item its weighted share of what is left; items whose
     cap is below the offer are saturated and leave the pool; repeat until nobody saturates. Each pass
     saturates at least one item, so the loop runs at most (largest group) times, usually once or twice.
     Items with zero weight or zero cap get nothing; `weight=None` means weight 1 for every item (equal
-    shares). Groups that can serve every cap in full are settled at once; the passes run only on the
-    items of the other groups.
+    shares). `cap_sum`, if the caller has it, is `np.bincount(group, cap, minlength=len(capacity))`.
+
+    Groups that can serve every cap in full are settled at once (every active item starts at its cap,
+    so a saturated item needs no further write); the passes run only on the items of the other groups.
     """
     n_groups = len(capacity)
     if len(cap) == 0:
         return np.zeros(0)
-    short = ~(np.bincount(group, cap, minlength=n_groups) <= capacity)  # groups that cannot serve every cap
+    if cap_sum is None:
+        cap_sum = np.bincount(group, cap, minlength=n_groups)
+    short = ~(cap_sum <= capacity)  # groups that cannot serve every cap in full
     active = cap > 0 if weight is None else (weight > 0) & (cap > 0)
-    alloc = np.where(active, cap, 0.0)  # final for the groups that are not short
+    alloc = np.where(active, cap, 0.0)
     rows = np.flatnonzero(active & short[group])
     if rows.size == 0:
         return alloc
     g, c = group[rows], cap[rows]
     w = None if weight is None else weight[rows]
-    remaining = np.array(capacity, dtype=float)  # only the short groups' entries are ever read
+    remaining = capacity  # only the short groups' entries are ever read
     with np.errstate(divide="ignore", invalid="ignore"):  # groups with no unsaturated item left: never read
         while True:
             level = (remaining / np.bincount(g, w, minlength=n_groups))[g]
@@ -49,10 +59,7 @@ def waterfill(group: np.ndarray, weight: FloatArray | None, cap: FloatArray, cap
             if not saturated.any():
                 alloc[rows] = offer
                 return alloc
-            c_sat = c[saturated]
-            alloc[rows[saturated]] = c_sat
-            remaining -= np.bincount(g[saturated], c_sat, minlength=n_groups)
-            np.maximum(remaining, 0.0, out=remaining)
+            remaining = np.maximum(remaining - np.bincount(g[saturated], c[saturated], minlength=n_groups), 0.0)
             keep = ~saturated
             rows, g, c = rows[keep], g[keep], c[keep]
             if w is not None:
