@@ -113,7 +113,7 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
     stream_group[n:] = vm_host
     stream_want = np.empty(n + n_vm)
     want_io = stream_want[:n]
-    np.take(io_bw, io_group, out=want_io)
+    np.take(io_bw, io_group, out=want_io, mode="clip")  # indices valid by construction; "clip" is not buffered
     np.minimum(items.io_mbps_max[:n], want_io, out=want_io)
     want_io *= is_io
     io_active = is_io
