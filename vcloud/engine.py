@@ -66,11 +66,12 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
 
 
 def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
-    # Speed notes. Masks multiply values that are finite (x * True = x, x * False = 0, exactly), which is
-    # cheaper than np.where. LOAD items and phase ends are rare: their extra work runs only when present.
-    # Per-item arrays are updated in place once their old value is no longer needed (a tick with fewer
-    # large temporaries also spends less time in the allocator). The arithmetic is the same, operation
-    # for operation, as the plain form in the docstring order (multiplication and addition commute).
+    # Speed notes (benchmarks/engine.py). Masks multiply values that are finite (x * True = x and
+    # x * False = 0, exactly), which is cheaper than np.where. LOAD items and phase ends are rare: their
+    # extra work runs only when present. Per-item arrays are updated in place once their old value is dead
+    # (fewer large temporaries, less time in the allocator). None of this changes a bit of the results:
+    # each value goes through the same floating-point operations as in the plain form of this function
+    # (up to commuting a product or a sum of two terms).
     n_host, n_vm, n = hosts.n, vms.n, items.n
     vm = items.vm[:n]
     kind = items.kind[:n]
