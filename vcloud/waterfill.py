@@ -19,38 +19,51 @@ from scipy.optimize import brentq
 FloatArray = np.ndarray
 
 
-def waterfill(group: np.ndarray, weight: FloatArray, cap: FloatArray, capacity: FloatArray) -> FloatArray:
+def waterfill(
+    group: np.ndarray,
+    weight: FloatArray | None,
+    cap: FloatArray,
+    capacity: FloatArray,
+    cap_sum: FloatArray | None = None,
+) -> FloatArray:
     """Share `capacity[g]` among the items of each group g by weight, no item above its cap.
 
     Progressive filling: offer every unsaturated item its weighted share of what is left; items whose
     cap is below the offer are saturated and leave the pool; repeat until nobody saturates. Each pass
     saturates at least one item, so the loop runs at most (largest group) times, usually once or twice.
-    Items with zero weight or zero cap get nothing.
+    Items with zero weight or zero cap get nothing; `weight=None` means weight 1 for every item (equal
+    shares). `cap_sum`, if the caller has it, is `np.bincount(group, cap, minlength=len(capacity))`.
+
+    Groups that can serve every cap in full are settled at once (every active item starts at its cap,
+    so a saturated item needs no further write); the passes run only on the items of the other groups.
     """
     n_groups = len(capacity)
-    alloc = np.zeros(len(weight))
-    if len(weight) == 0:
+    if len(cap) == 0:
+        return np.zeros(0)
+    if cap_sum is None:
+        cap_sum = np.bincount(group, cap, minlength=n_groups)
+    short = ~(cap_sum <= capacity)  # groups that cannot serve every cap in full
+    active = cap > 0 if weight is None else (weight > 0) & (cap > 0)
+    alloc = np.where(active, cap, 0.0)
+    rows = np.flatnonzero(active & short[group])
+    if rows.size == 0:
         return alloc
-    cap_sum = np.bincount(group, cap, minlength=n_groups)
-    enough = cap_sum <= capacity  # groups that can serve every cap in full
-    active = (weight > 0) & (cap > 0)
-    full = active & enough[group]
-    alloc[full] = cap[full]
-    active &= ~full
-    remaining = np.where(enough, 0.0, capacity).astype(float)
-    while active.any():
-        wsum = np.bincount(group, weight * active, minlength=n_groups)
-        level = np.divide(remaining, wsum, out=np.zeros(n_groups), where=wsum > 0)
-        offer = weight * level[group]
-        saturated = active & (offer >= cap)
-        if not saturated.any():
-            alloc[active] = offer[active]
-            break
-        alloc[saturated] = cap[saturated]
-        remaining -= np.bincount(group, cap * saturated, minlength=n_groups)
-        np.maximum(remaining, 0.0, out=remaining)
-        active &= ~saturated
-    return alloc
+    g, c = group[rows], cap[rows]
+    w = None if weight is None else weight[rows]
+    remaining = capacity  # only the short groups' entries are ever read
+    with np.errstate(divide="ignore", invalid="ignore"):  # groups with no unsaturated item left: never read
+        while True:
+            level = (remaining / np.bincount(g, w, minlength=n_groups))[g]
+            offer = level if w is None else w * level
+            saturated = offer >= c
+            if not saturated.any():
+                alloc[rows] = offer
+                return alloc
+            remaining = np.maximum(remaining - np.bincount(g[saturated], c[saturated], minlength=n_groups), 0.0)
+            keep = ~saturated
+            rows, g, c = rows[keep], g[keep], c[keep]
+            if w is not None:
+                w = w[keep]
 
 
 def waterfill_reference(weights: list[float], caps: list[float], capacity: float) -> list[float]:

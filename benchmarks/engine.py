@@ -1,0 +1,296 @@
+"""Speed of `vcloud.engine.step` against the least NumPy work a tick of the same shape needs.
+
+    python benchmarks/engine.py [--quick] [--ticks N] [--repeats R]
+
+Shapes: 8, 64, 512 and 2,000 hosts of 8 cores at 2400 MHz (datastore 200 MB/s, NIC 125 MB/s), 4 VMs
+of 4 vCPUs per host (CPU overcommitted 2:1, so the hosts' water-filling really divides), 6 work items
+per VM in CPU (1 or 2 threads), disk-read, disk-write and network phases (stream ceilings of 40 MB/s
+or none). Every 16th VM is granted less memory than it uses, so the swap stream and the stall
+path run; every 5th VM has a CPU limit. Phase amounts are 1e15 (megacycles or MB), so nothing
+finishes while we measure and every tick has the same shape (checked).
+
+Timing: the tables are built directly (column arrays, no agents), once for the engine and once for
+the yardstick; each kernel warms up for a few ticks, then `time.perf_counter` is read around `--ticks`
+consecutive ticks, `--repeats` times, the engine and the yardstick in alternation (a busy spell of the
+machine slows both, so the ratio is steadier than the rates). The medians are reported as VM-ticks/s
+and item-ticks/s, and the ratio is median engine time / median yardstick time. The script puts its own
+checkout first on sys.path, so it measures the vcloud next to it, not an installed one.
+
+The yardstick, `minimal_tick`, is the least NumPy work an honest tick of the same shape has to do. It
+has the engine's signature: it reads the same tables (the state of record, so whatever derives from
+item rows - kinds, hosts, core speeds - is derived again every tick, as kinds change whenever a phase
+ends and rows move when items end) and writes every output the engine writes. Each step is done once,
+in one pass:
+
+  kinds     one comparison per kind it uses (CPU, disk read, disk write, network);
+  gathers   VM -> host, host core speed -> VM -> item, VM host -> item;
+  memory    one bincount of item memory and one of active memory per VM; swapped = max(used - granted, 0);
+            stall = swapped / used;
+  demand    want = CPU threads x core MHz x (1 - stall of the VM); one bincount of want per VM, capped
+            by the VM's vCPUs and then its limit;
+  CPU       one proportional share per host (one bincount of entitlements, no iterative capping, then
+            min with the VM's cap) and one per VM to its threads (got/want of the VM gathered to items);
+  I/O       one bincount of streams per datastore (plus one of swapping VMs) and one per NIC, an equal
+            share per stream gathered to the items and capped once by the stream's ceiling;
+  progress  one rate (the three grants added: each is zero outside its own kind), one update of
+            `remaining` and one test for a phase ending;
+  account   one bincount per VM counter that sums over items (CPU time, runnable time, blocked time,
+            sys time, disk MB, network MB), the /proc/stat split from those, one gather each of the
+            steal and iowait shares back to the items, one in-place add per cumulative counter, one
+            write per VM state column.
+
+Divisions that are 0/0 in ordinary ticks (a VM with no CPU demand, no waiting or no blocked thread, a
+host without streams) get the cheapest guard (a max with a tiny number, or with one stream); others get
+none. It leaves out what the engine does on top of that: the capping passes of water-filling (the
+exact max-min shares), LOAD items and WAIT phases, the interpolated end of a phase, and keeping results
+equal to the plain reference (to 1e-9). Its numbers are not the engine's (no capping); only the amount of
+work is the floor. After timing, both kernels are checked for the identity
+usr + sys + steal + iowait + idle = vCPUs x elapsed time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's vcloud, not an installed one
+
+import numpy as np
+
+import vcloud
+from vcloud.engine import Physics, step
+from vcloud.tables import HostTable, ItemTable, VMTable
+from vcloud.work import Kind
+
+HOST_COUNTS = (8, 64, 512, 2000)
+CORES, CORE_MHZ = 8, 2400.0
+VMS_PER_HOST, VCPUS = 4, 4
+ITEMS_PER_VM = 6
+AMOUNT = 1e15  # megacycles or MB: far more than any measurement can use up
+# the kinds of a VM's 6 items, rotated by one per VM so that hosts see different mixes
+KIND_CYCLE = np.array([Kind.CPU, Kind.CPU, Kind.DISK_READ, Kind.DISK_WRITE, Kind.NET, Kind.CPU], dtype=np.int8)
+
+
+def _filled(table_cls: type, n: int, **columns: object):
+    table = table_cls(n)
+    table.n = n
+    for name, values in columns.items():
+        table.view(name)[:] = values
+    return table
+
+
+def build(n_hosts: int) -> tuple[HostTable, VMTable, ItemTable]:
+    """The benchmark cloud of `n_hosts` hosts, straight into the tables."""
+    hosts = _filled(HostTable, n_hosts, cores=CORES, core_mhz=CORE_MHZ, mem_mb=65536.0, disk_mbps=200.0, nic_mbps=125.0)
+    n_vm = n_hosts * VMS_PER_HOST
+    v = np.arange(n_vm)
+    vms = _filled(
+        VMTable, n_vm,
+        host=v // VMS_PER_HOST, vcpus=VCPUS, mem_mb=4096.0, os_mem_mb=256.0, os_active_fraction=0.25,
+        cpu_shares=1000.0 * VCPUS, mem_shares=10.0 * 4096, cpu_limit_cfg_mhz=np.inf, mem_limit_cfg_mb=np.inf,
+        cpu_entitlement_mhz=np.array([4800.0, 2400.0, 1200.0, 600.0])[v % 4],
+        cpu_limit_mhz=np.where(v % 5 == 0, 6000.0, np.inf),
+        mem_granted_mb=np.where(v % 16 == 3, 1500.0, 4096.0),  # 6 x 300 MB + 256 MB OS > 1500 MB: swaps
+    )  # fmt: skip
+    n_items = n_vm * ITEMS_PER_VM
+    i = np.arange(n_items)
+    item_vm = i // ITEMS_PER_VM
+    kind = KIND_CYCLE[(i + item_vm) % ITEMS_PER_VM]
+    items = _filled(
+        ItemTable, n_items,
+        vm=item_vm, kind=kind, remaining=AMOUNT, threads=np.where(i % 4 == 0, 2.0, 1.0),
+        io_mbps_max=np.where(i % 2 == 0, np.inf, 40.0), sys_fraction=np.where(kind == Kind.CPU, 0.1, 0.0),
+        mem_mb=300.0, mem_active_mb=150.0,
+    )  # fmt: skip
+    items.owner = [None] * n_items
+    return hosts, vms, items
+
+
+# ---- the yardstick ------------------------------------------------------------------------------
+
+
+def minimal_tick(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> np.ndarray:
+    """The least NumPy work a tick of this shape needs (see the module docstring). Returns the ended rows."""
+    n_host, n_vm, n = hosts.n, vms.n, items.n
+    vm, kind = items.vm[:n], items.kind[:n]
+    vm_host = vms.host[:n_vm]
+    item_host = vm_host[vm]
+    core_vm = hosts.core_mhz[:n_host][vm_host]
+    core = core_vm[vm]
+    is_cpu = kind == Kind.CPU
+    is_disk = (kind == Kind.DISK_READ) | (kind == Kind.DISK_WRITE)
+    is_net = kind == Kind.NET
+    # memory
+    os_mem = vms.os_mem_mb[:n_vm]
+    used = os_mem + np.bincount(vm, items.mem_mb[:n], minlength=n_vm)
+    active = os_mem * vms.os_active_fraction[:n_vm] + np.bincount(vm, items.mem_active_mb[:n], minlength=n_vm)
+    swapped = np.maximum(used - vms.mem_granted_mb[:n_vm], 0.0)
+    stall_vm = swapped / used
+    # demand
+    cpu_threads = items.threads[:n] * is_cpu
+    want = cpu_threads * core * (1.0 - stall_vm)[vm]
+    vm_want = np.bincount(vm, want, minlength=n_vm)
+    vm_demand = np.minimum(vm_want, vms.vcpus[:n_vm] * core_vm)
+    # CPU: one proportional share per host, one per VM
+    weight = vms.cpu_entitlement_mhz[:n_vm]
+    host_level = hosts.cores[:n_host] * hosts.core_mhz[:n_host] / np.bincount(vm_host, weight, minlength=n_host)
+    vm_got = np.minimum(weight * host_level[vm_host], np.minimum(vm_demand, vms.cpu_limit_mhz[:n_vm]))
+    got_cpu = want * (vm_got / np.maximum(vm_want, 1e-300))[vm]
+    # I/O: one equal share per stream on each datastore (swap streams included) and NIC
+    io_max = items.io_mbps_max[:n]
+    swap_want = swapped * physics.swap_touch_rate
+    swapping = np.bincount(vm_host, swap_want > 0, minlength=n_host)
+    disk_streams = np.bincount(item_host, is_disk, minlength=n_host) + swapping
+    disk_level = hosts.disk_mbps[:n_host] / np.maximum(disk_streams, 1)
+    net_level = hosts.nic_mbps[:n_host] / np.maximum(np.bincount(item_host, is_net, minlength=n_host), 1)
+    got_disk = np.minimum(io_max, disk_level[item_host]) * is_disk
+    got_net = np.minimum(io_max, net_level[item_host]) * is_net
+    swap_got = np.minimum(swap_want, disk_level[vm_host])
+    # progress
+    remaining = items.remaining[:n]
+    remaining -= (got_cpu + got_disk + got_net) * dt
+    done = np.flatnonzero(remaining <= 0.0)
+    # accounting per item
+    s_per_mhz = dt / core
+    cpu_s = got_cpu * s_per_mhz
+    runnable_s = want * s_per_mhz
+    blocked_s = ((is_disk | is_net) + stall_vm[vm] * cpu_threads) * dt
+    sys_s = cpu_s * items.sys_fraction[:n]
+    disk_mb, net_mb = got_disk * dt, got_net * dt
+    # per VM: one bincount per counter, then the /proc/stat split
+    vm_cpu_s = np.bincount(vm, cpu_s, minlength=n_vm)
+    vm_runnable_all = np.bincount(vm, runnable_s, minlength=n_vm)
+    vm_blocked = np.bincount(vm, blocked_s, minlength=n_vm)
+    vm_sys = np.bincount(vm, sys_s, minlength=n_vm)
+    swap_mb = swap_got * dt
+    vm_disk = np.bincount(vm, disk_mb, minlength=n_vm) + swap_mb
+    vm_net = np.bincount(vm, net_mb, minlength=n_vm)
+    vcpu_s = vms.vcpus[:n_vm] * dt
+    vm_runnable = np.minimum(vm_runnable_all, vcpu_s)
+    vm_steal = np.maximum(vm_runnable - vm_cpu_s, 0.0)
+    vm_idle_all = vcpu_s - vm_runnable
+    vm_iowait = np.minimum(vm_idle_all, vm_blocked)
+    # attribution to items
+    waiting = runnable_s - cpu_s
+    items.usr_s[:n] += cpu_s - sys_s
+    items.sys_s[:n] += sys_s
+    items.steal_s[:n] += waiting * (vm_steal / np.maximum(vm_runnable_all - vm_cpu_s, 1e-300))[vm]
+    items.iowait_s[:n] += blocked_s * (vm_iowait / np.maximum(vm_blocked, 1e-300))[vm]
+    items.io_mb[:n] += disk_mb + net_mb
+    # VM state and cumulative counters
+    vm_used_mc = vm_cpu_s * core_vm
+    vms.cpu_demand_mhz[:n_vm] = vm_demand
+    vms.cpu_used_mhz[:n_vm] = vm_used_mc / dt
+    vms.mem_used_mb[:n_vm] = used
+    vms.mem_active_mb[:n_vm] = active
+    vms.swap_mb[:n_vm] = swapped
+    vms.disk_mbps[:n_vm] = vm_disk / dt
+    vms.net_mbps[:n_vm] = vm_net / dt
+    vms.usr_s[:n_vm] += vm_cpu_s - vm_sys
+    vms.sys_s[:n_vm] += vm_sys
+    vms.steal_s[:n_vm] += vm_steal
+    vms.iowait_s[:n_vm] += vm_iowait
+    vms.idle_s[:n_vm] += vm_idle_all - vm_iowait
+    vms.cpu_used_mhz_s[:n_vm] += vm_used_mc
+    vms.cpu_demand_mhz_s[:n_vm] += vm_demand * dt
+    vms.cpu_ready_mhz_s[:n_vm] += vm_steal * core_vm
+    vms.disk_mb[:n_vm] += vm_disk
+    vms.net_mb[:n_vm] += vm_net
+    vms.swap_io_mb[:n_vm] += swap_mb
+    return done
+
+
+# ---- timing -------------------------------------------------------------------------------------
+
+
+def _run(tick, ticks: int) -> float:
+    start = time.perf_counter()
+    for _ in range(ticks):
+        tick()
+    return (time.perf_counter() - start) / ticks
+
+
+def default_ticks(n_hosts: int, quick: bool) -> int:
+    """About the same work per run for every shape (more ticks for the small ones)."""
+    ticks = max(20, min(1000, 100_000 // n_hosts))
+    return max(5, ticks // 5) if quick else ticks
+
+
+def _check_identity(vms: VMTable, elapsed_s: float, what: str) -> None:
+    parts = sum(vms.view(c) for c in ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s"))
+    expect = vms.view("vcpus") * elapsed_s
+    if not np.allclose(parts, expect, rtol=1e-9):
+        raise RuntimeError(f"{what}: usr+sys+steal+iowait+idle != vCPUs x time")
+    if not (vms.view("swap_io_mb") > 0).any():
+        raise RuntimeError(f"{what}: no VM swapped, the swap path was not exercised")
+
+
+def bench(n_hosts: int, ticks: int, repeats: int, dt: float = 1.0) -> dict[str, float]:
+    """Median seconds per tick of the engine and of the minimal kernel, timed in alternation."""
+    physics = Physics()
+    engine_tables, minimal_tables = build(n_hosts), build(n_hosts)
+
+    def engine_tick() -> None:
+        if step(*engine_tables, dt, physics).done_rows.size:
+            raise RuntimeError("a phase ended during the benchmark: the shape is not steady")
+
+    def minimal() -> None:
+        if minimal_tick(*minimal_tables, dt, physics).size:
+            raise RuntimeError("a phase ended in the minimal kernel")
+
+    warmup = max(10, ticks // 5)
+    _run(engine_tick, warmup)
+    _run(minimal, warmup)
+    t_engine, t_minimal = [], []
+    for _ in range(repeats):  # alternate, so that a slow spell of the machine hits both
+        t_engine.append(_run(engine_tick, ticks))
+        t_minimal.append(_run(minimal, ticks))
+    elapsed = (warmup + repeats * ticks) * dt
+    _check_identity(engine_tables[1], elapsed, "engine")
+    _check_identity(minimal_tables[1], elapsed, "minimal kernel")
+    return {
+        "vms": engine_tables[1].n,
+        "items": engine_tables[2].n,
+        "engine_s": statistics.median(t_engine),
+        "minimal_s": statistics.median(t_minimal),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a fifth of the ticks and 3 repeats")
+    parser.add_argument("--ticks", type=int, default=None, help="ticks per timed run (default: by shape)")
+    parser.add_argument("--repeats", type=int, default=None, help="timed runs per shape, median reported")
+    args = parser.parse_args(argv)
+    repeats = args.repeats or (3 if args.quick else 5)
+    print(f"vcloud from {Path(vcloud.__file__).parent}; numpy {np.__version__}; median of {repeats} runs")
+    print("target: engine within 3x of the minimal kernel (ratio = engine time / minimal time per tick)")
+    load, cpus = os.getloadavg()[0], os.cpu_count() or 1
+    if load > 0.5 * cpus:
+        print(f"warning: the machine is busy (load {load:.1f} on {cpus} CPUs), the figures are unreliable")
+    header = (
+        f"{'hosts':>6} {'VMs':>6} {'items':>6} {'ticks':>6} {'ms/tick':>8} {'VM-ticks/s':>11} "
+        f"{'item-ticks/s':>13} {'min VM-t/s':>11} {'min item-t/s':>13} {'ratio':>6}"
+    )
+    print(header)
+    worst = 0.0
+    for n_hosts in HOST_COUNTS:
+        ticks = args.ticks or default_ticks(n_hosts, args.quick)
+        r = bench(n_hosts, ticks, repeats)
+        ratio = r["engine_s"] / r["minimal_s"]
+        worst = max(worst, ratio)
+        print(
+            f"{n_hosts:>6} {r['vms']:>6} {r['items']:>6} {ticks:>6} {r['engine_s'] * 1e3:>8.3f} "
+            f"{r['vms'] / r['engine_s']:>11.3g} {r['items'] / r['engine_s']:>13.3g} "
+            f"{r['vms'] / r['minimal_s']:>11.3g} {r['items'] / r['minimal_s']:>13.3g} {ratio:>5.2f}x",
+            flush=True,
+        )
+    print(f"worst ratio {worst:.2f}x: {'within' if worst <= 3 else 'ABOVE'} the 3x target")
+
+
+if __name__ == "__main__":
+    main()
