@@ -106,11 +106,11 @@ def _read_config(path: Path) -> dict[str, Any]:
     return config
 
 
-def run_model(model: CloudModel, horizon_s: float | None, progress: bool = True, chunk_s: float = 60.0) -> None:
+def run_model(model: CloudModel, horizon_s: float | None, progress: bool = True, chunk_s: float = 30.0) -> None:
     """Advance to `horizon_s` (or until the model stops itself) with a progress bar in simulated seconds."""
     model.start()
     total = horizon_s if horizon_s is not None else None
-    with tqdm(total=total, unit="sim-s", disable=not progress or None, leave=False) as bar:
+    with tqdm(total=total, unit="sim-s", disable=not progress or None, leave=False, mininterval=0.5) as bar:
         while model.running and (horizon_s is None or model.time < horizon_s):
             step = chunk_s if horizon_s is None else min(chunk_s, horizon_s - float(model.time))
             model.run_for(step)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from policies.allocators.drs import DrsAllocator, DrsSettings
-from vcloud import CloudModel, ConstantLoad, Phase, WorkItem
+from vcloud import CloudModel, ConstantLoad, Kind, Phase, WorkItem
 
 PHASE_MAKERS = (Phase.cpu, Phase.read, Phase.write, Phase.net, Phase.wait)
 
@@ -50,6 +50,8 @@ def random_cloud(seed: int, pooled: bool = False, **model_kwargs) -> CloudModel:
                     PHASE_MAKERS[int(r.integers(0, 5))]("p", float(r.uniform(0, 3000)))
                     for _ in range(int(r.integers(1, 5)))
                 ]
+                if r.random() < 0.2:  # a consumer that waits for producers: an open I/O phase, maybe empty
+                    phases.insert(0, Phase("feed", Kind.NET, float(r.choice([0.0, 50.0])), open=True))
                 vm.run(
                     WorkItem(
                         m,

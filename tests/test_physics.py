@@ -3,7 +3,7 @@
 import pytest
 
 from tests.helpers import busy, one_host
-from vcloud import ConstantLoad, Phase, WorkItem
+from vcloud import ConstantLoad, Kind, Phase, WorkItem
 
 
 def test_no_steal_while_the_host_has_a_core_for_every_runnable_vcpu():
@@ -129,3 +129,21 @@ def test_results_converge_as_dt_shrinks(dt):
 
     coarse, fine = end_times(1.0), end_times(dt)
     assert all(abs(a - b) <= 2.0 for a, b in zip(coarse, fine, strict=True))  # at most a tick per phase boundary
+
+
+def test_an_open_phase_waits_idle_for_work_and_ends_only_when_closed():
+    model = one_host()
+    vm = model.add_vm("v", model.host_agents[0], vcpus=1, mem_mb=4096)
+    item = vm.run(
+        WorkItem(model, [Phase("fetch", Kind.NET, 0.0, open=True), Phase.cpu("use", 2000.0)], io_mbps_max=10.0)
+    )
+    model.run_for(5.0)
+    assert item.state == "running" and item.phase_index == 0
+    assert vm.iowait_s == 0.0 and vm.idle_s == pytest.approx(5.0)  # nothing to fetch: idle, not iowait
+    model.add_work(item, 25.0)  # 2.5 s at 10 MB/s
+    model.run_for(5.0)
+    assert item.phase_index == 0 and item.iowait_s == pytest.approx(2.5)
+    model.close_phase(item)
+    model.run_for(2.0)
+    # closed at 10 s: the empty phase ends at once (10 s); the CPU phase starts with the next tick (11 s), 1 s long
+    assert item.state == "done" and item.phase_end_s[0] == pytest.approx(10.0) and item.end_s == pytest.approx(12.0)

@@ -110,7 +110,7 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
     # come first, then one swap stream per VM.
     is_disk = (kind == _DISK_READ) | (kind == _DISK_WRITE)
     is_net = kind == _NET
-    is_io = is_disk | is_net
+    is_io = (is_disk | is_net) & (remaining > 0)  # an open phase with nothing left waits without I/O
     disk_bw = hosts.disk_mbps[:n_host]
     io_bw = np.concatenate((disk_bw, hosts.nic_mbps[:n_host]))
     stream_group = np.empty(n + n_vm, dtype=np.int64)
@@ -141,12 +141,12 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
     done = progress >= remaining
     if has_load:
         done &= ~is_load
-    rows = np.flatnonzero(done)
+    rows = np.flatnonzero(done)  # phases that run out of work in this tick; open ones wait for more
     frac_dt = dt  # the time each item spent in its phase during the tick
     if rows.size:
         possible, left = progress[rows], remaining[rows]
         frac = np.ones(n)
-        frac[rows] = np.divide(left, possible, out=np.ones(rows.size), where=possible > 0)
+        frac[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0)
         frac_dt = frac * dt
         progress[rows] = left
     remaining -= np.where(is_load, 0.0, progress) if has_load else progress
@@ -222,5 +222,6 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
     vms.swap_io_mb[:n_vm] += swap_mb
 
     if rows.size:
-        return TickResult(rows, frac_dt[rows])
+        ended = rows[~items.open[rows]]
+        return TickResult(ended, frac_dt[ended])
     return TickResult(rows, np.zeros(0))

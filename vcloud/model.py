@@ -172,6 +172,17 @@ class CloudModel(Model):
         self.items.kind[item.row] = int(phase.kind)
         self.items.remaining[item.row] = math.inf if phase.kind == Kind.LOAD else phase.amount
         self.items.sys_fraction[item.row] = phase.sys_fraction
+        self.items.open[item.row] = phase.open
+
+    def add_work(self, item: WorkItem, amount: float) -> None:
+        """Give the current (open) phase of a running item more work."""
+        if amount < 0:
+            raise ValueError(f"add_work: amount must be >= 0, got {amount}")
+        self.items.remaining[item.row] += amount
+
+    def close_phase(self, item: WorkItem) -> None:
+        """No more work will be added to the current open phase: it ends once its work is done."""
+        self.items.open[item.row] = False
 
     def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
         """Take `item` off its VM (done or killed) and keep its charges on the agent."""
@@ -225,6 +236,8 @@ class CloudModel(Model):
         """Hook for layers above, with the items that finished in this tick."""
 
     def _tick(self) -> None:
+        if not self.running:  # the layer above has finished: the clock stops ticking
+            return
         self.ticks += 1
         self.schedule_event(self._tick, at=(self.ticks + 1) * self.dt, priority=Priority.HIGH)
         self.before_tick()

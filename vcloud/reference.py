@@ -67,7 +67,7 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
     disk_want, disk_groups = {}, {h: [] for h in range(hosts.n)}
     for i in it:
         h = host_of_vm[vm_of[i]]
-        if kind[i] in DISK_KINDS:
+        if kind[i] in DISK_KINDS and items.remaining[i] > 0:
             disk_want[("item", i)] = min(items.io_mbps_max[i], hosts.disk_mbps[h])
         elif kind[i] == Kind.LOAD:
             disk_want[("item", i)] = min(items.load_disk_mbps[i], hosts.disk_mbps[h])
@@ -84,7 +84,10 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
         disk_want,
         {h: hosts.disk_mbps[h] for h in range(hosts.n)},
     )
-    net_groups = {h: [i for i in it if kind[i] == Kind.NET and host_of_vm[vm_of[i]] == h] for h in range(hosts.n)}
+    net_groups = {
+        h: [i for i in it if kind[i] == Kind.NET and items.remaining[i] > 0 and host_of_vm[vm_of[i]] == h]
+        for h in range(hosts.n)
+    }
     net_got = _share(
         net_groups,
         {i: 1.0 for i in it},
@@ -99,15 +102,17 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
         rate = {Kind.CPU: got_cpu[i], Kind.NET: net_got.get(i, 0.0), Kind.WAIT: 1.0}.get(k, 0.0)
         if k in DISK_KINDS:
             rate = disk_got[("item", i)]
-        frac, progress = 1.0, 0.0
+        frac, progress, waiting_for_work = 1.0, 0.0, False
         if k != Kind.LOAD:
             possible = rate * dt
+            waiting_for_work = k in (*DISK_KINDS, Kind.NET) and items.remaining[i] <= 0  # open, nothing left
             if possible >= items.remaining[i]:
-                frac = items.remaining[i] / possible if possible > 0 else 1.0
+                frac = items.remaining[i] / possible if possible > 0 else 0.0  # nothing left: ends at once
                 progress = items.remaining[i]
                 items.remaining[i] = 0.0
-                done_rows.append(i)
-                done_offset.append(frac * dt)
+                if not items.open[i]:
+                    done_rows.append(i)
+                    done_offset.append(frac * dt)
             else:
                 progress = possible
                 items.remaining[i] -= possible
@@ -115,11 +120,8 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
         cpu_s[i] = cpu_mc / core[v]
         runnable_s[i] = frac * dt * want_cpu[i] / core[v]
         load_io = k == Kind.LOAD and disk_want[("item", i)] > 0
-        blocked_s[i] = (
-            frac
-            * dt
-            * ((k in DISK_KINDS or k == Kind.NET or load_io) + (stall[v] * items.threads[i] if k == Kind.CPU else 0.0))
-        )
+        io_blocked = (k in DISK_KINDS or k == Kind.NET) and not waiting_for_work
+        blocked_s[i] = frac * dt * ((io_blocked or load_io) + (stall[v] * items.threads[i] if k == Kind.CPU else 0.0))
         if k in DISK_KINDS or k == Kind.NET:
             io_mb[i] = progress
         elif k == Kind.LOAD:

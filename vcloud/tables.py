@@ -120,6 +120,7 @@ class ItemTable(Columns):
         "vm": np.int64,
         "kind": np.int8,
         "remaining": np.float64,  # of the current phase, in the phase's unit
+        "open": np.bool_,  # the phase may still grow (Phase.open): it does not end when remaining hits 0
         "threads": np.float64,
         "io_mbps_max": np.float64,  # per-stream ceiling (inf = only the device limits it)
         "load_cpu_mhz": np.float64,  # LOAD items: current background demand

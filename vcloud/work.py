@@ -30,12 +30,18 @@ DISK_KINDS = (Kind.DISK_READ, Kind.DISK_WRITE)
 
 @dataclass(frozen=True, slots=True)
 class Phase:
-    """One step of a work item. `sys_fraction` of its CPU time is counted as sys rather than usr."""
+    """One step of a work item. `sys_fraction` of its CPU time is counted as sys rather than usr.
+
+    An `open` phase may be given more work while it runs (`CloudModel.add_work`) and only ends once it is
+    closed (`CloudModel.close_phase`) with nothing left: a consumer fed by producers, such as a shuffle.
+    While it has nothing to do it waits without demanding anything.
+    """
 
     name: str
     kind: Kind
     amount: float
     sys_fraction: float = 0.0
+    open: bool = False
 
     def __post_init__(self) -> None:
         if not (self.amount >= 0 and math.isfinite(self.amount)):
@@ -56,8 +62,8 @@ class Phase:
         return cls(name, Kind.DISK_WRITE, mb)
 
     @classmethod
-    def net(cls, name: str, mb: float) -> Phase:
-        return cls(name, Kind.NET, mb)
+    def net(cls, name: str, mb: float, open: bool = False) -> Phase:
+        return cls(name, Kind.NET, mb, open=open)
 
     @classmethod
     def wait(cls, name: str, seconds: float) -> Phase:

@@ -1,0 +1,51 @@
+"""Hadoop 1.x settings the emulator honours, with the defaults of mapred-default.xml (algorithms.md 2.1).
+
+FlexSlot's testbed differs from the stock defaults in slot counts (4 map, 2 reduce per node) and runs
+Hadoop 1.1.1, whose heartbeat formula is the 1.1+ one; scenarios set those.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class HadoopConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    map_slots: int = Field(2, ge=0, description="mapred.tasktracker.map.tasks.maximum")
+    reduce_slots: int = Field(2, ge=0, description="mapred.tasktracker.reduce.tasks.maximum")
+    child_heap_mb: float = Field(200.0, gt=0, description="mapred.child.java.opts -Xmx")
+    jvm_overhead_mb: float = Field(64.0, ge=0, description="resident memory of a task JVM beyond its heap (ours)")
+    io_sort_mb: float = Field(100.0, gt=0)
+    io_sort_spill_percent: float = Field(0.80, gt=0, le=1)
+    io_sort_record_percent: float = Field(0.05, gt=0, lt=1)
+    io_sort_factor: int = Field(10, ge=2)
+    block_mb: float = Field(64.0, gt=0, description="dfs.block.size")
+    replication: int = Field(3, ge=1, description="dfs.replication")
+    heartbeat_formula: Literal["0.20", "1.0", "1.1"] = Field("1.1", description="JobTracker heartbeat interval rule")
+    heartbeats_in_second: int = Field(100, ge=1, description="mapred.heartbeats.in.second")
+    heartbeat_scaling: float = Field(1.0, gt=0, description="mapreduce.jobtracker.heartbeat.scaling.factor")
+    reduce_slowstart: float = Field(0.05, ge=0, le=1, description="mapred.reduce.slowstart.completed.maps")
+    parallel_copies: int = Field(5, ge=1, description="mapred.reduce.parallel.copies")
+    shuffle_input_buffer_percent: float = Field(0.70, gt=0, le=1)
+    shuffle_merge_percent: float = Field(0.66, gt=0, le=1)
+    inmem_merge_threshold: int = Field(1000, ge=1)
+    max_attempts: int = Field(4, ge=1, description="mapred.map.max.attempts / reduce.max.attempts")
+    task_failure_probability: float = Field(0.0, ge=0, lt=1, description="chance an attempt fails (ours)")
+    jvm_start_core_s: float = Field(1.0, ge=0, description="CPU to start a task JVM, core-seconds (ours)")
+    merge_cpu_mc_per_mb: float = Field(20.0, ge=0, description="CPU to merge-sort one MB (ours)")
+    taskalloc_capacity_pad: float = Field(0.01, ge=0, description="mapred.jobtracker.taskalloc.capacitypad")
+
+
+def heartbeat_interval_s(trackers: int, config: HadoopConfig) -> float:
+    """JobTracker.getNextHeartbeatInterval for the chosen Hadoop version (algorithms.md 2.6)."""
+    n = trackers
+    if config.heartbeat_formula == "0.20":
+        ms = max(1000 * (n // 100 + 1), 3000)
+    elif config.heartbeat_formula == "1.0":
+        ms = max(1000 * config.heartbeat_scaling * math.ceil(n / config.heartbeats_in_second), 3000)
+    else:
+        ms = max(int(1000 * config.heartbeat_scaling * n / config.heartbeats_in_second), 300)
+    return ms / 1000.0

@@ -1,0 +1,160 @@
+"""The policy interfaces of the Hadoop layer (DESIGN.md section 6) and the read-only view they get.
+
+Policies read the cluster through `ClusterView` and change it only through what they return:
+launches (scheduler, speculation) and slot actions (slot manager). Implementations live in `policies/`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hadoop_layer.hdfs import Locality
+from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
+
+if TYPE_CHECKING:
+    from hadoop_layer.config import HadoopConfig
+    from hadoop_layer.model import HadoopModel
+    from hadoop_layer.tracker import TaskTracker
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Start an attempt of `task` on the heartbeating tracker."""
+
+    task: Task
+    locality: Locality | None = None
+    speculative: bool = False
+
+
+@dataclass(frozen=True)
+class SetSlots:
+    tracker: TaskTracker
+    map_slots: int | None = None
+    reduce_slots: int | None = None
+
+
+@dataclass(frozen=True)
+class SetSlotMemory:
+    """New slot heap and io.sort.mb for attempts launched on `tracker` from now on."""
+
+    tracker: TaskTracker
+    heap_mb: float
+    io_sort_mb: float
+
+
+@dataclass(frozen=True)
+class Kill:
+    attempt: TaskAttempt
+
+
+SlotAction = SetSlots | SetSlotMemory | Kill
+
+
+class ClusterView:
+    """What policies may read: jobs in submission order, trackers, settings, time, attempt metrics."""
+
+    def __init__(self, model: HadoopModel) -> None:
+        self._model = model
+
+    @property
+    def now(self) -> float:
+        return float(self._model.time)
+
+    @property
+    def config(self) -> HadoopConfig:
+        return self._model.hadoop
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return self._model.rng
+
+    @property
+    def jobs(self) -> list[Job]:
+        """Running jobs in submission order."""
+        return self._model.jobtracker.running_jobs
+
+    @property
+    def trackers(self) -> list[TaskTracker]:
+        return self._model.trackers
+
+    def map_capacity(self) -> int:
+        return self._model.jobtracker.capacity[TaskKind.MAP]
+
+    def reduce_capacity(self) -> int:
+        return self._model.jobtracker.capacity[TaskKind.REDUCE]
+
+    def running(self, kind: TaskKind) -> int:
+        """Attempts of this kind running in the cluster now."""
+        return self._model.jobtracker.running_attempts[kind]
+
+    def locality(self, task: Task, tracker: TaskTracker) -> Locality:
+        return self._model.locality_of(task, tracker.node)
+
+    @staticmethod
+    def progress_rate(attempt: TaskAttempt, now: float) -> float:
+        """Progress score per second since the attempt started (LATE's progress rate)."""
+        elapsed = now - (attempt.start_s or now)
+        return attempt.progress_score / elapsed if elapsed > 0 else 0.0
+
+    @staticmethod
+    def time_to_end(attempt: TaskAttempt, now: float) -> float:
+        """LATE's estimate (1 - progress) / progress rate; inf before any progress."""
+        rate = ClusterView.progress_rate(attempt, now)
+        return (1.0 - attempt.progress_score) / rate if rate > 0 else float("inf")
+
+    @staticmethod
+    def input_speed_mbps(attempt: TaskAttempt, now: float) -> float:
+        """Input MB processed per second so far (maps: progress x split size)."""
+        elapsed = now - (attempt.start_s or now)
+        return attempt.progress_score * attempt.task.input_mb / elapsed if elapsed > 0 else 0.0
+
+
+class TaskScheduler(ABC):
+    """Chooses non-running tasks for a heartbeating tracker's free slots."""
+
+    name = "scheduler"
+
+    @abstractmethod
+    def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]: ...
+
+
+class SpeculationPolicy(ABC):
+    """Chooses running tasks to back up on a heartbeating tracker's free slots."""
+
+    name = "speculation"
+
+    @abstractmethod
+    def backups(
+        self, tracker: TaskTracker, cluster: ClusterView, free_maps: int, free_reduces: int
+    ) -> list[Launch]: ...
+
+
+class SlotManager(ABC):
+    """Changes slot counts and sizes, or kills attempts, every `period_s` seconds."""
+
+    name = "slots"
+    period_s: float | None = None
+
+    @abstractmethod
+    def adjust(self, cluster: ClusterView) -> list[SlotAction]: ...
+
+
+class NoSpeculation(SpeculationPolicy):
+    name = "none"
+
+    def backups(self, tracker: TaskTracker, cluster: ClusterView, free_maps: int, free_reduces: int) -> list[Launch]:
+        return []
+
+    def may_back_up(self, cluster: ClusterView) -> bool:
+        return False
+
+
+class NoSlotManager(SlotManager):
+    name = "none"
+
+    def adjust(self, cluster: ClusterView) -> list[SlotAction]:
+        return []

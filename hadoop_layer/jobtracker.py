@@ -1,0 +1,254 @@
+"""JobTracker: the job queue, heartbeats, launches, completions, kills, failures and the shuffle feed.
+
+Tasks are handed out only in heartbeat replies (algorithms.md 2.6): on a heartbeat the task scheduler
+fills free slots with non-running tasks, then the speculation policy may back up running ones. The first
+attempt of a task to finish wins; the others are killed (TaskInProgress, algorithms.md 2.5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from hadoop_layer.interfaces import (
+    ClusterView,
+    Kill,
+    Launch,
+    SetSlotMemory,
+    SetSlots,
+    SlotAction,
+    SlotManager,
+    SpeculationPolicy,
+    TaskScheduler,
+)
+from hadoop_layer.plans import map_plan, reduce_finish_plan, reduce_start_plan
+from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
+
+if TYPE_CHECKING:
+    from hadoop_layer.model import HadoopModel
+    from hadoop_layer.tracker import TaskTracker
+
+
+class JobTracker:
+    def __init__(
+        self, model: HadoopModel, scheduler: TaskScheduler, speculation: SpeculationPolicy, slot_manager: SlotManager
+    ) -> None:
+        self.model = model
+        self.scheduler, self.speculation, self.slot_manager = scheduler, speculation, slot_manager
+        self.view = ClusterView(model)
+        self.jobs: list[Job] = []
+        self.running_jobs: list[Job] = []
+        self.expected_jobs = 0
+        self.running_attempts = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
+        self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
+
+    def count_slots(self) -> None:
+        """Cluster slot capacity, recounted whenever slots change."""
+        trackers = self.model.trackers
+        self.capacity = {
+            TaskKind.MAP: sum(t.map_slots for t in trackers),
+            TaskKind.REDUCE: sum(t.reduce_slots for t in trackers),
+        }
+
+    # ---- jobs ---------------------------------------------------------------------------------------
+    def submit(self, job: Job) -> None:
+        job.state, job.start_s = "running", float(self.model.time)
+        self.jobs.append(job)
+        self.running_jobs.append(job)
+        if not job.maps and not job.reduces:
+            self._job_done(job)
+        self.wake_idle()
+
+    def _job_done(self, job: Job, failed: bool = False) -> None:
+        job.state, job.end_s = ("failed" if failed else "succeeded"), float(self.model.time)
+        self.running_jobs.remove(job)
+        if failed:
+            for task in (*job.maps, *job.reduces):
+                for attempt in list(task.active):
+                    self.kill(attempt)
+        if not self.running_jobs and len(self.jobs) == self.expected_jobs:
+            self.model.running = False
+
+    # ---- heartbeats ---------------------------------------------------------------------------------
+    def heartbeat(self, tracker: TaskTracker) -> None:
+        if not self.running_jobs:
+            return
+        for launch in self.scheduler.assign(tracker, self.view):
+            self.launch(tracker, launch)
+        free_maps, free_reduces = tracker.free(TaskKind.MAP), tracker.free(TaskKind.REDUCE)
+        if free_maps or free_reduces:
+            for launch in self.speculation.backups(tracker, self.view, free_maps, free_reduces):
+                self.launch(tracker, launch)
+
+    def wants_heartbeat(self, tracker: TaskTracker) -> bool:
+        """Is there anything this tracker's free slots could get? If not, it may skip heartbeats until woken."""
+        free_maps, free_reduces = tracker.free(TaskKind.MAP), tracker.free(TaskKind.REDUCE)
+        if not (free_maps or free_reduces) or not self.running_jobs:
+            return False
+        if free_maps and any(j.pending_maps for j in self.running_jobs):
+            return True
+        if free_reduces and any(j.pending_reduces and j.reduces_schedulable() for j in self.running_jobs):
+            return True
+        return self.speculation.may_back_up(self.view)
+
+    def wake_idle(self) -> None:
+        """New work appeared (a submission, a requeued task, reduces allowed, a backup possible)."""
+        for tracker in self.model.trackers:
+            if tracker.free(TaskKind.MAP) or tracker.free(TaskKind.REDUCE):
+                tracker.wake()
+
+    def launch(self, tracker: TaskTracker, launch: Launch) -> TaskAttempt:
+        task, job, model = launch.task, launch.task.job, self.model
+        if tracker.free(task.kind) <= 0:
+            raise RuntimeError(f"{self.scheduler.name}/{self.speculation.name} launched {task} on full {tracker}")
+        if launch.speculative != (task.state == "running") or task.state not in ("pending", "running"):
+            raise RuntimeError(f"cannot launch {task} in state {task.state} (speculative={launch.speculative})")
+        cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
+        mem = tracker.heap_mb + cfg.jvm_overhead_mb
+        if task.kind == TaskKind.MAP:
+            locality = model.locality_of(task, tracker.node)
+            phases, marks, spills, out_mb = map_plan(task, locality, tracker.io_sort_mb, cfg, core, len(job.reduces))
+            attempt = TaskAttempt(
+                model, task, tracker, locality, launch.speculative, phases, marks, mem, spills, out_mb
+            )
+        else:
+            available = job.map_output_done_mb / len(job.reduces)
+            phases, marks = reduce_start_plan(available, cfg, core)
+            attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
+            attempt.copy_total_mb, attempt.maps_available = available, job.finished_maps
+            job.reduce_attempts.append(attempt)
+        if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
+            attempt.will_fail = True
+            cut = int(model.rng.integers(1, len(attempt.phases) + 1))
+            attempt.phases, attempt.marks = attempt.phases[:cut], attempt.marks[:cut]
+        task.attempts.append(attempt)
+        task.active.append(attempt)
+        task.nodes_tried.add(tracker.node)
+        if task.start_s is None:
+            task.start_s = float(model.time)
+        job.set_state(task, "running")
+        tracker.running[task.kind].add(attempt)
+        self.running_attempts[task.kind] += 1
+        model.start_item(attempt, tracker.vm)
+        if task.kind == TaskKind.REDUCE and job.finished_maps == len(job.maps):
+            self._finish_shuffle(attempt)
+        return attempt
+
+    # ---- endings ------------------------------------------------------------------------------------
+    def attempt_finished(self, attempt: TaskAttempt) -> None:
+        """Called by the cloud when an attempt's last phase ends."""
+        task, job = attempt.task, attempt.task.job
+        self._release(attempt)
+        if attempt.will_fail:
+            attempt.state = "failed"
+            task.failures += 1
+            if task.failures >= self.model.hadoop.max_attempts:
+                job.set_state(task, "failed")
+                self._job_done(job, failed=True)
+            elif not task.active:
+                job.set_state(task, "pending")
+                self.wake_idle()
+            return
+        task.successful, task.end_s = attempt, attempt.end_s
+        job.set_state(task, "done")
+        for other in list(task.active):
+            self.kill(other)
+        if task.kind == TaskKind.MAP:
+            task.output_mb_final = attempt.output_mb
+            job.map_output_done_mb += attempt.output_mb
+            self._feed_reduces(job, attempt.output_mb)
+            if job.reduces and job.finished_maps == job.slowstart_maps:
+                self.wake_idle()  # reduces may start now
+        if job.complete and job.state == "running":
+            self._job_done(job)
+
+    def kill(self, attempt: TaskAttempt) -> None:
+        """Kill a running attempt: its work is lost; the task goes back to pending if nothing else runs it."""
+        if attempt.state != "running":
+            return
+        self.model.stop_item(attempt, "killed")
+        self._release(attempt)
+        task = attempt.task
+        task.kill_count += 1
+        if not task.active and task.state == "running":
+            task.job.set_state(task, "pending")
+            self.wake_idle()
+
+    def _release(self, attempt: TaskAttempt) -> None:
+        task, tracker = attempt.task, attempt.tracker
+        task.active.remove(attempt)
+        tracker.running[task.kind].discard(attempt)
+        self.running_attempts[task.kind] -= 1
+        tracker.history.append(attempt)
+        if task.kind == TaskKind.REDUCE and attempt in task.job.reduce_attempts:
+            task.job.reduce_attempts.remove(attempt)
+        if self.wants_heartbeat(tracker):
+            tracker.wake()
+
+    # ---- shuffle --------------------------------------------------------------------------------------
+    def _feed_reduces(self, job: Job, map_output_mb: float) -> None:
+        """A map finished: every running reduce of the job can fetch its partition of the output.
+
+        A reduce's shuffle is an open phase (vcloud `Phase.open`): each map output adds to it, and it ends only
+        after the last map's output has been added and fetched.
+        """
+        if not job.reduces:
+            return
+        share = map_output_mb / len(job.reduces)
+        last = job.finished_maps == len(job.maps)
+        for attempt in list(job.reduce_attempts):
+            attempt.copy_total_mb += share
+            attempt.maps_available += 1
+            if attempt.phase_index == SETUP:
+                shuffle = attempt.phases[SHUFFLE]
+                attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share)
+            else:
+                self.model.add_work(attempt, share)
+            if last:
+                self._finish_shuffle(attempt)
+
+    def _finish_shuffle(self, attempt: TaskAttempt) -> None:
+        """All map outputs are known: close the shuffle and plan the merges, the reduce and the output."""
+        job = attempt.task.job
+        segments = [t.output_mb_final / len(job.reduces) for t in job.maps]
+        phases, marks, input_mb, out_mb = reduce_finish_plan(
+            segments, attempt.task, attempt.tracker.heap_mb, self.model.hadoop
+        )
+        attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
+        attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
+        attempt.marks = attempt.marks[:AFTER_SHUFFLE] + marks
+        if attempt.phase_index == SETUP:
+            attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
+        else:
+            self.model.close_phase(attempt)
+
+    # ---- slot manager ---------------------------------------------------------------------------------
+    def adjust_slots(self) -> None:
+        if not self.running_jobs:
+            return
+        for action in self.slot_manager.adjust(self.view):
+            self.apply(action)
+
+    def apply(self, action: SlotAction) -> None:
+        if isinstance(action, Kill):
+            self.kill(action.attempt)
+        elif isinstance(action, SetSlots):
+            t = action.tracker
+            if action.map_slots is not None:
+                t.map_slots = max(int(action.map_slots), 0)
+            if action.reduce_slots is not None:
+                t.reduce_slots = max(int(action.reduce_slots), 0)
+            self.count_slots()
+            t.wake()
+        elif isinstance(action, SetSlotMemory):
+            if not (action.heap_mb > 0 and 0 < action.io_sort_mb < action.heap_mb):
+                raise ValueError(
+                    f"slot memory: need 0 < io_sort_mb < heap_mb, got {action.io_sort_mb}, {action.heap_mb}"
+                )
+            action.tracker.heap_mb, action.tracker.io_sort_mb = action.heap_mb, action.io_sort_mb
+        else:
+            raise TypeError(f"unknown slot action {action!r}")
+
+
+def tasks_of(job: Job, kind: TaskKind) -> list[Task]:
+    return job.maps if kind == TaskKind.MAP else job.reduces

@@ -1,0 +1,238 @@
+"""`HadoopModel`: Hadoop MRv1 (JobTracker, TaskTrackers, HDFS) running on the VMs of a `CloudModel`.
+
+The cloud layer moves every attempt's CPU and I/O; this layer decides what runs where and when, through
+the policies it is handed (scheduler, speculation, slot manager). It knows no particular policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import skew
+
+from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
+from hadoop_layer.hdfs import Locality, locality, place_blocks
+from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
+from hadoop_layer.jobtracker import JobTracker
+from hadoop_layer.tasks import SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tracker import TaskTracker
+from vcloud import VM, CloudModel
+from vcloud.model import InvariantError
+
+
+class HadoopModel(CloudModel):
+    def __init__(
+        self,
+        *,
+        scheduler: TaskScheduler,
+        hadoop: HadoopConfig | None = None,
+        speculation: SpeculationPolicy | None = None,
+        slot_manager: SlotManager | None = None,
+        **cloud_kwargs: Any,
+    ) -> None:
+        super().__init__(**cloud_kwargs)
+        self.hadoop = hadoop or HadoopConfig()
+        self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
+        self.trackers: list[TaskTracker] = []
+        self.node_racks = np.zeros(0, dtype=np.int64)
+
+    # ---- building ---------------------------------------------------------------------------------
+    def add_slave(self, vm: VM) -> TaskTracker:
+        """Run a TaskTracker and a DataNode on `vm`; its rack is its host's rack."""
+        rack = int(vm.host.rack)
+        tracker = TaskTracker(self, vm, len(self.trackers), rack, interval_s=1.0, offset_s=0.0)
+        self.trackers.append(tracker)
+        self.node_racks = np.append(self.node_racks, rack)
+        return tracker
+
+    def add_job(
+        self, name: str, profile: Any, submit_s: float, maps: list[dict], reduces: int, **job_kwargs: Any
+    ) -> Job:
+        """Create a job now (its blocks are placed on the DataNodes) and submit it at `submit_s`."""
+        if not self.trackers:
+            raise RuntimeError("add slaves before jobs: HDFS needs DataNodes")
+        if submit_s < float(self.time):
+            raise ValueError(f"job {name}: submit_s={submit_s} is in the past")
+        replicas = place_blocks(len(maps), self.node_racks, self.hadoop.replication, self.rng)
+        maps = [{**m, "replicas": replicas[i]} for i, m in enumerate(maps)]
+        self.jobtracker.expected_jobs += 1
+        job = Job(self, self.jobtracker.expected_jobs, name, submit_s, maps, reduces, profile, **job_kwargs)
+        self.schedule_event(job.submit_event, at=float(submit_s))
+        return job
+
+    def start(self) -> None:
+        if self._started:
+            return
+        interval = heartbeat_interval_s(len(self.trackers), self.hadoop)
+        offsets = self.rng.uniform(0.0, interval, size=len(self.trackers))
+        for tracker, offset in zip(self.trackers, offsets, strict=True):
+            tracker.interval_s, tracker.offset_s = interval, float(offset)
+        self.jobtracker.count_slots()
+        super().start()
+        manager = self.jobtracker.slot_manager
+        if manager.period_s:
+            self._every(manager.period_s, self.jobtracker.adjust_slots)
+
+    def after_tick(self, done: list) -> None:
+        """A backup may have become possible as progress moved: let idle trackers look."""
+        jt = self.jobtracker
+        if jt.running_jobs and jt.speculation.may_back_up(jt.view):
+            jt.wake_idle()
+
+    # ---- what the layer's parts ask of the model -----------------------------------------------------
+    def locality_of(self, task: Task, node: int) -> Locality:
+        return locality(task.replicas, node, self.node_racks)
+
+    def shuffle_remaining(self, attempt: TaskAttempt) -> float:
+        """MB of the available map output this reduce attempt has not fetched yet."""
+        phase = attempt.phase
+        if phase is None or attempt.row is None:
+            return 0.0
+        if attempt.phase_index == SHUFFLE:
+            return float(self.items.remaining[attempt.row])
+        if attempt.phase_index == SETUP:
+            return attempt.copy_total_mb
+        return 0.0
+
+    def reload_phase(self, attempt: TaskAttempt) -> None:
+        self._load_phase(attempt)
+
+    # ---- results ----------------------------------------------------------------------------------
+    def attempts(self) -> list[TaskAttempt]:
+        return [a for job in self.jobtracker.jobs for t in (*job.maps, *job.reduces) for a in t.attempts]
+
+    def tasks_frame(self) -> pd.DataFrame:
+        """One row per attempt (DESIGN.md 7)."""
+        rows = []
+        for a in self.attempts():
+            t = a.task
+            rows.append(
+                {
+                    "job": t.job.job_id,
+                    "task": t.task_id,
+                    "attempt": a.name,
+                    "kind": t.kind.value,
+                    "vm": a.tracker.name,
+                    "host": a.tracker.vm.host.name,
+                    "locality": a.locality.name.lower() if a.locality is not None else "",
+                    "start_s": a.start_s,
+                    "end_s": a.end_s,
+                    "state": a.state,
+                    "speculative": a.speculative,
+                    "input_mb": t.input_mb,
+                    "processed_mb": t.input_mb * a.progress_score,
+                    "output_mb": a.output_mb,
+                    "spills": a.spills,
+                    "cputime_s": a.cputime_s,
+                    "steal_s": a.steal_s,
+                    "iowait_s": a.iowait_s,
+                    "kill_count": t.kill_count,
+                }
+            )
+        return pd.DataFrame(rows, columns=TASK_COLUMNS)
+
+    def jobs_frame(self) -> pd.DataFrame:
+        rows = [
+            {
+                "job": j.job_id,
+                "name": j.name,
+                "submit_s": j.submit_s,
+                "start_s": j.start_s,
+                "end_s": j.end_s,
+                "maps": len(j.maps),
+                "reduces": len(j.reduces),
+                "state": j.state,
+            }
+            for j in self.jobtracker.jobs
+        ]
+        return pd.DataFrame(rows, columns=JOB_COLUMNS)
+
+    def hadoop_summary(self) -> dict[str, Any]:
+        jobs = self.jobtracker.jobs
+        done_maps = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.state == "done"]
+        runtimes = np.array([a.runtime_s for a in done_maps])
+        per_node = {
+            t.name: sum(1 for a in t.history if a.state == "done" and a.task.kind == TaskKind.MAP)
+            for t in self.trackers
+        }
+        counts = np.array(list(per_node.values()))
+        launched = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.locality is not None]
+        ends = [j.end_s for j in jobs if j.end_s is not None]
+        return {
+            "makespan_s": (max(ends) - min(j.submit_s for j in jobs)) if ends and len(ends) == len(jobs) else None,
+            "jobs_succeeded": sum(j.state == "succeeded" for j in jobs),
+            "jobs_failed": sum(j.state == "failed" for j in jobs),
+            "job_completion_s": {j.job_id: (j.end_s - j.submit_s) if j.end_s is not None else None for j in jobs},
+            "map_runtime_skewness": map_skewness(runtimes),
+            "map_runtime_mean_s": float(runtimes.mean()) if len(runtimes) else None,
+            "map_runtime_max_s": float(runtimes.max()) if len(runtimes) else None,
+            "maps_per_node": per_node,
+            "maps_per_node_max_over_min": float(counts.max() / max(counts.min(), 1)) if len(counts) else None,
+            "locality": {
+                lvl.name.lower(): sum(a.locality == lvl for a in launched) / max(len(launched), 1) for lvl in Locality
+            },
+            "killed_attempts": sum(a.state == "killed" for a in self.attempts()),
+            "speculative_attempts": sum(a.speculative for a in self.attempts()),
+            "map_steal_s": float(sum(a.steal_s for a in done_maps)),
+            "map_iowait_s": float(sum(a.iowait_s for a in done_maps)),
+            "map_cputime_s": float(sum(a.cputime_s for a in done_maps)),
+            "heartbeats": sum(t.heartbeats for t in self.trackers),
+        }
+
+    # ---- checks -----------------------------------------------------------------------------------
+    def check_invariants(self, tol: float = 1e-6) -> None:
+        super().check_invariants(tol)
+        for t in self.trackers:
+            if t.map_slots < 0 or t.reduce_slots < 0:
+                raise InvariantError(f"{t.name}: negative slots ({t.map_slots}, {t.reduce_slots})")
+
+    def check_hadoop_end(self, tol: float = 1e-6) -> None:
+        """After a run: every task of a finished job succeeded exactly once; map input is conserved."""
+        for job in self.jobtracker.jobs:
+            if job.state != "succeeded":
+                continue
+            for task in (*job.maps, *job.reduces):
+                wins = [a for a in task.attempts if a.state == "done"]
+                if len(wins) != 1:
+                    raise InvariantError(f"{task.task_id} succeeded {len(wins)} times")
+            done_input = sum(t.successful.task.input_mb for t in job.maps)
+            split_input = sum(t.input_mb for t in job.maps)
+            if abs(done_input - split_input) > tol * max(split_input, 1.0):
+                raise InvariantError(f"{job.job_id}: input {split_input} MB but {done_input} MB processed")
+
+
+TASK_COLUMNS = [
+    "job",
+    "task",
+    "attempt",
+    "kind",
+    "vm",
+    "host",
+    "locality",
+    "start_s",
+    "end_s",
+    "state",
+    "speculative",
+    "input_mb",
+    "processed_mb",
+    "output_mb",
+    "spills",
+    "cputime_s",
+    "steal_s",
+    "iowait_s",
+    "kill_count",
+]
+JOB_COLUMNS = ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces", "state"]
+
+
+def map_skewness(runtimes: np.ndarray) -> float | None:
+    """Skewness of task runtimes, FlexSlot section 2.2: the third standardized moment.
+
+    The paper prints sum_i (x_i - mu)^3 / sigma^3; its values (2.65, 2.25, 0.31 for thousands of tasks)
+    are those of the mean of that sum, i.e. the usual (population) skewness, which is what we report.
+    """
+    if len(runtimes) < 3 or np.std(runtimes) == 0:
+        return None
+    return float(skew(runtimes, bias=True))

@@ -1,0 +1,309 @@
+"""Jobs, tasks (TaskInProgress) and task attempts.
+
+A `TaskAttempt` is a guest work item of the cloud layer: its phases' CPU and I/O compete for the VM's
+grant and the host's datastore. A `Task` is Hadoop's TIP: it owns the split (or partition), its attempts
+and its state. A `Job` owns its tasks and the locality caches the schedulers search (Hadoop's
+`nonRunningMapCache`, by node and by rack).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+import numpy as np
+from mesa import Agent
+
+from hadoop_layer.hdfs import Locality
+from vcloud import WorkItem
+from vcloud.work import Phase
+
+if TYPE_CHECKING:
+    from hadoop_layer.model import HadoopModel
+    from hadoop_layer.tracker import TaskTracker
+
+
+SETUP, SHUFFLE, AFTER_SHUFFLE = 0, 1, 2  # reduce phase indices: setup, shuffle, then the rest (plans.py)
+
+
+class TaskKind(StrEnum):
+    MAP = "m"
+    REDUCE = "r"
+
+
+@dataclass(frozen=True)
+class PhaseMark:
+    """Progress score at the start and at the end of an attempt phase (Hadoop 1.x definitions)."""
+
+    start: float
+    end: float
+
+
+class Task:
+    """A TaskInProgress: one split or one partition, and its attempts."""
+
+    def __init__(
+        self,
+        job: Job,
+        kind: TaskKind,
+        index: int,
+        input_mb: float,
+        cpu_mc: float = 0.0,
+        output_mb: float = 0.0,
+        output_records: float = 0.0,
+        replicas: np.ndarray | None = None,
+    ) -> None:
+        self.job, self.kind, self.index = job, kind, index
+        self.input_mb, self.cpu_mc = input_mb, cpu_mc
+        self.output_mb, self.output_records = output_mb, output_records
+        self.replicas = replicas if replicas is not None else np.zeros(0, dtype=np.int64)
+        self.state = "pending"  # pending | running | done | failed; changed only by Job.set_state
+        self.attempts: list[TaskAttempt] = []
+        self.active: list[TaskAttempt] = []
+        self.nodes_tried: set[int] = set()
+        self.start_s: float | None = None
+        self.end_s: float | None = None
+        self.failures = 0
+        self.kill_count = 0
+        self.successful: TaskAttempt | None = None
+        self.output_mb_final = 0.0  # maps: output of the successful attempt (what reduces fetch)
+
+    @property
+    def task_id(self) -> str:
+        return f"{self.job.job_id}_{self.kind.value}_{self.index:06d}"
+
+    @property
+    def progress(self) -> float:
+        if self.state == "done":
+            return 1.0
+        return max((a.progress_score for a in self.active), default=0.0)
+
+    def __repr__(self) -> str:
+        return f"Task({self.task_id}, {self.state})"
+
+
+class TaskAttempt(WorkItem):
+    """One execution of a task on a TaskTracker's slot."""
+
+    def __init__(
+        self,
+        model: HadoopModel,
+        task: Task,
+        tracker: TaskTracker,
+        locality: Locality | None,
+        speculative: bool,
+        phases: list[Phase],
+        marks: list[PhaseMark],
+        mem_mb: float,
+        spills: int = 0,
+        output_mb: float = 0.0,
+    ) -> None:
+        n = len(task.attempts)
+        super().__init__(
+            model,
+            phases,
+            mem_mb=mem_mb,
+            mem_active_fraction=0.75,
+            name=f"attempt_{task.task_id}_{n}",
+            on_finish=model.jobtracker.attempt_finished,
+        )
+        self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
+        self.marks = marks
+        self.spills, self.output_mb = spills, output_mb
+        self.number = n
+        self.copy_total_mb = 0.0  # reduce: map output made available to this attempt so far
+        self.maps_available = 0
+        self.will_fail = False
+
+    @property
+    def progress_score(self) -> float:
+        """Hadoop 1.x progress: maps = input consumed; reduces = (copy + sort + reduce) / 3 (algorithms.md 2.4).
+
+        As of the last tick: progress only moves in ticks, and the JobTracker's view in Hadoop is itself
+        as old as the last heartbeat. Cached per tick, since policies read it on every heartbeat.
+        """
+        tick = self.model.ticks
+        if self._progress_tick != tick:
+            self._progress, self._progress_tick = self._compute_progress(), tick
+        return self._progress
+
+    _progress_tick = -1
+    _progress = 0.0
+
+    def _compute_progress(self) -> float:
+        if self.state == "done":
+            return 1.0
+        if self.state != "running" or self.phase_index >= len(self.marks):
+            return 0.0
+        if self.task.kind == TaskKind.REDUCE and self.phase_index < AFTER_SHUFFLE:
+            return self._copy_progress() / 3.0
+        mark = self.marks[self.phase_index]
+        return mark.start + (mark.end - mark.start) * self.phase_progress
+
+    def _copy_progress(self) -> float:
+        """Map outputs copied / numMaps, with the copy in flight counted by bytes."""
+        maps = len(self.task.job.maps)
+        if maps == 0 or self.copy_total_mb <= 0:
+            return self.maps_available / maps if maps else 1.0
+        in_flight = self.model.shuffle_remaining(self)
+        return (self.maps_available / maps) * (1.0 - in_flight / self.copy_total_mb)
+
+    @property
+    def runtime_s(self) -> float:
+        end = self.end_s if self.end_s is not None else float(self.model.time)
+        return end - (self.start_s or 0.0)
+
+    def __repr__(self) -> str:
+        return f"TaskAttempt({self.name}, {self.state})"
+
+
+class Job(Agent):
+    """A submitted MapReduce job: its tasks, counters and the locality caches schedulers search."""
+
+    def __init__(
+        self,
+        model: HadoopModel,
+        number: int,
+        name: str,
+        submit_s: float,
+        maps: list[dict],
+        reduces: int,
+        profile,
+        *,
+        priority: str = "NORMAL",
+        pool: str = "default",
+        user: str = "user",
+    ) -> None:
+        super().__init__(model)
+        self.number, self.name, self.submit_s, self.profile = number, name, submit_s, profile
+        self.priority, self.pool, self.user = priority, pool, user
+        self.job_id = f"job_{number:04d}"
+        self.maps = [Task(self, TaskKind.MAP, i, **m) for i, m in enumerate(maps)]
+        self.reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(reduces)]
+        self.state = "waiting"  # waiting (not yet submitted) | running | succeeded | failed
+        self.start_s: float | None = None
+        self.end_s: float | None = None
+        self.map_output_done_mb = 0.0
+        self.reduce_attempts: list[TaskAttempt] = []  # running reduce attempts, fed as maps finish
+        racks = model.node_racks
+        self._node_cache: dict[int, list[Task]] = defaultdict(list)
+        self._rack_cache: dict[int, list[Task]] = defaultdict(list)
+        for task in reversed(self.maps):  # reversed: pop() from the end gives the lowest index first
+            for node in task.replicas:
+                self._node_cache[int(node)].append(task)
+            for rack in {int(racks[n]) for n in task.replicas}:
+                self._rack_cache[rack].append(task)
+        self._any: list[Task] = list(reversed(self.maps))
+        self._retry: list[Task] = []
+        self.running_tasks: dict[TaskKind, dict[Task, None]] = {TaskKind.MAP: {}, TaskKind.REDUCE: {}}  # ordered set
+        self._progress_cache: dict[TaskKind, tuple] = {}
+        self._counts = {
+            TaskKind.MAP: {"pending": len(self.maps), "running": 0, "done": 0, "failed": 0},
+            TaskKind.REDUCE: {"pending": reduces, "running": 0, "done": 0, "failed": 0},
+        }
+
+    # ---- task states: every change goes through here so the counters stay true ------------------
+    def set_state(self, task: Task, state: str) -> None:
+        old = task.state
+        if old == state:
+            return
+        counts = self._counts[task.kind]
+        counts[old] -= 1
+        counts[state] += 1
+        task.state = state
+        running = self.running_tasks[task.kind]
+        if state == "running":
+            running[task] = None
+        else:
+            running.pop(task, None)
+        if state == "pending" and task.kind == TaskKind.MAP:
+            self._retry.append(task)  # failed/killed TIPs are tried first (failedMaps in JobInProgress)
+
+    def count(self, kind: TaskKind, state: str) -> int:
+        return self._counts[kind][state]
+
+    @property
+    def pending_maps(self) -> int:
+        return self._counts[TaskKind.MAP]["pending"]
+
+    @property
+    def pending_reduces(self) -> int:
+        return self._counts[TaskKind.REDUCE]["pending"]
+
+    @property
+    def slowstart_maps(self) -> int:
+        """Slow start: reduces wait for ceil(slowstart x maps) finished maps (JobInProgress, algorithms.md 2.3)."""
+        return int(np.ceil(self.model.hadoop.reduce_slowstart * len(self.maps)))
+
+    def reduces_schedulable(self) -> bool:
+        return self.finished_maps >= self.slowstart_maps
+
+    @property
+    def finished_maps(self) -> int:
+        return self._counts[TaskKind.MAP]["done"]
+
+    @property
+    def finished_reduces(self) -> int:
+        return self._counts[TaskKind.REDUCE]["done"]
+
+    @property
+    def complete(self) -> bool:
+        return self.finished_maps == len(self.maps) and self.finished_reduces == len(self.reduces)
+
+    def find_map(self, node: int, rack: int, max_level: Locality, exclude: set[Task]) -> tuple[Task, Locality] | None:
+        """The first pending map at locality <= max_level: failed first, then node, rack, any (obtainNew*MapTask)."""
+        if self._retry:
+            self._retry = [t for t in self._retry if t.state == "pending"]
+            for task in self._retry:
+                if task not in exclude:
+                    return task, self.model.locality_of(task, node)
+        for level, cache in (
+            (Locality.NODE, self._node_cache.get(node)),
+            (Locality.RACK, self._rack_cache.get(rack)),
+            (Locality.OFF_RACK, self._any),
+        ):
+            if level > max_level:
+                break
+            task = _first_pending(cache, exclude)
+            if task is not None:
+                return task, level if level != Locality.OFF_RACK else self.model.locality_of(task, node)
+        return None
+
+    def find_reduce(self, exclude: set[Task]) -> Task | None:
+        if not self.reduces_schedulable():
+            return None
+        return next((t for t in self.reduces if t.state == "pending" and t not in exclude), None)
+
+    def progress(self, kind: TaskKind) -> float:
+        """Average progress over all tasks of a kind, finished (1) and unstarted (0) included (JobInProgress).
+
+        Cached per tick, like the attempts' progress it sums."""
+        key = (kind, self.model.ticks, self._counts[kind]["done"], len(self.running_tasks[kind]))
+        cached = self._progress_cache.get(kind)
+        if cached is None or cached[0] != key:
+            n = len(self.maps if kind == TaskKind.MAP else self.reduces)
+            value = (
+                1.0 if n == 0 else (self._counts[kind]["done"] + sum(t.progress for t in self.running_tasks[kind])) / n
+            )
+            self._progress_cache[kind] = cached = (key, value)
+        return cached[1]
+
+    def submit_event(self) -> None:
+        self.model.jobtracker.submit(self)
+
+    def __repr__(self) -> str:
+        return f"Job({self.job_id} {self.name}, {self.state})"
+
+
+def _first_pending(cache: list[Task] | None, exclude: set[Task]) -> Task | None:
+    """Pop non-pending tasks off the end of a cache (they never return to it) and return the first pending one."""
+    if not cache:
+        return None
+    while cache and cache[-1].state != "pending":
+        cache.pop()
+    for task in reversed(cache):
+        if task.state == "pending" and task not in exclude:
+            return task
+    return None

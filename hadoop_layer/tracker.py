@@ -1,0 +1,69 @@
+"""TaskTracker: the slots of one slave VM, what runs in them, and its heartbeat clock.
+
+Heartbeats come at offset + k x interval, as in Hadoop. A heartbeat that can launch nothing changes
+nothing, so a tracker only heartbeats while it has a free slot and something could fill it (pending
+tasks, or a possible speculative backup); it is woken when that changes (a submission, an attempt's end,
+a requeued task, reduces passing slow start, a backup becoming possible). The launches are the same as
+with a heartbeat every interval, with far fewer Python calls. Policies whose heartbeats have side
+effects even when nothing is launched (delay scheduling counts skipped heartbeats) keep trackers
+awake through `SpeculationPolicy.may_back_up`-like hooks of their own.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from mesa import Agent
+from mesa.time import Priority
+
+from hadoop_layer.tasks import TaskAttempt, TaskKind
+
+if TYPE_CHECKING:
+    from hadoop_layer.model import HadoopModel
+    from vcloud import VM
+
+
+class TaskTracker(Agent):
+    def __init__(self, model: HadoopModel, vm: VM, node: int, rack: int, interval_s: float, offset_s: float) -> None:
+        super().__init__(model)
+        cfg = model.hadoop
+        self.vm, self.node, self.rack = vm, node, rack
+        self.name = vm.name
+        self.map_slots, self.reduce_slots = cfg.map_slots, cfg.reduce_slots
+        self.heap_mb, self.io_sort_mb = cfg.child_heap_mb, cfg.io_sort_mb
+        self.running: dict[TaskKind, set[TaskAttempt]] = {TaskKind.MAP: set(), TaskKind.REDUCE: set()}
+        self.history: list[TaskAttempt] = []  # finished attempts (done, killed, failed), in end order
+        self.interval_s, self.offset_s = interval_s, offset_s
+        self.heartbeats = 0
+        self._next_heartbeat: float | None = None
+
+    def free(self, kind: TaskKind) -> int:
+        slots = self.map_slots if kind == TaskKind.MAP else self.reduce_slots
+        return max(slots - len(self.running[kind]), 0)
+
+    @property
+    def tasks_done(self) -> int:
+        return sum(1 for a in self.history if a.state == "done")
+
+    # ---- heartbeat clock --------------------------------------------------------------------------
+    def wake(self) -> None:
+        """Make sure a heartbeat is coming (next beat strictly after now)."""
+        if self._next_heartbeat is not None:
+            return
+        now = float(self.model.time)
+        k = math.floor((now - self.offset_s) / self.interval_s) + 1
+        while self.offset_s + k * self.interval_s <= now:  # rounding must not give "now" again
+            k += 1
+        self._next_heartbeat = self.offset_s + k * self.interval_s
+        self.model.schedule_event(self.heartbeat, at=self._next_heartbeat, priority=Priority.DEFAULT)
+
+    def heartbeat(self) -> None:
+        self._next_heartbeat = None
+        self.heartbeats += 1
+        self.model.jobtracker.heartbeat(self)
+        if self.model.jobtracker.wants_heartbeat(self):
+            self.wake()
+
+    def __repr__(self) -> str:
+        return f"TaskTracker({self.name})"

@@ -1,0 +1,109 @@
+"""`flexslot`: one PUMA benchmark on the FlexSlot testbed (FlexSlot sections 2 and 4.1).
+
+8 hosts, 32 VMs of 4 vCPU / 4 GB in a 153.6 GHz / 128 GB pool: JobTracker, NameNode and 30 slaves with
+4 map and 2 reduce slots, 200 MB heaps, io.sort.mb 100, 64 MB blocks; stock Hadoop 1.1 (FIFO and the
+default speculation). `allocator` picks the cluster of section 2:
+- static: "Homo.", every node 4.8 GHz and 4 GB;
+- heterogeneous: "Heter.", nodes that ran stragglers in a homogeneous pilot run (same seed) are scaled
+  up in proportion to those stragglers' CPU time and I/O wait (section 2.2; CPU only, since a VM cannot
+  use memory beyond its configured 4 GB); with `skew_sched=true` the pilot's stragglers may only run on
+  those powerful nodes ("Heter. + Skew-sched");
+- drs: the pool divided by DRS-style demand-based allocation (section 2.3).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from hadoop_layer.model import HadoopModel
+from hadoop_layer.profiles import PUMA, splits
+from hadoop_layer.tasks import TaskKind
+from policies.schedulers.pinned import PinnedFifoScheduler
+from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+
+Benchmark = Literal[
+    "wordcount",
+    "inverted-index",
+    "term-vector",
+    "grep",
+    "tera-sort",
+    "k-means",
+    "histogram-movies",
+    "histogram-ratings",
+]
+
+
+class FlexSlotSettings(HadoopClusterSettings):
+    benchmark: Benchmark = "wordcount"
+    scale: float = Field(1.0, gt=0, le=10, description="fraction of the paper's input (1.0 = 150 GB for wordcount)")
+    skew_sched: bool = Field(False, description="heterogeneous only: pilot stragglers run only on powerful nodes")
+    straggler_quantile: float = Field(0.9, gt=0, lt=1, description="pilot maps slower than this quantile straggle")
+
+
+class FlexSlot(HadoopScenario):
+    name = "flexslot"
+    description = "a PUMA benchmark on the FlexSlot testbed (30 slaves, 4+2 slots) under static, heterogeneous or DRS"
+    Settings = FlexSlotSettings
+
+    def build(self, settings: FlexSlotSettings, seed: int, check: bool = False) -> HadoopModel:
+        s = settings
+        scheduler = None
+        if s.allocator == "heterogeneous" and not s.heterogeneous.cpu_mhz:
+            cpu_mhz, pins = heterogeneous_from_pilot(s, seed)
+            s = s.model_copy(update={"heterogeneous": s.heterogeneous.model_copy(update={"cpu_mhz": cpu_mhz})})
+            if s.skew_sched:
+                scheduler = PinnedFifoScheduler(pins)
+        model = build_cluster(s, seed, check, scheduler)
+        submit_benchmark(model, s)
+        return model
+
+    def summary(self, model: HadoopModel) -> dict[str, Any]:
+        s = model.settings
+        return {
+            "benchmark": s.benchmark,
+            "scale": s.scale,
+            "allocator": s.allocator,
+            "skew_sched": s.skew_sched,
+            **super().summary(model),
+        }
+
+
+def submit_benchmark(model: HadoopModel, s: FlexSlotSettings) -> None:
+    profile = PUMA[s.benchmark]
+    table = splits(profile, s.scale, s.hadoop.block_mb, model.rng)
+    maps = [
+        {"input_mb": float(a), "cpu_mc": float(b), "output_mb": float(c), "output_records": float(d)}
+        for a, b, c, d in zip(table.input_mb, table.cpu_mc, table.output_mb, table.output_records, strict=True)
+    ]
+    reduces = profile.reduces if profile.reduces is not None else int(0.95 * s.slaves * s.hadoop.reduce_slots)
+    model.add_job(s.benchmark, profile, 0.0, maps, reduces)
+
+
+def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float], dict[tuple[int, int], frozenset]]:
+    """FlexSlot 2.2: run "Homo.", find the stragglers, scale up the nodes that ran them (CPU time + I/O wait)."""
+    from scenarios.cli import run_model  # the pilot runs like any other run
+
+    pilot = build_cluster(s.model_copy(update={"allocator": "static"}), seed, check=False)
+    submit_benchmark(pilot, s)
+    run_model(pilot, s.max_duration_s, progress=False)
+    maps = [a for a in pilot.attempts() if a.task.kind == TaskKind.MAP and a.state == "done"]
+    runtimes = np.array([a.runtime_s for a in maps])
+    threshold = np.quantile(runtimes, s.straggler_quantile)
+    mean = runtimes.mean()
+    extra: dict[int, float] = {}
+    pins = {}
+    for a in maps:
+        if a.runtime_s > threshold:
+            extra[a.tracker.node] = extra.get(a.tracker.node, 0.0) + (a.cputime_s + a.iowait_s) / mean
+            pins[(a.task.job.number, a.task.index)] = a.tracker.node
+    powerful = frozenset(extra)
+    weights = []
+    for vm in pilot.vm_agents:
+        tracker = next((t for t in pilot.trackers if t.vm is vm), None)
+        weights.append(1.0 + (extra.get(tracker.node, 0.0) if tracker else 0.0))
+    w = np.array(weights)
+    cpu_pool, _ = pilot.pool_capacity()
+    return list(cpu_pool * w / w.sum()), {key: powerful for key in pins}

@@ -1,0 +1,97 @@
+"""What every Hadoop scenario shares: a virtual cluster on the FlexSlot-sized pool, its policies, its outputs."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import Field
+
+from hadoop_layer.config import HadoopConfig
+from hadoop_layer.model import HadoopModel
+from policies.schedulers import SCHEDULERS
+from policies.slots import SLOT_MANAGERS
+from policies.speculation import SPECULATION
+from scenarios.base import CloudSettings, Scenario
+from scenarios.synthetic_cloud import cloud_summary
+from vcloud import Physics
+
+FLEXSLOT_HADOOP = HadoopConfig(
+    map_slots=4, reduce_slots=2, child_heap_mb=200.0, io_sort_mb=100.0, block_mb=64.0, heartbeat_formula="1.1"
+)
+
+
+class HadoopClusterSettings(CloudSettings):
+    """The FlexSlot testbed (section 4.1) unless changed: 8 hosts, 32 VMs (JobTracker, NameNode, 30 slaves)."""
+
+    hosts: int = Field(8, ge=1)
+    hosts_per_rack: int = Field(4, ge=1)
+    cores_per_host: int = Field(8, ge=1)
+    core_mhz: float = Field(2400.0, gt=0)
+    host_mem_mb: float = Field(65536.0, gt=0)
+    disk_mbps: float = Field(150.0, gt=0, description="host datastore bandwidth (ours: a local SAS disk)")
+    nic_mbps: float = Field(125.0, gt=0, description="1 GbE")
+    slaves: int = Field(30, ge=1)
+    vcpus: int = Field(4, ge=1)
+    vm_mem_mb: float = Field(4096.0, gt=0)
+    daemon_mem_mb: float = Field(640.0, ge=0, description="guest OS + TaskTracker + DataNode resident memory")
+    pool_cpu_mhz: float | None = Field(153600.0, gt=0)
+    pool_mem_mb: float | None = Field(131072.0, gt=0)
+    hadoop: HadoopConfig = Field(default_factory=lambda: FLEXSLOT_HADOOP.model_copy())
+    scheduler: Literal["fifo"] = "fifo"
+    speculation: Literal["none", "hadoop"] = "hadoop"
+    slot_manager: Literal["none"] = "none"
+    max_duration_s: float = Field(48 * 3600.0, gt=0, description="stop here even if jobs are still running")
+
+
+def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=None) -> HadoopModel:
+    """Hosts round-robin: VM k on host k mod hosts, so master VMs sit beside slaves, as in a real pool."""
+    model = HadoopModel(
+        rng=seed,
+        dt=s.dt,
+        physics=Physics(s.swap_touch_rate),
+        trace_interval_s=s.trace_interval_s,
+        check=check,
+        hadoop=s.hadoop,
+        scheduler=scheduler or SCHEDULERS[s.scheduler](),
+        speculation=SPECULATION[s.speculation](),
+        slot_manager=SLOT_MANAGERS[s.slot_manager](),
+    )
+    model.allocator = s.make_allocator(model.rng)
+    model.set_pool(s.pool_cpu_mhz, s.pool_mem_mb)
+    hosts = [
+        model.add_host(
+            f"host{h:02d}",
+            cores=s.cores_per_host,
+            core_mhz=s.core_mhz,
+            mem_mb=s.host_mem_mb,
+            disk_mbps=s.disk_mbps,
+            nic_mbps=s.nic_mbps,
+            rack=h // s.hosts_per_rack,
+        )
+        for h in range(s.hosts)
+    ]
+    names = ["jobtracker", "namenode"] + [f"slave{i:02d}" for i in range(s.slaves)]
+    for k, name in enumerate(names):
+        vm = model.add_vm(name, hosts[k % s.hosts], vcpus=s.vcpus, mem_mb=s.vm_mem_mb, os_mem_mb=s.daemon_mem_mb)
+        if name.startswith("slave"):
+            model.add_slave(vm)
+    model.settings = s
+    return model
+
+
+class HadoopScenario(Scenario):
+    """A scenario whose model is a `HadoopModel`: runs until its jobs end; writes tasks and jobs tables."""
+
+    def horizon_s(self, model: HadoopModel) -> float:
+        return model.settings.max_duration_s
+
+    def summary(self, model: HadoopModel) -> dict[str, Any]:
+        if model.check:
+            model.check_hadoop_end()
+        cloud = cloud_summary(model)
+        cloud.pop("items_done", None), cloud.pop("mean_item_s", None)
+        return {**model.hadoop_summary(), "cloud": cloud}
+
+    def frames(self, model: HadoopModel) -> dict[str, pd.DataFrame]:
+        return {"vm_trace": model.vm_trace(), "tasks": model.tasks_frame(), "jobs": model.jobs_frame()}
