@@ -1,7 +1,9 @@
 """Named scenarios: one line each."""
 
 from scenarios.base import Scenario
+from scenarios.flexslot import FlexSlot
 from scenarios.synthetic_cloud import SyntheticCloud
+from scenarios.trace_replay import TraceReplay
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (SyntheticCloud(),)}
-DEFAULT_SCENARIO = "synthetic-cloud"
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FlexSlot(), SyntheticCloud(), TraceReplay())}
+DEFAULT_SCENARIO = "flexslot"

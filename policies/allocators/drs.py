@@ -13,11 +13,17 @@ the idle memory tax is 75 % (1.4). "Demand is calculated based on the amount of 
 currently consuming" (1.3, and FlexSlot section 2.3), so ready time does not count by default: that
 is the semantic gap the FlexSlot paper is about. Fast/slow EWMA weights of the memory estimate are not
 published ([RECALL] in 1.4); 0.5 and 0.1 are our choice.
+
+`enforce`: a pool carved out of a larger cloud (FlexSlot's 153.6 GHz pool) is held to its limit by
+handing each VM its entitlement as a cap ("limit", the default): what a VM did not get, it cannot use,
+and since demand is measured from consumption, DRS never sees it. With "shares", entitlements only
+weight the hosts' sharing and idle cycles flow to busy neighbours.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,6 +44,9 @@ class DrsSettings(BaseModel):
     idle_tax: float = Field(0.75, ge=0, lt=1)
     mem_fast_alpha: float = Field(0.5, gt=0, le=1)
     mem_slow_alpha: float = Field(0.1, gt=0, le=1)
+    enforce: Literal["limit", "shares"] = Field(
+        "limit", description="entitlement as each VM's CPU cap (a divvied pool limit) or only as its host share"
+    )
 
 
 class DrsAllocator(CloudAllocator):
@@ -116,7 +125,10 @@ class DrsAllocator(CloudAllocator):
             view.pool_mem_mb, mem_demand, view.vm("mem_reservation_mb")[pool],
             np.minimum(view.vm("mem_limit_cfg_mb")[pool], view.vm("mem_mb")[pool]), view.vm("mem_shares")[pool],
         )  # fmt: skip
-        return Entitlements(cpu, view.vm("cpu_limit_cfg_mhz")[pool].copy(), mem)
+        limit = view.vm("cpu_limit_cfg_mhz")[pool]
+        if self.settings.enforce == "limit":
+            limit = np.minimum(limit, cpu)
+        return Entitlements(cpu, limit.copy(), mem)
 
 
 def divide_pool(
