@@ -45,13 +45,25 @@ def _pair(settings: DrsSettings):
 
 
 def test_drs_gives_the_idle_vm_less_cpu():
-    model, hungry, reader = _pair(DrsSettings(period_s=60, sample_s=10, window_s=60))
+    model, hungry, reader = _pair(DrsSettings(period_s=60, sample_s=10, window_s=60, enforce="shares"))
     model.run_for(30.0)
     assert hungry.cpu_entitlement_mhz == pytest.approx(reader.cpu_entitlement_mhz)  # no history: by shares
     model.run_for(60.0)
     # hungry used all 4 cores (8000 MHz), reader nothing: the whole pool follows the demand
     assert hungry.cpu_entitlement_mhz == pytest.approx(8000.0, rel=1e-6)
     assert reader.cpu_entitlement_mhz == pytest.approx(0.0, abs=1e-6)
+
+
+def test_entitlements_as_caps_let_demand_grow_only_through_the_spare():
+    # enforce=limit: each VM is capped at its entitlement. Period 1: no history, 4000/4000. Hungry uses its 4000,
+    # reader nothing: first pass 4000/0, spare 4000 split by shares -> 6000/2000. Period 2: 6000/0 + 1000 each.
+    model, hungry, reader = _pair(DrsSettings(period_s=60, sample_s=10, window_s=60, enforce="limit"))
+    model.run_for(30.0)
+    assert hungry.cpu_limit_mhz == reader.cpu_limit_mhz == pytest.approx(4000.0)
+    model.run_for(60.0)
+    assert (hungry.cpu_limit_mhz, reader.cpu_limit_mhz) == (pytest.approx(6000.0), pytest.approx(2000.0))
+    model.run_for(60.0)
+    assert (hungry.cpu_limit_mhz, reader.cpu_limit_mhz) == (pytest.approx(7000.0), pytest.approx(1000.0))
 
 
 def test_demand_from_consumption_misses_a_starved_vm_unless_ready_time_counts():

@@ -269,6 +269,8 @@ class CloudModel(Model):
         if self.allocator is None:
             return
         rows = self.pool_rows
+        if self.allocator.sample_s and self._started and self.ticks:
+            self._observe()  # a sample due at the same instant must count, whatever the events' order
         ent: Entitlements = self.allocator.entitlements(self.view(), float(self.time))
         ent.validate(len(rows))
         self.vms.cpu_entitlement_mhz[rows] = ent.cpu_entitlement_mhz

@@ -62,6 +62,7 @@ class DrsAllocator(CloudAllocator):
         self._mem_slow: np.ndarray | None = None
         self._mem_current: np.ndarray | None = None
         self._next_mem_sample = s.mem_sample_period_s
+        self._last_mem_sample = -1.0
         self.last_cpu_demand: np.ndarray | None = None
         self.last_mem_demand: np.ndarray | None = None
 
@@ -71,11 +72,14 @@ class DrsAllocator(CloudAllocator):
         consumed = view.vm("cpu_used_mhz_s")[pool].copy()
         if self.settings.count_ready:
             consumed += view.vm("cpu_ready_mhz_s")[pool]
+        if self._history and self._history[-1][0] == now:
+            self._history.pop()  # the same instant sampled twice (sample and period coincide)
         self._history.append((now, consumed))
         while len(self._history) > 1 and self._history[1][0] <= now - self.settings.window_s:
             self._history.popleft()
-        if now >= self._next_mem_sample:
+        if now >= self._next_mem_sample and now > self._last_mem_sample:
             self._sample_memory(view, pool)
+            self._last_mem_sample = now
             self._next_mem_sample += self.settings.mem_sample_period_s
 
     def _sample_memory(self, view: CloudView, pool: np.ndarray) -> None:
