@@ -17,14 +17,20 @@ class Locality(IntEnum):
     OFF_RACK = 2
 
 
-def place_blocks(n_blocks: int, racks: np.ndarray, replication: int, rng: np.random.Generator) -> np.ndarray:
-    """Replica node indices, shape (n_blocks, min(replication, nodes)); `racks[i]` is node i's rack."""
+def place_blocks(
+    n_blocks: int, racks: np.ndarray, replication: int, rng: np.random.Generator, writers: np.ndarray | None = None
+) -> np.ndarray:
+    """Replica node indices, shape (n_blocks, min(replication, nodes)); `racks[i]` is node i's rack.
+
+    `writers[b]`: the node that wrote block b, which holds its first replica (HDFS writes the first replica
+    on the writer's DataNode); None: the writer is outside the cluster, the first replica goes anywhere.
+    """
     nodes = len(racks)
     copies = min(replication, nodes)
     out = np.empty((n_blocks, copies), dtype=np.int64)
     by_rack = {r: np.flatnonzero(racks == r) for r in np.unique(racks)}
     for b in range(n_blocks):
-        first = int(rng.integers(nodes))
+        first = int(rng.integers(nodes)) if writers is None else int(writers[b])
         chosen = [first]
         if copies >= 2:
             others = [n for r, ns in by_rack.items() if r != racks[first] for n in ns]

@@ -58,6 +58,7 @@ class SplitSkew:
     record_cost_sigma: float = 0.0
     file_median_mb: float = 256.0
     file_sigma: float = 1.0
+    heavy_per_file: bool = False  # heavy records cluster in files (all splits of a file share its heaviness)
 
     def __post_init__(self) -> None:
         if self.size not in ("uniform", "files"):
@@ -114,6 +115,7 @@ class SplitTable:
     output_mb: np.ndarray  # map output before the combiner
     output_records: np.ndarray
     heavy: np.ndarray  # bool: the split holds large/expensive records
+    file: np.ndarray  # index of the input file the split belongs to (HDFS writes a file from one node)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -133,10 +135,13 @@ def splits(profile: JobProfile, scale: float, block_mb: float, rng: np.random.Ge
     if skew.size == "uniform":
         sizes = np.full(max(1, math.ceil(total / block_mb - 1e-9)), block_mb)  # no split for a rounding tail
         sizes[-1] = total - block_mb * (len(sizes) - 1)
+        file = np.zeros(len(sizes), dtype=np.int64)
     else:
-        sizes = _file_splits(_file_sizes(total, skew, rng), block_mb)
+        sizes, file = _file_splits(_file_sizes(total, skew, rng), block_mb)
     n = len(sizes)
     heavy = rng.random(n) < skew.heavy_fraction
+    if skew.heavy_per_file:
+        heavy = (rng.random(int(file[-1]) + 1) < skew.heavy_fraction)[file]
     w = np.where(heavy, _lognormal_mean1(skew.heavy_sigma, rng.standard_normal(n)), 0.0)
     cost = _lognormal_mean1(skew.record_cost_sigma, rng.standard_normal(n))
     cpu_mult = (1.0 + (skew.heavy_cpu - 1.0) * w) * cost
@@ -148,6 +153,7 @@ def splits(profile: JobProfile, scale: float, block_mb: float, rng: np.random.Ge
         output_mb=output_mb,
         output_records=np.rint(output_mb * (MB / profile.map_record_bytes)).astype(np.int64),
         heavy=heavy,
+        file=file,
     )
 
 
@@ -169,12 +175,14 @@ def _file_sizes(total: float, skew: SplitSkew, rng: np.random.Generator) -> np.n
     return sizes
 
 
-def _file_splits(files: np.ndarray, block_mb: float) -> np.ndarray:
-    """FileInputFormat.getSplits per file: full blocks while more than SPLIT_SLOP blocks remain, then the rest."""
+def _file_splits(files: np.ndarray, block_mb: float) -> tuple[np.ndarray, np.ndarray]:
+    """FileInputFormat.getSplits per file: full blocks while more than SPLIT_SLOP blocks remain, then the rest.
+
+    Returns the split sizes and each split's file index."""
     full = np.maximum(0, np.ceil(files / block_mb - SPLIT_SLOP)).astype(np.int64)
     sizes = np.full(int(full.sum()) + len(files), block_mb)
     sizes[np.cumsum(full + 1) - 1] = files - full * block_mb
-    return sizes
+    return sizes, np.repeat(np.arange(len(files)), full + 1)
 
 
 # --- Skews -----------------------------------------------------------------------------------------------------

@@ -7,12 +7,13 @@ default speculation). `allocator` picks the cluster of section 2:
 - heterogeneous: "Heter.", nodes that ran stragglers in a homogeneous pilot run (same seed) are scaled
   up in proportion to those stragglers' CPU time and I/O wait (section 2.2; CPU only, since a VM cannot
   use memory beyond its configured 4 GB); with `skew_sched=true` the pilot's stragglers may only run on
-  those powerful nodes ("Heter. + Skew-sched");
+  the nodes that got more than an equal share ("Heter. + Skew-sched");
 - drs: the pool divided by DRS-style demand-based allocation (section 2.3).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -40,7 +41,11 @@ class FlexSlotSettings(HadoopClusterSettings):
     benchmark: Benchmark = "wordcount"
     scale: float = Field(1.0, gt=0, le=10, description="fraction of the paper's input (1.0 = 150 GB for wordcount)")
     skew_sched: bool = Field(False, description="heterogeneous only: pilot stragglers run only on powerful nodes")
-    straggler_quantile: float = Field(0.9, gt=0, lt=1, description="pilot maps slower than this quantile straggle")
+    straggler_quantile: float = Field(0.95, gt=0, lt=1, description="pilot maps slower than this quantile straggle")
+    input_placement: Literal["random", "writer"] = Field(
+        "writer", description="first replicas: anywhere, or on the node that wrote the file (a copy job)"
+    )
+    heavy_per_file: bool = Field(True, description="large records cluster in files (Wikipedia-like profiles)")
 
 
 class FlexSlot(HadoopScenario):
@@ -73,13 +78,16 @@ class FlexSlot(HadoopScenario):
 
 def submit_benchmark(model: HadoopModel, s: FlexSlotSettings) -> None:
     profile = PUMA[s.benchmark]
+    if profile.skew.size == "files":
+        profile = replace(profile, skew=replace(profile.skew, heavy_per_file=s.heavy_per_file))
     table = splits(profile, s.scale, s.hadoop.block_mb, model.rng)
     maps = [
         {"input_mb": float(a), "cpu_mc": float(b), "output_mb": float(c), "output_records": float(d)}
         for a, b, c, d in zip(table.input_mb, table.cpu_mc, table.output_mb, table.output_records, strict=True)
     ]
     reduces = profile.reduces if profile.reduces is not None else int(0.95 * s.slaves * s.hadoop.reduce_slots)
-    model.add_job(s.benchmark, profile, 0.0, maps, reduces)
+    files = table.file if s.input_placement == "writer" else None
+    model.add_job(s.benchmark, profile, 0.0, maps, reduces, files=files)
 
 
 def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float], dict[tuple[int, int], frozenset]]:
@@ -99,11 +107,12 @@ def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float
         if a.runtime_s > threshold:
             extra[a.tracker.node] = extra.get(a.tracker.node, 0.0) + (a.cputime_s + a.iowait_s) / mean
             pins[(a.task.job.number, a.task.index)] = a.tracker.node
-    powerful = frozenset(extra)
-    weights = []
-    for vm in pilot.vm_agents:
-        tracker = next((t for t in pilot.trackers if t.vm is vm), None)
-        weights.append(1.0 + (extra.get(tracker.node, 0.0) if tracker else 0.0))
-    w = np.array(weights)
+    node_of_vm = {t.vm: t.node for t in pilot.trackers}
+    w = np.array([1.0 + extra.get(node_of_vm[vm], 0.0) if vm in node_of_vm else 1.0 for vm in pilot.vm_agents])
     cpu_pool, _ = pilot.pool_capacity()
-    return list(cpu_pool * w / w.sum()), {key: powerful for key in pins}
+    cpu = cpu_pool * w / w.sum()
+    equal = cpu_pool / len(w)
+    powerful = frozenset(
+        node_of_vm[vm] for vm, c in zip(pilot.vm_agents, cpu, strict=True) if vm in node_of_vm and c > equal
+    )
+    return list(cpu), {key: powerful for key in pins}

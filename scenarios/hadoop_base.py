@@ -29,7 +29,9 @@ class HadoopClusterSettings(CloudSettings):
     cores_per_host: int = Field(8, ge=1)
     core_mhz: float = Field(2400.0, gt=0)
     host_mem_mb: float = Field(65536.0, gt=0)
-    disk_mbps: float = Field(150.0, gt=0, description="host datastore bandwidth (ours: a local SAS disk)")
+    disk_mbps: float = Field(
+        60.0, gt=0, description="host datastore throughput under ~16 concurrent mixed streams (ours; see docs/model.md)"
+    )
     nic_mbps: float = Field(125.0, gt=0, description="1 GbE")
     slaves: int = Field(30, ge=1)
     vcpus: int = Field(4, ge=1)

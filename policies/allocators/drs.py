@@ -14,10 +14,11 @@ currently consuming" (1.3, and FlexSlot section 2.3), so ready time does not cou
 is the semantic gap the FlexSlot paper is about. Fast/slow EWMA weights of the memory estimate are not
 published ([RECALL] in 1.4); 0.5 and 0.1 are our choice.
 
-`enforce`: a pool carved out of a larger cloud (FlexSlot's 153.6 GHz pool) is held to its limit by
-handing each VM its entitlement as a cap ("limit", the default): what a VM did not get, it cannot use,
-and since demand is measured from consumption, DRS never sees it. With "shares", entitlements only
-weight the hosts' sharing and idle cycles flow to busy neighbours.
+`enforce`: with "shares" (the default, as ESX's local scheduler does) entitlements weight the hosts'
+sharing and idle cycles flow to busy neighbours, so a VM can show more demand than it was entitled to.
+With "limit" each VM's entitlement is also its cap (a pool limit divided among its VMs): what a VM did
+not get it cannot use, and since demand is measured from consumption, DRS never sees it; the spare,
+handed out by shares, then pulls entitlements back together.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ class DrsSettings(BaseModel):
     idle_tax: float = Field(0.75, ge=0, lt=1)
     mem_fast_alpha: float = Field(0.5, gt=0, le=1)
     mem_slow_alpha: float = Field(0.1, gt=0, le=1)
-    enforce: Literal["limit", "shares"] = Field(
-        "limit", description="entitlement as each VM's CPU cap (a divvied pool limit) or only as its host share"
+    enforce: Literal["shares", "limit"] = Field(
+        "shares", description="entitlement only as the VM's host share, or also as its CPU cap (a divvied pool limit)"
     )
 
 
