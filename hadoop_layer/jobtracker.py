@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from hadoop_layer.interfaces import (
     ClusterView,
     Kill,
@@ -115,12 +117,13 @@ class JobTracker:
             available = job.map_output_done_mb / len(job.reduces)
             phases, marks = reduce_start_plan(available, cfg, core)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
-            attempt.copy_total_mb, attempt.maps_available = available, job.finished_maps
+            attempt.maps_available = job.finished_maps
+            attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
             job.reduce_attempts.append(attempt)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
             attempt.will_fail = True
             cut = int(model.rng.integers(1, len(attempt.phases) + 1))
-            attempt.phases, attempt.marks = attempt.phases[:cut], attempt.marks[:cut]
+            attempt.phases, attempt.progress_marks = attempt.phases[:cut], attempt.progress_marks[:cut]
         task.attempts.append(attempt)
         task.active.append(attempt)
         task.nodes_tried.add(tracker.node)
@@ -196,15 +199,22 @@ class JobTracker:
             return
         share = map_output_mb / len(job.reduces)
         last = job.finished_maps == len(job.maps)
-        for attempt in list(job.reduce_attempts):
-            attempt.copy_total_mb += share
+        copied = job.finished_maps / len(job.maps) / 3.0  # the copy third of a reduce's progress
+        shuffling = []
+        for attempt in job.reduce_attempts:
             attempt.maps_available += 1
             if attempt.phase_index == SETUP:
                 shuffle = attempt.phases[SHUFFLE]
                 attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share)
+                attempt.progress_marks[SHUFFLE] = (0.0, copied)
             else:
-                self.model.add_work(attempt, share)
-            if last:
+                shuffling.append(attempt.row)
+        if shuffling:
+            rows = np.array(shuffling)
+            self.model.add_work_rows(rows, share)
+            self.model.items.progress_hi[rows] = copied
+        if last:
+            for attempt in list(job.reduce_attempts):
                 self._finish_shuffle(attempt)
 
     def _finish_shuffle(self, attempt: TaskAttempt) -> None:
@@ -216,7 +226,7 @@ class JobTracker:
         )
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
-        attempt.marks = attempt.marks[:AFTER_SHUFFLE] + marks
+        attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
         if attempt.phase_index == SETUP:
             attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
         else:

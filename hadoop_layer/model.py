@@ -16,7 +16,7 @@ from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
-from hadoop_layer.tasks import SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
 from vcloud.model import InvariantError
@@ -98,20 +98,6 @@ class HadoopModel(CloudModel):
     # ---- what the layer's parts ask of the model -----------------------------------------------------
     def locality_of(self, task: Task, node: int) -> Locality:
         return locality(task.replicas, node, self.node_racks)
-
-    def shuffle_remaining(self, attempt: TaskAttempt) -> float:
-        """MB of the available map output this reduce attempt has not fetched yet."""
-        phase = attempt.phase
-        if phase is None or attempt.row is None:
-            return 0.0
-        if attempt.phase_index == SHUFFLE:
-            return float(self.items.remaining[attempt.row])
-        if attempt.phase_index == SETUP:
-            return attempt.copy_total_mb
-        return 0.0
-
-    def reload_phase(self, attempt: TaskAttempt) -> None:
-        self._load_phase(attempt)
 
     # ---- results ----------------------------------------------------------------------------------
     def attempts(self) -> list[TaskAttempt]:

@@ -15,13 +15,14 @@ from __future__ import annotations
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.spill import map_spill, reduce_merge
-from hadoop_layer.tasks import PhaseMark, Task
+from hadoop_layer.tasks import Task
 from vcloud.work import Phase
 
+Mark = tuple[float, float]  # progress score at a phase's start and end (WorkItem.progress_marks)
 MAX_CHUNKS = 1  # each chunk adds phase boundaries, and each boundary costs up to one tick
 
 
-def _keep(phases: list[Phase], marks: list[PhaseMark]) -> tuple[list[Phase], list[PhaseMark]]:
+def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mark]]:
     """Drop empty phases: each would cost a tick for nothing."""
     kept = [(p, m) for p, m in zip(phases, marks, strict=True) if p.amount > 0]
     return [p for p, _ in kept], [m for _, m in kept]
@@ -30,7 +31,7 @@ def _keep(phases: list[Phase], marks: list[PhaseMark]) -> tuple[list[Phase], lis
 def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfig, core_mhz: float, reduces: int):
     """Phases, progress marks, spill count and final output MB of a map attempt."""
     phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz)]
-    marks = [PhaseMark(0.0, 0.0)]
+    marks = [(0.0, 0.0)]
     read = Phase.read if locality == Locality.NODE else Phase.net
     if reduces == 0:
         chunks, spills, out_mb = 1, 0, task.output_mb
@@ -40,7 +41,7 @@ def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfi
             Phase.write("hdfs-write", out_mb),
             Phase.net("hdfs-replicate", out_mb * (cfg.replication - 1)),
         ]
-        marks += [PhaseMark(0.0, 0.5), PhaseMark(0.5, 1.0), PhaseMark(1.0, 1.0), PhaseMark(1.0, 1.0)]
+        marks += [(0.0, 0.5), (0.5, 1.0), (1.0, 1.0), (1.0, 1.0)]
         return (*_keep(phases, marks), spills, out_mb)
     plan = map_spill(
         task.output_mb,
@@ -59,21 +60,21 @@ def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfi
             Phase.cpu("map", task.cpu_mc / chunks),
             Phase.write("spill", plan.spill_write_mb / chunks),
         ]
-        marks += [PhaseMark(lo, mid), PhaseMark(mid, hi), PhaseMark(hi, hi)]
+        marks += [(lo, mid), (mid, hi), (hi, hi)]
     if plan.spills > 1:
         phases += [
             Phase.read("merge-read", plan.merge_read_mb),
             Phase.cpu("merge", plan.merge_read_mb * cfg.merge_cpu_mc_per_mb),
             Phase.write("merge-write", plan.merge_write_mb),
         ]
-        marks += [PhaseMark(1.0, 1.0)] * 3
+        marks += [(1.0, 1.0)] * 3
     return (*_keep(phases, marks), plan.spills, plan.output_mb)
 
 
 def reduce_start_plan(available_mb: float, cfg: HadoopConfig, core_mhz: float):
     """The first phases of a reduce attempt: JVM start and the shuffle of what is available so far."""
     phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz), Phase.net("shuffle", available_mb, open=True)]
-    marks = [PhaseMark(0.0, 0.0)] * len(phases)
+    marks = [(0.0, 0.0)] * len(phases)
     return phases, marks
 
 
@@ -100,12 +101,12 @@ def reduce_finish_plan(segments_mb: list[float], task: Task, heap_mb: float, cfg
         Phase.net("hdfs-replicate", out_mb * (cfg.replication - 1)),
     ]
     marks = [
-        PhaseMark(third, 0.5),
-        PhaseMark(0.5, 2 * third - 0.05),
-        PhaseMark(2 * third - 0.05, 2 * third),
-        PhaseMark(2 * third, 1.0),
-        PhaseMark(1.0, 1.0),
-        PhaseMark(1.0, 1.0),
+        (third, 0.5),
+        (0.5, 2 * third - 0.05),
+        (2 * third - 0.05, 2 * third),
+        (2 * third, 1.0),
+        (1.0, 1.0),
+        (1.0, 1.0),
     ]
     phases, marks = _keep(phases, marks)
     return phases, marks, input_mb, out_mb

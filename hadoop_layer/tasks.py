@@ -9,7 +9,6 @@ and its state. A `Job` owns its tasks and the locality caches the schedulers sea
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -31,14 +30,6 @@ SETUP, SHUFFLE, AFTER_SHUFFLE = 0, 1, 2  # reduce phase indices: setup, shuffle,
 class TaskKind(StrEnum):
     MAP = "m"
     REDUCE = "r"
-
-
-@dataclass(frozen=True)
-class PhaseMark:
-    """Progress score at the start and at the end of an attempt phase (Hadoop 1.x definitions)."""
-
-    start: float
-    end: float
 
 
 class Task:
@@ -78,7 +69,10 @@ class Task:
     def progress(self) -> float:
         if self.state == "done":
             return 1.0
-        return max((a.progress_score for a in self.active), default=0.0)
+        active = self.active
+        if len(active) == 1:
+            return active[0].progress_score
+        return max((a.progress_score for a in active), default=0.0)
 
     def __repr__(self) -> str:
         return f"Task({self.task_id}, {self.state})"
@@ -95,7 +89,7 @@ class TaskAttempt(WorkItem):
         locality: Locality | None,
         speculative: bool,
         phases: list[Phase],
-        marks: list[PhaseMark],
+        marks: list[tuple[float, float]],
         mem_mb: float,
         spills: int = 0,
         output_mb: float = 0.0,
@@ -104,51 +98,24 @@ class TaskAttempt(WorkItem):
         super().__init__(
             model,
             phases,
+            progress_marks=marks,
             mem_mb=mem_mb,
             mem_active_fraction=0.75,
             name=f"attempt_{task.task_id}_{n}",
             on_finish=model.jobtracker.attempt_finished,
         )
         self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
-        self.marks = marks
         self.spills, self.output_mb = spills, output_mb
         self.number = n
-        self.copy_total_mb = 0.0  # reduce: map output made available to this attempt so far
-        self.maps_available = 0
+        self.maps_available = 0  # reduces: map outputs made available to this attempt so far
         self.will_fail = False
 
     @property
     def progress_score(self) -> float:
-        """Hadoop 1.x progress: maps = input consumed; reduces = (copy + sort + reduce) / 3 (algorithms.md 2.4).
-
-        As of the last tick: progress only moves in ticks, and the JobTracker's view in Hadoop is itself
-        as old as the last heartbeat. Cached per tick, since policies read it on every heartbeat.
-        """
-        tick = self.model.ticks
-        if self._progress_tick != tick:
-            self._progress, self._progress_tick = self._compute_progress(), tick
-        return self._progress
-
-    _progress_tick = -1
-    _progress = 0.0
-
-    def _compute_progress(self) -> float:
-        if self.state == "done":
-            return 1.0
-        if self.state != "running" or self.phase_index >= len(self.marks):
-            return 0.0
-        if self.task.kind == TaskKind.REDUCE and self.phase_index < AFTER_SHUFFLE:
-            return self._copy_progress() / 3.0
-        mark = self.marks[self.phase_index]
-        return mark.start + (mark.end - mark.start) * self.phase_progress
-
-    def _copy_progress(self) -> float:
-        """Map outputs copied / numMaps, with the copy in flight counted by bytes."""
-        maps = len(self.task.job.maps)
-        if maps == 0 or self.copy_total_mb <= 0:
-            return self.maps_available / maps if maps else 1.0
-        in_flight = self.model.shuffle_remaining(self)
-        return (self.maps_available / maps) * (1.0 - in_flight / self.copy_total_mb)
+        """Hadoop 1.x progress (algorithms.md 2.4): maps = input consumed; reduces = (copy + sort + reduce) / 3,
+        copy = map outputs fetched / maps. Carried by the phases' progress marks (plans.py); the shuffle's marks
+        move as map outputs arrive (JobTracker._feed_reduces)."""
+        return self.progress
 
     @property
     def runtime_s(self) -> float:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from mesa import Agent
 
 from vcloud.tables import HostTable, VMTable
-from vcloud.work import Kind, Phase
+from vcloud.work import Phase
 
 if TYPE_CHECKING:
     from vcloud.model import CloudModel
@@ -70,6 +70,7 @@ class WorkItem(Agent):
         io_mbps_max: float = math.inf,
         name: str = "",
         on_finish: Callable[[WorkItem], None] | None = None,
+        progress_marks: Sequence[tuple[float, float]] | None = None,
     ) -> None:
         super().__init__(model)
         if threads <= 0:
@@ -83,6 +84,7 @@ class WorkItem(Agent):
         self.threads, self.mem_mb, self.mem_active_fraction = threads, mem_mb, mem_active_fraction
         self.io_mbps_max = io_mbps_max
         self.on_finish = on_finish
+        self.progress_marks = list(progress_marks) if progress_marks is not None else None
         self.vm: VM | None = None
         self.row: int | None = None
         self.phase_index = 0
@@ -115,14 +117,18 @@ class WorkItem(Agent):
         return self.charged("iowait_s")
 
     @property
-    def phase_progress(self) -> float:
-        """Fraction of the current phase done (1.0 once finished)."""
-        phase = self.phase
-        if phase is None or self.row is None:
+    def progress(self) -> float:
+        """Progress score in [0, 1]: `progress_marks[i]` = (score at the start, at the end) of phase i, moved
+        through linearly with the phase's work (default: equal steps per phase). As of the last tick."""
+        if self.row is None:
             return 1.0 if self.state == "done" else 0.0
-        if phase.amount <= 0 or phase.kind == Kind.LOAD:
-            return 0.0
-        return 1.0 - float(self.model.items.remaining[self.row]) / phase.amount
+        return float(self.model.item_progress()[self.row])
+
+    def phase_marks(self, index: int) -> tuple[float, float]:
+        if self.progress_marks is not None:
+            return self.progress_marks[index]
+        n = len(self.phases)
+        return index / n, (index + 1) / n
 
     def kill(self) -> None:
         """Stop now; the work done is lost (the charges stay on record)."""

@@ -61,6 +61,7 @@ class CloudModel(Model):
         self.ticks = 0
         self._started = False
         self._periodic: list[_Periodic] = []
+        self._progress_tick, self._progress = -1, np.zeros(0)
         self.pool_cpu_mhz: float | None = None  # None: the capacity of the hosts that carry pool VMs
         self.pool_mem_mb: float | None = None
 
@@ -173,12 +174,45 @@ class CloudModel(Model):
         self.items.remaining[item.row] = math.inf if phase.kind == Kind.LOAD else phase.amount
         self.items.sys_fraction[item.row] = phase.sys_fraction
         self.items.open[item.row] = phase.open
+        self._progress_tick = -1
+        self.items.phase_amount[item.row] = phase.amount
+        self.items.progress_lo[item.row], self.items.progress_hi[item.row] = item.phase_marks(item.phase_index)
+
+    def set_progress(self, item: WorkItem, lo: float, hi: float, amount: float | None = None) -> None:
+        """Re-mark the current phase of a running item (an open phase whose share of the whole changes)."""
+        self.items.progress_lo[item.row], self.items.progress_hi[item.row] = lo, hi
+        self._progress_tick = -1
+        if amount is not None:
+            self.items.phase_amount[item.row] = amount
+
+    def item_progress(self) -> np.ndarray:
+        """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
+        if self._progress_tick != self.ticks:
+            it = self.items
+            n = it.n
+            amount = it.phase_amount[:n]
+            done = np.divide(it.remaining[:n], amount, out=np.zeros(n), where=amount > 0)
+            np.clip(1.0 - done, 0.0, 1.0, out=done)
+            lo = it.progress_lo[:n]
+            self._progress = lo + (it.progress_hi[:n] - lo) * done
+            self._progress_tick = self.ticks
+        return self._progress
 
     def add_work(self, item: WorkItem, amount: float) -> None:
         """Give the current (open) phase of a running item more work."""
         if amount < 0:
             raise ValueError(f"add_work: amount must be >= 0, got {amount}")
         self.items.remaining[item.row] += amount
+        self.items.phase_amount[item.row] += amount
+        self._progress_tick = -1
+
+    def add_work_rows(self, rows: np.ndarray, amount: float) -> None:
+        """`add_work` for many running items at once (their rows)."""
+        if amount < 0:
+            raise ValueError(f"add_work: amount must be >= 0, got {amount}")
+        self.items.remaining[rows] += amount
+        self.items.phase_amount[rows] += amount
+        self._progress_tick = -1
 
     def close_phase(self, item: WorkItem) -> None:
         """No more work will be added to the current open phase: it ends once its work is done."""
@@ -189,6 +223,7 @@ class CloudModel(Model):
         for column in item._charged:
             item._charged[column] = float(self.items.view(column)[item.row])
         moved = self.items.remove(item.row)
+        self._progress_tick = -1
         if moved is not None:
             moved.row = item.row
         item.row, item.state = None, state

@@ -121,6 +121,9 @@ class ItemTable(Columns):
         "kind": np.int8,
         "remaining": np.float64,  # of the current phase, in the phase's unit
         "open": np.bool_,  # the phase may still grow (Phase.open): it does not end when remaining hits 0
+        "phase_amount": np.float64,  # the current phase's amount (grows with an open phase)
+        "progress_lo": np.float64,  # the item's progress score when the current phase started ...
+        "progress_hi": np.float64,  # ... and when it ends (WorkItem.progress_marks)
         "threads": np.float64,
         "io_mbps_max": np.float64,  # per-stream ceiling (inf = only the device limits it)
         "load_cpu_mhz": np.float64,  # LOAD items: current background demand

@@ -39,18 +39,25 @@ class HadoopSpeculation(SpeculationPolicy):
         self._may: tuple[float, bool] = (-1.0, True)
 
     def may_back_up(self, cluster: ClusterView) -> bool:
-        """Some running task meets every condition but the node one (cached per instant)."""
+        """Some running task of a kind with a free slot somewhere meets every condition but the node one."""
         now = cluster.now
         if self._may[0] != now:
-            found = any(
-                speculatable(t, job.progress(kind), now, -1)
-                for job in cluster.jobs
-                for kind in (TaskKind.MAP, TaskKind.REDUCE)
-                if job.running_tasks[kind] and job.progress(kind) >= SPECULATIVE_GAP
-                for t in job.running_tasks[kind]
-            )
-            self._may = (now, found)
+            self._may = (now, any(self._any_candidate(cluster, kind, now) for kind in TaskKind))
         return self._may[1]
+
+    @staticmethod
+    def _any_candidate(cluster: ClusterView, kind: TaskKind, now: float) -> bool:
+        capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
+        if cluster.running(kind) >= capacity:
+            return False  # no free slot of this kind anywhere
+        for job in cluster.jobs:
+            running = job.running_tasks[kind]
+            if not running:
+                continue
+            average = job.progress(kind)
+            if average >= SPECULATIVE_GAP and any(speculatable(t, average, now, -1) for t in running):
+                return True
+        return False
 
     def backups(self, tracker: TaskTracker, cluster: ClusterView, free_maps: int, free_reduces: int) -> list[Launch]:
         launches = []
