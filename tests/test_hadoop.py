@@ -1,0 +1,159 @@
+"""Hadoop MRv1 on the cloud: heartbeats, FIFO's choices, the default speculation rule, invariants."""
+
+import numpy as np
+import pytest
+
+from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
+from hadoop_layer.hdfs import Locality, place_blocks
+from hadoop_layer.model import HadoopModel
+from hadoop_layer.profiles import PUMA
+from hadoop_layer.tasks import TaskKind
+from policies.schedulers.fifo import FifoScheduler
+from policies.speculation.hadoop import HadoopSpeculation, speculatable
+
+
+@pytest.mark.parametrize(
+    ("formula", "trackers", "seconds"),
+    [
+        ("0.20", 30, 3.0),  # max(1000 * (30 // 100 + 1), 3000) ms
+        ("0.20", 500, 6.0),  # 1000 * (5 + 1)
+        ("1.0", 30, 3.0),  # max(1000 * ceil(30 / 100), 3000)
+        ("1.0", 500, 5.0),  # 1000 * ceil(500 / 100)
+        ("1.1", 30, 0.3),  # max(1000 * 30 / 100, 300) ms
+        ("1.1", 20, 0.3),  # 200 ms is below the 300 ms floor
+        ("1.1", 500, 5.0),
+    ],
+)
+def test_heartbeat_interval_follows_the_hadoop_version(formula, trackers, seconds):
+    assert heartbeat_interval_s(trackers, HadoopConfig(heartbeat_formula=formula)) == pytest.approx(seconds)
+
+
+def test_hdfs_puts_the_second_replica_off_rack_and_the_third_beside_it():
+    racks = np.array([0, 0, 0, 1, 1, 1])
+    replicas = place_blocks(200, racks, 3, np.random.default_rng(1), writers=np.full(200, 4))
+    assert np.all(replicas[:, 0] == 4)  # the writer holds the first replica
+    assert np.all(racks[replicas[:, 1]] == 0)  # another rack
+    assert np.all(racks[replicas[:, 2]] == racks[replicas[:, 1]])
+    assert np.all(replicas[:, 2] != replicas[:, 1])
+
+
+def small_cluster(slaves=3, racks=1, speculation=None, **hadoop) -> HadoopModel:
+    """`slaves` slave VMs of 2 vCPUs, one per host; hosts spread over `racks` racks."""
+    cfg = HadoopConfig(map_slots=2, reduce_slots=1, heartbeat_formula="1.0", **hadoop)
+    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=FifoScheduler(), speculation=speculation)
+    for i in range(slaves):
+        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=i % racks)
+        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
+    return model
+
+
+def uniform_maps(n: int, mb: float = 64.0, core_s: float = 10.0) -> list[dict]:
+    return [{"input_mb": mb, "cpu_mc": core_s * 2000.0, "output_mb": 1.0, "output_records": 1e4} for _ in range(n)]
+
+
+def test_fifo_serves_the_higher_priority_job_first_then_the_earlier_one():
+    model = small_cluster()
+    model.add_job("early", PUMA["grep"], 0.0, uniform_maps(6), 0)
+    model.add_job("urgent", PUMA["grep"], 0.5, uniform_maps(6), 0, priority="HIGH")
+    model.add_job("late", PUMA["grep"], 0.5, uniform_maps(6), 0)
+    model.start()
+    model.jobtracker.wake_idle = lambda: None  # no heartbeat before we look
+    for t in model.trackers:
+        t.wake = lambda: None
+    model.run_until(1.0)
+    launches = model.jobtracker.scheduler.assign(model.trackers[0], model.jobtracker.view)
+    assert [launch.task.job.name for launch in launches] == ["urgent", "urgent"]
+
+
+def test_fifo_gives_at_most_one_off_rack_map_per_heartbeat():
+    model = small_cluster(slaves=4, racks=2)
+    job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(4), 0)
+    for task in job.maps:  # every block lives on rack 1 (nodes 1 and 3): node 0 is off-rack for all
+        task.replicas = np.array([1, 3])
+    job._node_cache.clear()
+    job._rack_cache.clear()
+    model.start()
+    for t in model.trackers:
+        t.wake = lambda: None
+    model.run_until(0.5)
+    launches = model.jobtracker.scheduler.assign(model.trackers[0], model.jobtracker.view)
+    assert len(launches) == 1 and launches[0].locality == Locality.OFF_RACK
+
+
+def test_fifo_gives_at_most_one_reduce_per_heartbeat():
+    model = small_cluster(reduce_slowstart=0.0)
+    model.trackers[0].reduce_slots = 3
+    model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(2), 4)
+    model.start()
+    for t in model.trackers:
+        t.wake = lambda: None
+    model.run_until(0.5)
+    model.jobtracker.count_slots()
+    launches = model.jobtracker.scheduler.assign(model.trackers[0], model.jobtracker.view)
+    assert sum(launch.task.kind == TaskKind.REDUCE for launch in launches) == 1
+
+
+class _Task:
+    def __init__(self, progress, start_s, active=1, nodes=()):
+        self.state, self.progress, self.start_s = "running", progress, start_s
+        self.active, self.nodes_tried = [object()] * active, set(nodes)
+
+
+@pytest.mark.parametrize(
+    ("task", "expected"),
+    [
+        (_Task(0.45, 0.0), True),  # 0.70 - 0.45 = 0.25 >= 0.2, ran 61 s
+        (_Task(0.45, 2.0), False),  # only 59 s
+        (_Task(0.55, 0.0), False),  # gap 0.15
+        (_Task(0.45, 0.0, active=2), False),  # already backed up
+        (_Task(0.45, 0.0, nodes={7}), False),  # never on a node that ran it
+    ],
+)
+def test_default_speculation_rule(task, expected):
+    assert speculatable(task, job_progress=0.70, now=61.0, node=7) is expected
+
+
+def test_a_straggler_on_a_starved_node_gets_a_backup_that_wins():
+    model = small_cluster(slaves=3, speculation=HadoopSpeculation())
+    slow = model.trackers[0]
+    model.vms.cpu_limit_mhz[slow.vm.row] = 200.0  # a node the hypervisor starves (10% of a core)
+    job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(6, core_s=30.0), 0)
+    model.run_until(600.0)
+    assert job.state == "succeeded"
+    backed_up = [t for t in job.maps if len(t.attempts) == 2]
+    assert backed_up, "the task on the starved node was not backed up"
+    for task in backed_up:
+        first, backup = task.attempts
+        assert first.tracker is slow and first.state == "killed"
+        assert backup.speculative and backup.state == "done" and backup.tracker is not slow
+        assert backup.start_s - first.start_s >= 60.0
+    model.check_hadoop_end()
+
+
+def test_failed_and_killed_attempts_lose_their_work_and_every_task_succeeds_once():
+    model = small_cluster(slaves=3, speculation=HadoopSpeculation(), task_failure_probability=0.2, max_attempts=8)
+    jobs = [model.add_job(f"j{k}", PUMA["wordcount"], 10.0 * k, uniform_maps(8), 2) for k in range(2)]
+    model.run_until(3000.0)
+    assert all(j.state == "succeeded" for j in jobs)
+    attempts = model.attempts()
+    assert any(a.state == "failed" for a in attempts)
+    model.check_hadoop_end()  # one success per task; the splits' input processed once
+    frame = model.tasks_frame()
+    done = frame[frame.state == "done"]
+    assert done.groupby("task").size().eq(1).all()
+    assert done[done.kind == "m"].input_mb.sum() == pytest.approx(2 * 8 * 64.0)
+    assert (frame[frame.state != "done"].processed_mb <= frame[frame.state != "done"].input_mb + 1e-9).all()
+
+
+def test_a_bigger_sort_buffer_spills_less_and_waits_less_for_disk():
+    def run(io_sort_mb):
+        model = small_cluster(slaves=2, io_sort_mb=io_sort_mb, child_heap_mb=400)
+        maps = [{"input_mb": 64.0, "cpu_mc": 20000.0, "output_mb": 150.0, "output_records": 1.5e5} for _ in range(4)]
+        model.add_job("j", PUMA["tera-sort"], 0.0, maps, 1)
+        model.run_until(2000.0)
+        frame = model.tasks_frame()
+        return frame[frame.kind == "m"]
+
+    small, large = run(100), run(300)
+    assert (small.spills == 2).all() and (large.spills == 1).all()  # 150 MB vs 76 MB and 228 MB spill limits
+    assert large.iowait_s.sum() < small.iowait_s.sum()
