@@ -7,7 +7,7 @@ default speculation). `allocator` picks the cluster of section 2:
 - heterogeneous: "Heter.", nodes that ran stragglers in a homogeneous pilot run (same seed) are scaled
   up in proportion to those stragglers' CPU time and I/O wait (section 2.2; CPU only, since a VM cannot
   use memory beyond its configured 4 GB); with `skew_sched=true` the pilot's stragglers may only run on
-  the nodes that got more than an equal share ("Heter. + Skew-sched");
+  those powerful nodes ("Heter. + Skew-sched");
 - drs: the pool divided by DRS-style demand-based allocation (section 2.3).
 """
 
@@ -41,7 +41,7 @@ class FlexSlotSettings(HadoopClusterSettings):
     benchmark: Benchmark = "wordcount"
     scale: float = Field(1.0, gt=0, le=10, description="fraction of the paper's input (1.0 = 150 GB for wordcount)")
     skew_sched: bool = Field(False, description="heterogeneous only: pilot stragglers run only on powerful nodes")
-    straggler_quantile: float = Field(0.95, gt=0, lt=1, description="pilot maps slower than this quantile straggle")
+    straggler_sigma: float = Field(2.0, gt=0, description="pilot maps slower than mean + this many sigmas straggle")
     input_placement: Literal["random", "writer"] = Field(
         "writer", description="first replicas: anywhere, or on the node that wrote the file (a copy job)"
     )
@@ -91,7 +91,13 @@ def submit_benchmark(model: HadoopModel, s: FlexSlotSettings) -> None:
 
 
 def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float], dict[tuple[int, int], frozenset]]:
-    """FlexSlot 2.2: run "Homo.", find the stragglers, scale up the nodes that ran them (CPU time + I/O wait)."""
+    """FlexSlot 2.2: run "Homo.", find the stragglers, scale up the nodes that ran them, keep the pool's size.
+
+    A straggler is a map slower than mean + `straggler_sigma` standard deviations. Its node's CPU is scaled by
+    the straggler's CPU time + I/O wait over an average map's ("proportionally based on their CPU time and I/O
+    wait time in the last run"); the largest factor counts when a node ran several. Then all nodes are scaled
+    together so the pool keeps its 153.6 GHz. Returns per-VM CPU (pool order) and the stragglers' pins.
+    """
     from scenarios.cli import run_model  # the pilot runs like any other run
 
     pilot = build_cluster(s.model_copy(update={"allocator": "static"}), seed, check=False)
@@ -99,20 +105,16 @@ def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float
     run_model(pilot, s.max_duration_s, progress=False)
     maps = [a for a in pilot.attempts() if a.task.kind == TaskKind.MAP and a.state == "done"]
     runtimes = np.array([a.runtime_s for a in maps])
-    threshold = np.quantile(runtimes, s.straggler_quantile)
-    mean = runtimes.mean()
-    extra: dict[int, float] = {}
-    pins = {}
-    for a in maps:
+    threshold = runtimes.mean() + s.straggler_sigma * runtimes.std()
+    demand = np.array([a.cputime_s + a.iowait_s for a in maps])
+    factor: dict[int, float] = {}
+    stragglers = []
+    for a, need in zip(maps, demand, strict=True):
         if a.runtime_s > threshold:
-            extra[a.tracker.node] = extra.get(a.tracker.node, 0.0) + (a.cputime_s + a.iowait_s) / mean
-            pins[(a.task.job.number, a.task.index)] = a.tracker.node
+            factor[a.tracker.node] = max(factor.get(a.tracker.node, 1.0), need / demand.mean())
+            stragglers.append((a.task.job.number, a.task.index))
     node_of_vm = {t.vm: t.node for t in pilot.trackers}
-    w = np.array([1.0 + extra.get(node_of_vm[vm], 0.0) if vm in node_of_vm else 1.0 for vm in pilot.vm_agents])
+    w = np.array([factor.get(node_of_vm[vm], 1.0) if vm in node_of_vm else 1.0 for vm in pilot.vm_agents])
     cpu_pool, _ = pilot.pool_capacity()
-    cpu = cpu_pool * w / w.sum()
-    equal = cpu_pool / len(w)
-    powerful = frozenset(
-        node_of_vm[vm] for vm, c in zip(pilot.vm_agents, cpu, strict=True) if vm in node_of_vm and c > equal
-    )
-    return list(cpu), {key: powerful for key in pins}
+    powerful = frozenset(factor)
+    return list(cpu_pool * w / w.sum()), {key: powerful for key in stragglers}

@@ -78,3 +78,32 @@ def test_same_seed_same_trace_in_separate_processes():
     assert first == second
     assert int(first.split()[1]) == (32 + 8) * 30  # 32 pool VMs and 8 tenants, every 10 s for 300 s
     assert trace_digest(12, 1) != first  # the seed matters: the check above could fail
+
+
+def test_flexslot_run_writes_tasks_and_jobs_tables(tmp_path):
+    out = tmp_path / "fs"
+    assert main(["run", "flexslot", "--set", "scale=0.02", "--out", str(out), "--quiet", "--check"]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["config.json", "jobs.parquet", "summary.json", "tasks.parquet", "vm_trace.parquet"]
+    tasks = pd.read_parquet(out / "tasks.parquet")
+    issue_columns = ["job", "task", "attempt", "kind", "vm", "host", "locality", "start_s", "end_s", "state",
+                     "input_mb", "output_mb", "spills", "cputime_s", "steal_s", "iowait_s", "kill_count"]  # fmt: skip
+    assert set(issue_columns) <= set(tasks.columns)
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert list(jobs.columns[:7]) == ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces"]
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("makespan_s", "job_completion_s", "map_runtime_skewness", "maps_per_node", "locality"):
+        assert key in summary
+    assert (tasks.state == "done").groupby(tasks.task).sum().eq(1).all()
+
+
+def test_trace_replay_runs_a_swim_trace_and_refuses_a_bad_one(tmp_path, capsys):
+    out = tmp_path / "swim"
+    assert main(["run", "trace-replay", "--set", "max_jobs=5", "--out", str(out), "--quiet"]) == 0
+    assert len(pd.read_parquet(out / "jobs.parquet")) == 5
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("job0\t0\t0\t100\t0\t0\njob1\t5\t5\tlots\t0\t0\n")
+    assert main(["run", "trace-replay", "--set", f"trace={bad}", "--out", str(tmp_path / "x"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bad.tsv line 2" in err and "map_input_bytes" in err and "\n" not in err
+    assert not (tmp_path / "x").exists()
