@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA, splits
@@ -46,6 +46,12 @@ class FlexSlotSettings(HadoopClusterSettings):
         "writer", description="first replicas: anywhere, or on the node that wrote the file (a copy job)"
     )
     heavy_per_file: bool = Field(True, description="large records cluster in files (Wikipedia-like profiles)")
+
+    @model_validator(mode="after")
+    def _skew_sched_needs_heterogeneous(self) -> FlexSlotSettings:
+        if self.skew_sched and self.allocator != "heterogeneous":
+            raise ValueError(f"skew_sched=true needs allocator=heterogeneous, not {self.allocator}")
+        return self
 
 
 class FlexSlot(HadoopScenario):

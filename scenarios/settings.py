@@ -72,4 +72,7 @@ def validate[S: BaseModel](model: type[S], flat: dict[str, Any], base: dict[str,
         value = flat.get(key, err.get("input"))
         if err["type"] == "extra_forbidden":
             raise SettingsError(f"unknown setting {key}={value!r}") from None
-        raise SettingsError(f"setting {key}={value!r}: {err['msg']}") from None
+        message = err["msg"].removeprefix("Value error, ")
+        if not key:  # a rule over several settings
+            raise SettingsError(f"settings: {message}") from None
+        raise SettingsError(f"setting {key}={value!r}: {message}") from None

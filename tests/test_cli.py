@@ -43,6 +43,11 @@ def test_run_writes_summary_trace_and_a_config_that_reruns_it(tmp_path):
         (["run", "--set", "allocator=magic"], "allocator='magic'"),
         (["run", "--set", "hosts=0"], "hosts=0"),
         (["run", "--set", "noequals"], "'noequals'"),
+        (["run", "flexslot", "--set", "skew_sched=true"], "skew_sched=true needs allocator=heterogeneous"),
+        (["run", "flexslot", "--set", "scale=-1"], "scale=-1"),
+        (["run", "flexslot", "--set", "benchmark=pagerank"], "benchmark='pagerank'"),
+        (["run", "flexslot", "--set", "hadoop.io_sort_mbb=5"], "unknown setting hadoop.io_sort_mbb=5"),
+        (["run", "trace-replay", "--set", "trace=/no/such.tsv"], "trace='/no/such.tsv': no such file"),
         (["run", "--set", "allocator=heterogeneous", "heterogeneous.cpu_mhz=[1,2]"], "heterogeneous.cpu_mhz"),
     ],
 )
