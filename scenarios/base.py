@@ -32,6 +32,24 @@ class CloudSettings(BaseModel):
         return ALLOCATORS[self.allocator](getattr(self, self.allocator), rng)
 
 
+class TestbedSettings(CloudSettings):
+    """The FlexSlot testbed's pool (section 4.1): 8 hosts of 2x4 cores at 2.4 GHz with 64 GB, VMs of 4 vCPUs and
+    4 GB, a 153.6 GHz / 128 GB pool. Disk and network are ours (docs/model.md): 60 MB/s per host datastore under
+    many concurrent streams, 1 GbE NICs; hosts in racks of `hosts_per_rack`."""
+
+    hosts: int = Field(8, ge=1)
+    hosts_per_rack: int = Field(4, ge=1)
+    cores_per_host: int = Field(8, ge=1)
+    core_mhz: float = Field(2400.0, gt=0)
+    host_mem_mb: float = Field(65536.0, gt=0)
+    disk_mbps: float = Field(60.0, gt=0, description="host datastore throughput under ~16 concurrent streams")
+    nic_mbps: float = Field(125.0, gt=0, description="1 GbE")
+    vcpus: int = Field(4, ge=1)
+    vm_mem_mb: float = Field(4096.0, gt=0)
+    pool_cpu_mhz: float | None = Field(153600.0, gt=0)
+    pool_mem_mb: float | None = Field(131072.0, gt=0)
+
+
 class Scenario(ABC):
     name: str
     description: str

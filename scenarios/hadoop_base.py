@@ -12,7 +12,7 @@ from hadoop_layer.model import HadoopModel
 from policies.schedulers import SCHEDULERS
 from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
-from scenarios.base import CloudSettings, Scenario
+from scenarios.base import Scenario, TestbedSettings
 from scenarios.synthetic_cloud import cloud_summary
 from vcloud import Physics
 
@@ -21,24 +21,11 @@ FLEXSLOT_HADOOP = HadoopConfig(
 )
 
 
-class HadoopClusterSettings(CloudSettings):
+class HadoopClusterSettings(TestbedSettings):
     """The FlexSlot testbed (section 4.1) unless changed: 8 hosts, 32 VMs (JobTracker, NameNode, 30 slaves)."""
 
-    hosts: int = Field(8, ge=1)
-    hosts_per_rack: int = Field(4, ge=1)
-    cores_per_host: int = Field(8, ge=1)
-    core_mhz: float = Field(2400.0, gt=0)
-    host_mem_mb: float = Field(65536.0, gt=0)
-    disk_mbps: float = Field(
-        60.0, gt=0, description="host datastore throughput under ~16 concurrent mixed streams (ours; see docs/model.md)"
-    )
-    nic_mbps: float = Field(125.0, gt=0, description="1 GbE")
     slaves: int = Field(30, ge=1)
-    vcpus: int = Field(4, ge=1)
-    vm_mem_mb: float = Field(4096.0, gt=0)
     daemon_mem_mb: float = Field(640.0, ge=0, description="guest OS + TaskTracker + DataNode resident memory")
-    pool_cpu_mhz: float | None = Field(153600.0, gt=0)
-    pool_mem_mb: float | None = Field(131072.0, gt=0)
     hadoop: HadoopConfig = Field(default_factory=lambda: FLEXSLOT_HADOOP.model_copy())
     scheduler: Literal["fifo"] = "fifo"
     speculation: Literal["none", "hadoop"] = "hadoop"

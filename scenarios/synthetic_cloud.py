@@ -5,8 +5,7 @@ The testbed of FlexSlot section 4.1: 8 hosts of 2x4 cores at 2.4 GHz (64 GB each
 (round robin over `mix`): when an item ends, the next one starts, so the load is steady and the
 allocators' differences show in the traces. Optional background tenants share the hosts.
 
-Disk 150 MB/s per host datastore and 1 GbE (125 MB/s) NICs are our choice: a local SAS datastore and
-the gigabit network of a 2013 university cloud; the paper does not give them.
+Disk and network speeds are our choice (`TestbedSettings`); the paper does not give them.
 """
 
 from __future__ import annotations
@@ -16,25 +15,15 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from scenarios.base import CloudSettings, Scenario
+from scenarios.base import Scenario, TestbedSettings
 from vcloud import VM, CloudModel, ConstantLoad, PeriodicLoad, Phase, Physics, RandomLoad, WorkItem
 
 WorkKind = Literal["cpu", "io", "phased"]
 
 
-class SyntheticCloudSettings(CloudSettings):
+class SyntheticCloudSettings(TestbedSettings):
     duration_s: float = Field(1800.0, gt=0)
-    hosts: int = Field(8, ge=1)
-    cores_per_host: int = Field(8, ge=1)
-    core_mhz: float = Field(2400.0, gt=0)
-    host_mem_mb: float = Field(65536.0, gt=0)
-    disk_mbps: float = Field(150.0, gt=0)
-    nic_mbps: float = Field(125.0, gt=0)
     vms_per_host: int = Field(4, ge=1)
-    vcpus: int = Field(4, ge=1)
-    vm_mem_mb: float = Field(4096.0, gt=0)
-    pool_cpu_mhz: float | None = Field(153600.0, gt=0)
-    pool_mem_mb: float | None = Field(131072.0, gt=0)
     items_per_vm: int = Field(4, ge=0)
     mix: list[WorkKind] = Field(default_factory=lambda: ["cpu", "io", "phased"], min_length=1)
     item_cpu_s: float = Field(60.0, gt=0, description="core-seconds of a CPU-bound item")
@@ -60,7 +49,7 @@ class SyntheticCloud(Scenario):
         k = 0
         for h in range(s.hosts):
             host = model.add_host(f"host{h:02d}", cores=s.cores_per_host, core_mhz=s.core_mhz, mem_mb=s.host_mem_mb,
-                                  disk_mbps=s.disk_mbps, nic_mbps=s.nic_mbps, rack=h // 4)  # fmt: skip
+                                  disk_mbps=s.disk_mbps, nic_mbps=s.nic_mbps, rack=h // s.hosts_per_rack)  # fmt: skip
             for _ in range(s.vms_per_host):
                 vm = model.add_vm(f"vm{k:03d}", host, vcpus=s.vcpus, mem_mb=s.vm_mem_mb)
                 vm.work_kind = s.mix[k % len(s.mix)]
