@@ -23,11 +23,13 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Launch:
-    """Start an attempt of `task` on the heartbeating tracker."""
+    """Start an attempt of `task` on the heartbeating tracker (in a slot of the tracker's size unless given)."""
 
     task: Task
     locality: Locality | None = None
     speculative: bool = False
+    heap_mb: float | None = None
+    io_sort_mb: float | None = None
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,16 @@ class Kill:
     attempt: TaskAttempt
 
 
-SlotAction = SetSlots | SetSlotMemory | Kill
+@dataclass(frozen=True)
+class Restart:
+    """Kill `attempt` and launch its task again at once in the freed slot, resized (FlexSlot Algorithm 1)."""
+
+    attempt: TaskAttempt
+    heap_mb: float
+    io_sort_mb: float
+
+
+SlotAction = SetSlots | SetSlotMemory | Kill | Restart
 
 
 class ClusterView:

@@ -16,6 +16,7 @@ from hadoop_layer.interfaces import (
     ClusterView,
     Kill,
     Launch,
+    Restart,
     SetSlotMemory,
     SetSlots,
     SlotAction,
@@ -106,10 +107,14 @@ class JobTracker:
         if launch.speculative != (task.state == "running") or task.state not in ("pending", "running"):
             raise RuntimeError(f"cannot launch {task} in state {task.state} (speculative={launch.speculative})")
         cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
-        mem = tracker.heap_mb + cfg.jvm_overhead_mb
+        heap = launch.heap_mb if launch.heap_mb is not None else tracker.heap_mb
+        io_sort = launch.io_sort_mb if launch.io_sort_mb is not None else tracker.io_sort_mb
+        if not 0 < io_sort < heap:
+            raise ValueError(f"slot memory: need 0 < io_sort_mb < heap_mb, got {io_sort} / {heap}")
+        mem = heap + cfg.jvm_overhead_mb
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
-            phases, marks, spills, out_mb = map_plan(task, locality, tracker.io_sort_mb, cfg, core, len(job.reduces))
+            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces))
             attempt = TaskAttempt(
                 model, task, tracker, locality, launch.speculative, phases, marks, mem, spills, out_mb
             )
@@ -124,6 +129,7 @@ class JobTracker:
             attempt.will_fail = True
             cut = int(model.rng.integers(1, len(attempt.phases) + 1))
             attempt.phases, attempt.progress_marks = attempt.phases[:cut], attempt.progress_marks[:cut]
+        attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
         task.attempts.append(attempt)
         task.active.append(attempt)
         task.nodes_tried.add(tracker.node)
@@ -142,6 +148,10 @@ class JobTracker:
         """Called by the cloud when an attempt's last phase ends."""
         task, job = attempt.task, attempt.task.job
         self._release(attempt)
+        if task.state == "done":  # another attempt of the task finished earlier in the same tick: this one lost
+            attempt.state = "killed"
+            task.kill_count += 1
+            return
         if attempt.will_fail:
             attempt.state = "failed"
             task.failures += 1
@@ -221,9 +231,7 @@ class JobTracker:
         """All map outputs are known: close the shuffle and plan the merges, the reduce and the output."""
         job = attempt.task.job
         segments = [t.output_mb_final / len(job.reduces) for t in job.maps]
-        phases, marks, input_mb, out_mb = reduce_finish_plan(
-            segments, attempt.task, attempt.tracker.heap_mb, self.model.hadoop
-        )
+        phases, marks, input_mb, out_mb = reduce_finish_plan(segments, attempt.task, attempt.heap_mb, self.model.hadoop)
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
@@ -242,6 +250,15 @@ class JobTracker:
     def apply(self, action: SlotAction) -> None:
         if isinstance(action, Kill):
             self.kill(action.attempt)
+        elif isinstance(action, Restart):
+            attempt = action.attempt
+            if attempt.state != "running":
+                return
+            task, tracker = attempt.task, attempt.tracker
+            self.kill(attempt)
+            if task.state == "pending" and tracker.free(task.kind) > 0:
+                locality = self.model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
+                self.launch(tracker, Launch(task, locality, False, action.heap_mb, action.io_sort_mb))
         elif isinstance(action, SetSlots):
             t = action.tracker
             if action.map_slots is not None:

@@ -6,11 +6,13 @@ merge (read spills, merge-sort CPU, write the final output). Map-only jobs write
 instead (local replica + pipeline to the other replicas over the network).
 Reduce (2.3): JVM start, shuffle (network; an open phase fed as maps finish), then the on-disk
 merges, the final merge read, the reduce function, and the replicated output write.
-Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed; a reduce's is
-(copy + sort + reduce) / 3.
+Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed (spread over read, map and
+spill writes, which in Hadoop overlap); a reduce's is (copy + sort + reduce) / 3.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
@@ -52,15 +54,20 @@ def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfi
         sort_factor=cfg.io_sort_factor,
         combine_ratio=task.job.profile.combine_ratio,
     )
+    # Spills happen while the input is consumed (collection blocks on a full buffer), so the input consumed
+    # (Hadoop's map progress) moves through the read, the map and the spill writes, in proportion to their MB:
+    # a map that spills much progresses slowly, as a real one does.
     chunks = max(1, min(plan.spills, MAX_CHUNKS))
+    weights = np.array([task.input_mb, task.input_mb, plan.spill_write_mb]) / chunks
+    steps = np.cumsum(np.tile(weights, chunks)) / max(weights.sum() * chunks, 1e-12)
+    edges = np.concatenate([[0.0], steps])
     for k in range(chunks):
-        lo, mid, hi = k / chunks, (k + 0.5) / chunks, (k + 1) / chunks
         phases += [
             read("read", task.input_mb / chunks),
             Phase.cpu("map", task.cpu_mc / chunks),
             Phase.write("spill", plan.spill_write_mb / chunks),
         ]
-        marks += [(lo, mid), (mid, hi), (hi, hi)]
+        marks += [(float(edges[3 * k + i]), float(edges[3 * k + i + 1])) for i in range(3)]
     if plan.spills > 1:
         phases += [
             Phase.read("merge-read", plan.merge_read_mb),

@@ -109,6 +109,7 @@ class TaskAttempt(WorkItem):
         self.number = n
         self.maps_available = 0  # reduces: map outputs made available to this attempt so far
         self.will_fail = False
+        self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
 
     @property
     def progress_score(self) -> float:

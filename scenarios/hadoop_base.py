@@ -10,7 +10,7 @@ from pydantic import Field
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from policies.schedulers import SCHEDULERS
-from policies.slots import SLOT_MANAGERS
+from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings
 from policies.speculation import SPECULATION
 from scenarios.base import Scenario, TestbedSettings
 from scenarios.synthetic_cloud import cloud_summary
@@ -29,7 +29,8 @@ class HadoopClusterSettings(TestbedSettings):
     hadoop: HadoopConfig = Field(default_factory=lambda: FLEXSLOT_HADOOP.model_copy())
     scheduler: Literal["fifo"] = "fifo"
     speculation: Literal["none", "hadoop"] = "hadoop"
-    slot_manager: Literal["none"] = "none"
+    slot_manager: Literal["none", "flexslot", "flexslot-unlimited"] = "none"
+    flexslot_policy: FlexSlotPolicySettings = Field(default_factory=FlexSlotPolicySettings)
     max_duration_s: float = Field(48 * 3600.0, gt=0, description="stop here even if jobs are still running")
 
 
@@ -44,7 +45,7 @@ def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=No
         hadoop=s.hadoop,
         scheduler=scheduler or SCHEDULERS[s.scheduler](),
         speculation=SPECULATION[s.speculation](),
-        slot_manager=SLOT_MANAGERS[s.slot_manager](),
+        slot_manager=SLOT_MANAGERS[s.slot_manager](s),
     )
     model.allocator = s.make_allocator(model.rng)
     model.set_pool(s.pool_cpu_mhz, s.pool_mem_mb)

@@ -1,7 +1,8 @@
 """FlexSlot section 2's effects, emerging from the model (stock Hadoop: FIFO + default speculation, wordcount).
 
 The directions are asserted here; the sizes next to the paper's are in the closing note of the issue and in
-docs/model.md. Full scale (2,568 maps), one seed: about 10 s for the six runs.
+docs/model.md. Full scale (2,568 maps). Static against DRS over three seeds (the skewness effect is small
+against the seed-to-seed spread, so it is compared on the mean); Table 1 on one seed. About 20 s.
 """
 
 import numpy as np
@@ -14,8 +15,11 @@ from scenarios.settings import validate
 SCENARIO = FlexSlot()
 
 
-def run(**settings):
-    model = SCENARIO.build(validate(SCENARIO.Settings, settings), seed=1)
+SEEDS = (1, 2, 3)
+
+
+def run(seed=1, **settings):
+    model = SCENARIO.build(validate(SCENARIO.Settings, settings), seed=seed)
     run_model(model, SCENARIO.horizon_s(model), progress=False)
     model.check_hadoop_end()
     return model
@@ -23,12 +27,17 @@ def run(**settings):
 
 @pytest.fixture(scope="module")
 def runs():
-    return {
-        "homo": run(allocator="static"),
-        "drs": run(allocator="drs"),
-        "heter": run(allocator="heterogeneous"),
-        "heter+sched": run(allocator="heterogeneous", skew_sched=True),
-    }
+    out = {}
+    for seed in SEEDS:
+        out[("homo", seed)] = run(seed, allocator="static")
+        out[("drs", seed)] = run(seed, allocator="drs")
+        out[("heter", seed)] = run(seed, allocator="heterogeneous")
+        out[("heter+sched", seed)] = run(seed, allocator="heterogeneous", skew_sched=True)
+    return out
+
+
+def mean_over_seeds(runs, name, figure) -> float:
+    return float(np.mean([figure(runs[(name, seed)]) for seed in SEEDS]))
 
 
 def straggler_steal_ratio(model) -> float:
@@ -42,32 +51,37 @@ def straggler_steal_ratio(model) -> float:
 
 
 def test_static_homogeneous_pool_spreads_tasks_nearly_evenly(runs):
-    summary = runs["homo"].hadoop_summary()
-    assert summary["maps_per_node_max_over_min"] < 1.4
+    for seed in SEEDS:
+        assert runs[("homo", seed)].hadoop_summary()["maps_per_node_max_over_min"] < 1.4
 
 
 def test_demand_based_pool_makes_hot_spot_nodes(runs):
-    homo, drs = runs["homo"].hadoop_summary(), runs["drs"].hadoop_summary()
-    assert drs["maps_per_node_max_over_min"] > homo["maps_per_node_max_over_min"] + 0.1
+    for seed in SEEDS:
+        homo, drs = runs[("homo", seed)].hadoop_summary(), runs[("drs", seed)].hadoop_summary()
+        assert drs["maps_per_node_max_over_min"] > homo["maps_per_node_max_over_min"] + 0.1
+
+
+def skewness(model) -> float:
+    return model.hadoop_summary()["map_runtime_skewness"]
 
 
 def test_demand_based_pool_skews_map_runtimes_more(runs):
-    homo, drs = runs["homo"].hadoop_summary(), runs["drs"].hadoop_summary()
-    assert drs["map_runtime_skewness"] > homo["map_runtime_skewness"]
+    assert mean_over_seeds(runs, "drs", skewness) > mean_over_seeds(runs, "homo", skewness)
 
 
 def test_demand_based_pool_starves_the_stragglers_of_cpu(runs):
     # under DRS the slowest maps are stolen from more than the average map; on the static pool, about equally
-    assert straggler_steal_ratio(runs["drs"]) > straggler_steal_ratio(runs["homo"]) + 0.1
-    vm_trace = runs["drs"].vm_trace()
+    for seed in SEEDS:
+        assert straggler_steal_ratio(runs[("drs", seed)]) > straggler_steal_ratio(runs[("homo", seed)]) + 0.1
+    vm_trace = runs[("drs", 1)].vm_trace()
     slaves = vm_trace[vm_trace.vm.str.startswith("slave")]
     entitlement = slaves.groupby("vm", observed=True).cpu_entitlement_mhz.mean()
     assert entitlement.max() / entitlement.min() > 1.1  # the pool is no longer divided evenly
 
 
 def test_heterogeneous_nodes_for_stragglers_lower_the_skew(runs):
-    # FlexSlot Table 1: Homo. 2.65 > Heter. 2.25 > Heter. + Skew-sched 0.31
-    skew = {name: runs[name].hadoop_summary()["map_runtime_skewness"] for name in ("homo", "heter", "heter+sched")}
-    assert skew["homo"] > skew["heter"] >= skew["heter+sched"] - 1e-9
-    allocation = runs["heter"].vms.view("cpu_entitlement_mhz")
+    # FlexSlot Table 1: Homo. 2.65 > Heter. 2.25 > Heter. + Skew-sched 0.31 (here: a much smaller effect)
+    homo, heter, pinned = (mean_over_seeds(runs, name, skewness) for name in ("homo", "heter", "heter+sched"))
+    assert homo > heter >= pinned - 1e-9
+    allocation = runs[("heter", 1)].vms.view("cpu_entitlement_mhz")
     assert np.ptp(allocation) > 1000.0  # the pool really was redistributed

@@ -1,0 +1,175 @@
+"""FlexSlot (Guo, Rao, Jiang, Zhou): straggler detection, slot memory resizing and slot number adjustment.
+
+Every measurement interval (`period_s`, which is also Algorithm 1's heartbeat interval T):
+- section 3.2: every running map's input processing speed D (MB/s) and split size S give
+  P = (1 + 1/S) * D; a 2-cluster k-means (scikit-learn) on P marks the low cluster as stragglers;
+- section 3.2.1: a straggler whose node waited more on I/O than it was stolen from in the interval is
+  I/O-bound, else CPU-bound;
+- Algorithm 1 (3.3), I/O-bound stragglers: if never resized, or S / (D - D_prev) > T, kill it and relaunch
+  it at once in its slot grown by (1 + alpha) (heap and io.sort.mb together, as the slot's output buffer
+  is what grows); D_prev = D after every check;
+- Algorithm 2 (3.4): while the standard deviation of the nodes' steal times exceeds lambda, move one map
+  slot from the node with the smallest steal deviation to the largest, total constant. The printed loop
+  would never end (steal is not re-measured inside it), so we make one move per interval and measure
+  again: the loop's iterations are the intervals. A straggler that starts in a node's new slot is killed
+  and goes back to the queue (3.4, last paragraph).
+- `unlimited` (section 4.5, "FlexSlot with unlimited slots"): no total; a node whose vCPUs idled more than
+  `idle_threshold` and was stolen from less than lambda gets a map slot while the pool has free CPU; a node
+  stolen from more than 2 lambda gives one back, down to its configured count.
+Steal and iowait are per node, in vCPU-seconds per second over the last interval. The paper gives no
+lambda; 0.1 vCPU-s/s (2.5 % of a 4-vCPU node) is our choice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+from sklearn.cluster import KMeans
+
+from hadoop_layer.interfaces import ClusterView, Kill, Restart, SetSlots, SlotAction, SlotManager
+from hadoop_layer.tasks import Task, TaskAttempt, TaskKind
+from hadoop_layer.tracker import TaskTracker
+
+
+class FlexSlotPolicySettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    period_s: float = Field(5.0, gt=0, description="measurement interval; Algorithm 1's T")
+    alpha: float = Field(0.2, gt=0, description="slot memory step (section 3.3: empirically 0.2)")
+    lam: float = Field(0.1, ge=0, description="Algorithm 2's lambda: steal std threshold, vCPU-s per s")
+    max_heap_mb: float = Field(1024.0, gt=0, description="a slot never grows beyond this heap")
+    min_runtime_s: float = Field(60.0, ge=0, description="maps younger than this are not judged (ours)")
+    straggler_gap: float = Field(
+        0.5, gt=0, le=1, description="the low k-means cluster are stragglers if its centre < gap x the other's"
+    )
+    resize: bool = Field(True, description="Algorithm 1 on")
+    move_slots: bool = Field(True, description="Algorithm 2 on")
+    unlimited: bool = Field(False, description="add/remove slots by node performance, no total")
+    idle_threshold: float = Field(0.2, ge=0, le=1, description="unlimited: idle vCPU share that earns a slot")
+    max_map_slots: int = Field(8, ge=1, description="unlimited: most map slots a node may get")
+
+
+def stragglers_by_kmeans(performance: np.ndarray, gap: float = 1.0) -> np.ndarray:
+    """Boolean mask of the low cluster of a 2-means split of `performance` (FlexSlot 3.2).
+
+    The low cluster counts only if "significantly different from the rest": its centre below `gap` times the
+    high cluster's centre (gap 1.0 = always, the printed rule)."""
+    if len(performance) < 3 or np.ptp(performance) <= 0:
+        return np.zeros(len(performance), dtype=bool)
+    x = performance.reshape(-1, 1)
+    init = np.array([[performance.min()], [performance.max()]])
+    fit = KMeans(n_clusters=2, init=init, n_init=1).fit(x)
+    low = fit.labels_[np.argmin(performance)]
+    centres = fit.cluster_centers_.ravel()
+    if centres[low] >= gap * centres[1 - low]:
+        return np.zeros(len(performance), dtype=bool)
+    return fit.labels_ == low
+
+
+def resize_needed(kill_count: int, split_mb: float, speed: float, previous_speed: float, interval_s: float) -> bool:
+    """Algorithm 1, line 7: kill and grow if never resized, or if the last growth cut the input processing time
+    S/D_prev - S/D by more than a heartbeat interval T. The extracted formula reads S / (D - D_prev) > T; we follow
+    the sentence that explains it ("until the resulting decrease in the input processing time no longer outweighs
+    the wasted processing time due to task killing, i.e. the last heartbeat interval T")."""
+    if kill_count == 0:
+        return True
+    if speed <= 0 or previous_speed <= 0:
+        return False
+    return split_mb / previous_speed - split_mb / speed > interval_s
+
+
+def slot_move(steal: np.ndarray, lam: float) -> tuple[int, int] | None:
+    """Algorithm 2, one iteration: (from node, to node) when the steal std exceeds lambda, else None."""
+    if len(steal) < 2 or np.std(steal) <= lam:
+        return None
+    delta = steal - steal.mean()
+    return int(np.argmin(delta)), int(np.argmax(delta))
+
+
+class FlexSlotManager(SlotManager):
+    name = "flexslot"
+
+    def __init__(self, settings: FlexSlotPolicySettings | None = None) -> None:
+        self.settings = s = settings or FlexSlotPolicySettings()
+        self.period_s = s.period_s
+        self.kill_count: dict[Task, int] = {}
+        self.previous_speed: dict[Task, float] = {}
+        self._last: dict[TaskTracker, tuple[float, float, float]] = {}  # steal, iowait, idle at the last look
+        self._slot_added_at: dict[TaskTracker, float] = {}
+        self.moves = 0
+        self.restarts = 0
+
+    def adjust(self, cluster: ClusterView) -> list[SlotAction]:
+        now = cluster.now
+        rates = self._node_rates(cluster)
+        actions: list[SlotAction] = []
+        maps = [a for t in cluster.trackers for a in t.running[TaskKind.MAP]]
+        maps = [a for a in maps if now - (a.start_s or now) >= self.settings.min_runtime_s]
+        stragglers: list[TaskAttempt] = []
+        if maps:
+            speed = np.array([ClusterView.input_speed_mbps(a, now) for a in maps])
+            size = np.array([max(a.task.input_mb, 1e-9) for a in maps])
+            mask = stragglers_by_kmeans((1.0 + 1.0 / size) * speed, self.settings.straggler_gap)
+            stragglers = [a for a, slow in zip(maps, mask, strict=True) if slow]
+            speeds = dict(zip(maps, speed, strict=True))
+        for attempt in stragglers:
+            steal, iowait, _ = rates.get(attempt.tracker, (0.0, 0.0, 0.0))
+            if self.settings.resize and iowait > steal:
+                actions += self._resize(attempt, speeds[attempt])
+            elif attempt.tracker in self._slot_added_at and attempt.start_s >= self._slot_added_at[attempt.tracker]:
+                actions.append(Kill(attempt))  # a straggler landed on the new slot: reassign it
+                del self._slot_added_at[attempt.tracker]
+        if self.settings.move_slots and not self.settings.unlimited:
+            actions += self._move(cluster, rates, now)
+        if self.settings.unlimited:
+            actions += self._unlimited(cluster, rates)
+        return actions
+
+    def _node_rates(self, cluster: ClusterView) -> dict[TaskTracker, tuple[float, float, float]]:
+        """Per node steal, iowait and idle over the last interval, vCPU-seconds per second."""
+        rates = {}
+        for t in cluster.trackers:
+            now = (t.vm.steal_s, t.vm.iowait_s, t.vm.idle_s)
+            before = self._last.get(t, now)
+            rates[t] = tuple((a - b) / self.period_s for a, b in zip(now, before, strict=True))
+            self._last[t] = now
+        return rates
+
+    def _resize(self, attempt: TaskAttempt, speed: float) -> list[SlotAction]:
+        task = attempt.task
+        kills = self.kill_count.get(task, 0)
+        grow = resize_needed(kills, task.input_mb, speed, self.previous_speed.get(task, 0.0), self.period_s)
+        self.previous_speed[task] = speed
+        heap = attempt.heap_mb * (1.0 + self.settings.alpha)
+        if not grow or heap > self.settings.max_heap_mb:
+            return []
+        self.kill_count[task] = kills + 1
+        self.restarts += 1
+        io_sort = float(round(attempt.io_sort_mb * (1.0 + self.settings.alpha)))  # io.sort.mb is an int
+        return [Restart(attempt, heap, io_sort)]
+
+    def _move(self, cluster: ClusterView, rates: dict, now: float) -> list[SlotAction]:
+        trackers = cluster.trackers
+        move = slot_move(np.array([rates[t][0] for t in trackers]), self.settings.lam)
+        if move is None:
+            return []
+        give, take = trackers[move[0]], trackers[move[1]]
+        if give is take or give.map_slots <= 1:
+            return []
+        self.moves += 1
+        self._slot_added_at[take] = now
+        return [SetSlots(give, map_slots=give.map_slots - 1), SetSlots(take, map_slots=take.map_slots + 1)]
+
+    def _unlimited(self, cluster: ClusterView, rates: dict) -> list[SlotAction]:
+        base, lam = cluster.config.map_slots, self.settings.lam
+        vms = [t.vm for t in cluster.trackers]
+        pool_free = sum(vm.cpu_used_mhz for vm in vms) < 0.95 * sum(vm.cpu_entitlement_mhz for vm in vms)
+        actions: list[SlotAction] = []
+        for t in cluster.trackers:
+            steal, _, idle = rates[t]
+            vcpus = t.vm.vcpus
+            if pool_free and idle / vcpus > self.settings.idle_threshold and steal < lam:
+                if t.map_slots < self.settings.max_map_slots:
+                    actions.append(SetSlots(t, map_slots=t.map_slots + 1))
+            elif steal > 2 * lam and t.map_slots > base:
+                actions.append(SetSlots(t, map_slots=t.map_slots - 1))
+        return actions

@@ -1,0 +1,80 @@
+"""FlexSlot's parts (section 3): the k-means straggler split, Algorithm 1's stop rule, Algorithm 2's moves."""
+
+import numpy as np
+import pytest
+
+from hadoop_layer.interfaces import Restart, SetSlots
+from hadoop_layer.profiles import PUMA
+from policies.slots.flexslot import (
+    FlexSlotManager,
+    FlexSlotPolicySettings,
+    resize_needed,
+    slot_move,
+    stragglers_by_kmeans,
+)
+from tests.test_hadoop import small_cluster, uniform_maps
+
+
+def test_kmeans_marks_the_slow_cluster_only_when_it_stands_apart():
+    # P = (1 + 1/S) * D for 64 MB splits: six regular tasks near 2 MB/s, two near 0.5 MB/s
+    speed = np.array([2.0, 2.1, 1.9, 2.2, 2.0, 1.95, 0.5, 0.45])
+    performance = (1 + 1 / 64.0) * speed
+    assert stragglers_by_kmeans(performance).tolist() == [False] * 6 + [True, True]
+    # a split into 1.9-2.0 vs 2.1-2.2 is no straggler cluster once it has to be below half the other centre
+    even = np.array([1.9, 1.95, 2.0, 2.1, 2.2])
+    assert stragglers_by_kmeans(even, gap=1.0).sum() > 0
+    assert not stragglers_by_kmeans(even, gap=0.5).any()
+    assert not stragglers_by_kmeans(np.array([1.0, 1.0, 1.0])).any()
+
+
+@pytest.mark.parametrize(
+    ("kills", "speed", "previous", "expected"),
+    [
+        (0, 1.0, 0.0, True),  # never resized: kill and grow at once
+        (1, 2.0, 1.0, True),  # 64/1 - 64/2 = 32 s saved > T = 5 s: grow again
+        (1, 1.05, 1.0, False),  # 64/1 - 64/1.05 = 3.05 s < 5 s: stop
+        (1, 0.9, 1.0, False),  # slower: stop
+    ],
+)
+def test_algorithm_1_grows_while_the_time_saved_beats_a_heartbeat(kills, speed, previous, expected):
+    assert resize_needed(kills, 64.0, speed, previous, 5.0) is expected
+
+
+def test_algorithm_2_moves_a_slot_from_the_least_to_the_most_stolen_node():
+    steal = np.array([0.10, 0.50, 0.05, 0.30])  # mean 0.2375, std 0.178 > lambda 0.1
+    assert slot_move(steal, lam=0.1) == (2, 1)
+    assert slot_move(steal, lam=0.2) is None  # std below lambda: balanced enough
+    assert slot_move(np.array([0.3]), lam=0.0) is None
+
+
+def test_an_io_bound_straggler_is_restarted_once_in_a_larger_slot():
+    model = small_cluster(slaves=3, io_sort_mb=100, child_heap_mb=200)
+    manager = FlexSlotManager(FlexSlotPolicySettings(period_s=5.0, min_runtime_s=5.0, move_slots=False))
+    model.jobtracker.slot_manager = manager
+    maps = uniform_maps(6, core_s=20.0)
+    maps[0] = {"input_mb": 64.0, "cpu_mc": 20 * 2000.0, "output_mb": 900.0, "output_records": 1e6}  # spills a lot
+    job = model.add_job("j", PUMA["tera-sort"], 0.0, maps, 1)
+    model.run_until(5000.0)
+    assert job.state == "succeeded"
+    model.check_hadoop_end()
+    straggler = job.maps[0]
+    assert len(straggler.attempts) >= 2
+    first, second = straggler.attempts[:2]
+    assert first.state == "killed" and second.heap_mb == pytest.approx(240.0) and second.io_sort_mb == 120.0
+    assert second.tracker is first.tracker  # relaunched in the slot it was killed in
+    assert manager.kill_count[straggler] <= 2
+    assert all(len(t.attempts) == 1 for t in job.maps[1:])
+
+
+def test_slot_moves_keep_the_total_and_never_empty_a_node():
+    model = small_cluster(slaves=3)
+    trackers = model.trackers
+    for t, steal in zip(trackers, (0.0, 9.0, 1.0), strict=True):
+        t.vm.row  # noqa: B018 - rows exist once the VM is added
+        model.vms.steal_s[t.vm.row] = steal
+    manager = FlexSlotManager(FlexSlotPolicySettings(period_s=1.0, lam=0.5))
+    model.start()
+    manager._last = {t: (0.0, 0.0, 0.0) for t in trackers}
+    actions = manager._move(model.jobtracker.view, manager._node_rates(model.jobtracker.view), 0.0)
+    assert actions == [SetSlots(trackers[0], map_slots=1), SetSlots(trackers[1], map_slots=3)]
+    assert not any(isinstance(a, Restart) for a in actions)
