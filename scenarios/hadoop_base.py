@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.interfaces import SlotManager
 from hadoop_layer.model import HadoopModel
-from policies.schedulers import SCHEDULERS, FairSettings
+from policies.schedulers import SCHEDULERS, CapacitySettings, FairSettings
 from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
 from scenarios.base import Scenario, TestbedSettings
@@ -28,8 +28,9 @@ class HadoopClusterSettings(TestbedSettings):
     slaves: int = Field(30, ge=1)
     daemon_mem_mb: float = Field(640.0, ge=0, description="guest OS + TaskTracker + DataNode resident memory")
     hadoop: HadoopConfig = Field(default_factory=lambda: FLEXSLOT_HADOOP.model_copy())
-    scheduler: Literal["fifo", "fair"] = "fifo"
+    scheduler: Literal["fifo", "fair", "capacity"] = "fifo"
     fair: FairSettings = Field(default_factory=FairSettings)
+    capacity: CapacitySettings = Field(default_factory=CapacitySettings)
     speculation: Literal["none", "hadoop"] = "hadoop"
     slot_manager: Literal["none"] = "none"
     max_duration_s: float = Field(48 * 3600.0, gt=0, description="stop here even if jobs are still running")

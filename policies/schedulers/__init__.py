@@ -1,5 +1,6 @@
 """Task schedulers behind `hadoop_layer.interfaces.TaskScheduler`: one module each, one registry line each."""
 
+from policies.schedulers.capacity import CapacityScheduler, CapacitySettings
 from policies.schedulers.fair import FairScheduler, FairSettings
 from policies.schedulers.fifo import FifoScheduler
 
@@ -7,6 +8,7 @@ from policies.schedulers.fifo import FifoScheduler
 SCHEDULERS = {
     "fifo": lambda s: FifoScheduler(),
     "fair": lambda s: FairScheduler(s.fair),
+    "capacity": lambda s: CapacityScheduler(s.capacity),
 }
 
-__all__ = ["SCHEDULERS", "FairScheduler", "FairSettings"]
+__all__ = ["SCHEDULERS", "CapacityScheduler", "CapacitySettings", "FairScheduler", "FairSettings"]
