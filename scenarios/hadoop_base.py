@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from hadoop_layer.config import HadoopConfig
+from hadoop_layer.interfaces import SlotManager
 from hadoop_layer.model import HadoopModel
-from policies.schedulers import SCHEDULERS
+from policies.schedulers import SCHEDULERS, CapacitySettings, FairSettings
 from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings
 from policies.speculation import SPECULATION
 from scenarios.base import Scenario, TestbedSettings
@@ -27,15 +28,31 @@ class HadoopClusterSettings(TestbedSettings):
     slaves: int = Field(30, ge=1)
     daemon_mem_mb: float = Field(640.0, ge=0, description="guest OS + TaskTracker + DataNode resident memory")
     hadoop: HadoopConfig = Field(default_factory=lambda: FLEXSLOT_HADOOP.model_copy())
-    scheduler: Literal["fifo"] = "fifo"
+    scheduler: Literal["fifo", "fair", "capacity"] = "fifo"
+    fair: FairSettings = Field(default_factory=FairSettings)
+    capacity: CapacitySettings = Field(default_factory=CapacitySettings)
     speculation: Literal["none", "hadoop"] = "hadoop"
     slot_manager: Literal["none", "flexslot", "flexslot-unlimited"] = "none"
     flexslot_policy: FlexSlotPolicySettings = Field(default_factory=FlexSlotPolicySettings)
     max_duration_s: float = Field(48 * 3600.0, gt=0, description="stop here even if jobs are still running")
 
+    @model_validator(mode="after")
+    def _fair_preemption_needs_the_periodic_hook(self) -> HadoopClusterSettings:
+        if self.scheduler == "fair" and self.fair.preemption and self.slot_manager != "none":
+            raise ValueError(
+                f"fair.preemption=true runs as the periodic hook: needs slot_manager=none, not {self.slot_manager}"
+            )
+        return self
+
 
 def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=None) -> HadoopModel:
-    """Hosts round-robin: VM k on host k mod hosts, so master VMs sit beside slaves, as in a real pool."""
+    """Hosts round-robin: VM k on host k mod hosts, so master VMs sit beside slaves, as in a real pool.
+
+    A scheduler with a period (the fair scheduler with preemption) is also the model's periodic hook."""
+    scheduler = scheduler or SCHEDULERS[s.scheduler](s)
+    slot_manager = SLOT_MANAGERS[s.slot_manager](s)
+    if isinstance(scheduler, SlotManager) and scheduler.period_s:
+        slot_manager = scheduler
     model = HadoopModel(
         rng=seed,
         dt=s.dt,
@@ -43,9 +60,9 @@ def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=No
         trace_interval_s=s.trace_interval_s,
         check=check,
         hadoop=s.hadoop,
-        scheduler=scheduler or SCHEDULERS[s.scheduler](),
+        scheduler=scheduler,
         speculation=SPECULATION[s.speculation](),
-        slot_manager=SLOT_MANAGERS[s.slot_manager](s),
+        slot_manager=slot_manager,
     )
     model.allocator = s.make_allocator(model.rng)
     model.set_pool(s.pool_cpu_mhz, s.pool_mem_mb)

@@ -1,0 +1,209 @@
+"""Hadoop 1.x FairScheduler: water-filling, pool order, delay scheduling, preemption, shares in a run."""
+
+import numpy as np
+import pytest
+
+from hadoop_layer.config import HadoopConfig
+from hadoop_layer.hdfs import Locality
+from hadoop_layer.model import HadoopModel
+from hadoop_layer.profiles import PUMA
+from hadoop_layer.tasks import Job, TaskKind
+from policies.schedulers.fair import (
+    FairScheduler,
+    FairSettings,
+    PoolSettings,
+    Schedulable,
+    compute_fair_shares,
+    fair_order,
+)
+from scenarios.hadoop_base import HadoopClusterSettings, build_cluster
+from tests.test_hadoop import uniform_maps
+
+MAP = TaskKind.MAP
+
+
+def cluster(scheduler, slaves=3, racks=1, map_slots=2, preempt=False, **hadoop) -> HadoopModel:
+    """Like tests/test_hadoop.py::small_cluster, with the given scheduler (also the periodic hook if `preempt`)."""
+    cfg = HadoopConfig(map_slots=map_slots, reduce_slots=1, heartbeat_formula="1.0", **hadoop)
+    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=scheduler, slot_manager=scheduler if preempt else None)
+    for i in range(slaves):
+        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=i % racks)
+        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
+    return model
+
+
+def frozen(model: HadoopModel, until: float) -> None:
+    """Run to `until` with no heartbeats: the test calls the scheduler itself."""
+    model.start()
+    model.jobtracker.wake_idle = lambda: None
+    for t in model.trackers:
+        t.wake = lambda: None
+    model.run_until(until)
+
+
+def pin_blocks(job: Job, nodes: list[int]) -> None:
+    """Put every split of `job` on `nodes` and rebuild the job's locality caches."""
+    racks = job.model.node_racks
+    job._node_cache.clear()
+    job._rack_cache.clear()
+    for task in reversed(job.maps):
+        task.replicas = np.array(nodes)
+        for n in nodes:
+            job._node_cache[n].append(task)
+        for r in {int(racks[n]) for n in nodes}:
+            job._rack_cache[r].append(task)
+
+
+def running(job: Job, kind: TaskKind = MAP) -> int:
+    return sum(len(t.active) for t in job.running_tasks[kind])
+
+
+def test_fair_shares_water_fill_min_shares_weights_and_demands():
+    # 20 slots. A: min 6, weight 1, demand 4; B: min 2, weight 2, demand 100; C: min 8, weight 1, demand 100.
+    # share_i = min(d_i, max(m_i, R w_i)): A = min(4, max(6, R)) = 4 for any R; for R <= 8:
+    # 4 + max(2, 2R) + 8 = 20 -> R = 4: B = 8 (its weight), C = 8 (its min share, above R = 4).
+    assert compute_fair_shares([1, 2, 1], [6, 2, 8], [4, 100, 100], 20) == pytest.approx([4, 8, 8])
+    # Min shares above the slots: Hadoop's bisection ends at R ~ 0, each pool gets min(min share, demand).
+    assert compute_fair_shares([1, 1], [6, 8], [100, 5], 10) == pytest.approx([6, 5])
+    # Demand below the slots: everyone gets its demand.
+    assert compute_fair_shares([1, 3], [0, 0], [2, 3], 20) == pytest.approx([2, 3])
+
+    # The same three pools from jobs on a 20-map-slot cluster (10 slaves x 2), before any launch.
+    pools = {"A": PoolSettings(min_maps=6), "B": PoolSettings(min_maps=2, weight=2), "C": PoolSettings(min_maps=8)}
+    fair = FairScheduler(FairSettings(pools=pools))
+    model = cluster(fair, slaves=10)
+    for name, maps in (("A", 4), ("B", 100), ("C", 100)):
+        model.add_job(name, PUMA["grep"], 0.0, uniform_maps(maps), 0, pool=name)
+    frozen(model, 0.5)
+    fair.update(model.jobtracker.view)
+    shares = {name: fair.pools[name].sched[MAP].fair_share for name in pools}
+    assert shares == pytest.approx({"A": 4, "B": 8, "C": 8})
+    assert fair.pools["default"].sched[MAP].fair_share == 0.0  # the default pool exists but wants nothing
+
+
+def test_pools_below_min_share_come_first_then_by_running_over_weight():
+    pools = [
+        Schedulable("X", min_share=4, demand=10, running=3),  # needy: 3 < 4, at 3/4 of its min share
+        Schedulable("Y", min_share=2, demand=10, running=0),  # needy: at 0/2
+        Schedulable("Z", demand=10, running=0),  # no min share: running / weight = 0
+        Schedulable("W", weight=3, demand=10, running=3),  # 3 / 3 = 1
+        Schedulable("V", min_share=5, demand=2, running=2),  # min(5, demand 2) = 2 is met: 2 / 1 = 2
+    ]
+    assert [p.name for p in sorted(pools, key=fair_order)] == ["Y", "X", "Z", "W", "V"]
+
+
+@pytest.mark.parametrize("delay", [True, False])
+def test_delay_scheduling_escalates_node_rack_any_and_resets_on_a_local_launch(delay):
+    # Racks: nodes 0, 2 on rack 0; 1, 3 on rack 1. Every split lives on nodes 1 and 3 only.
+    fair = FairScheduler(FairSettings(node_delay_s=5.0, rack_delay_s=5.0, delay_scheduling=delay))
+    model = cluster(fair, slaves=4, racks=2)
+    job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(8), 0)
+    pin_blocks(job, [1, 3])
+    frozen(model, 1.0)
+    view, t0, t1, t2 = model.jobtracker.view, *model.trackers[:3]
+
+    def beat(tracker, at):
+        if at > model.time:
+            model.run_until(at)
+        launches = fair.assign(tracker, view)
+        for launch in launches:
+            model.jobtracker.launch(tracker, launch)
+        return [launch.locality for launch in launches]
+
+    if not delay:  # naive fair: off-rack maps at the first heartbeat
+        assert beat(t0, 1.0) == [Locality.OFF_RACK, Locality.OFF_RACK]
+        return
+    assert beat(t0, 1.0) == []  # level NODE, waited 0: skipped
+    info = fair.infos[job]
+    assert beat(t0, 4.0) == [] and info.waited_s == 3.0  # +3 s since the last heartbeat; 3 < node delay 5
+    assert beat(t0, 7.0) == [] and fair.allowed_level(job, view) == Locality.RACK  # waited 6 >= 5: rack, none here
+    assert beat(t0, 9.0) == []  # waited 8 < 5 + 5: still rack
+    # waited 10 >= node + rack delay: any level; both free slots get off-rack maps, the level becomes ANY
+    assert beat(t0, 11.0) == [Locality.OFF_RACK, Locality.OFF_RACK]
+    assert (info.level, info.waited_s) == (Locality.OFF_RACK, 0.0)
+    # level ANY: node 1 may take anything, and takes its node-local maps; the level drops back to NODE
+    assert beat(t1, 12.0) == [Locality.NODE, Locality.NODE]
+    assert (info.level, info.waited_s) == (Locality.NODE, 0.0)
+    assert beat(t2, 13.0) == []  # the wait starts again from 0: rack 0 is skipped again
+
+
+def preemption_run(pools: dict, **settings) -> tuple[HadoopModel, Job, Job]:
+    """4 one-slot slaves filled by pool `adhoc` from t=0; pool `prod` submits at t=20 (preemption every 15 s)."""
+    fair = FairScheduler(FairSettings(pools=pools, preemption=True, **settings))
+    model = cluster(fair, slaves=4, map_slots=1, preempt=True)
+    adhoc = model.add_job("adhoc", PUMA["grep"], 0.0, uniform_maps(12, core_s=300.0), 0, pool="adhoc")
+    prod = model.add_job("prod", PUMA["grep"], 20.0, uniform_maps(4, core_s=300.0), 0, pool="prod")
+    return model, adhoc, prod
+
+
+@pytest.mark.parametrize(
+    ("pools", "settings", "kill_s", "kills"),
+    [
+        # min share 2, timeout 30 s: starved since t=20; checks at 15, 30, 45 (25 s < 30), 60 (40 s): kill 2
+        ({"prod": PoolSettings(min_maps=2, min_share_preemption_timeout_s=30.0)}, {}, 60.0, 2),
+        # fair share 2 of 4 (equal weights), below half of it (0 < 1) since t=20; timeout 20 s: at 45 kill
+        # up to the fair share, int(min(2, demand 4)) - 0 = 2
+        ({}, {"fair_share_preemption_timeout_s": 20.0}, 45.0, 2),
+    ],
+)
+def test_preemption_kills_the_newest_attempts_after_the_timeout(pools, settings, kill_s, kills):
+    model, adhoc, prod = preemption_run(pools, **settings)
+    model.run_until(kill_s - 0.25)
+    assert not [a for a in model.attempts() if a.state == "killed"]
+    first = sorted((a for t in adhoc.maps for a in t.active), key=lambda a: a.start_s)
+    assert len(first) == 4 and running(prod) == 0
+    model.run_until(kill_s + 10.0)
+    killed = [a for a in model.attempts() if a.state == "killed"]
+    assert {a.end_s for a in killed} == {kill_s}
+    assert set(killed) == set(first[-kills:])  # the most recently started ones
+    assert running(prod) == kills and running(adhoc) == 4 - kills
+
+
+def test_two_pools_share_the_cluster_by_weight():
+    # 3 slaves x 2 map slots = 6; pool a weight 2, pool b weight 1, both with far more maps than slots:
+    # R = 6 / 3 = 2 -> fair shares 4 and 2. Launches go to the lower running / weight, so a freed slot of a
+    # returns to a (3/2 < 2/1) and one of b to b (4/2 > 1/1): the split stays 4 + 2.
+    fair = FairScheduler(FairSettings(pools={"a": PoolSettings(weight=2.0)}))
+    model = cluster(fair, slaves=3)
+    ja = model.add_job("ja", PUMA["grep"], 0.0, uniform_maps(30, core_s=60.0), 0, pool="a")
+    jb = model.add_job("jb", PUMA["grep"], 0.0, uniform_maps(30, core_s=60.0), 0, pool="b")
+    for t in (50.0, 150.0, 250.0):
+        model.run_until(t)
+        assert (running(ja), running(jb)) == (4, 2)
+    assert fair.pools["a"].sched[MAP].fair_share == pytest.approx(4.0)
+    assert fair.pools["b"].sched[MAP].fair_share == pytest.approx(2.0)
+    model.run_until(5000.0)
+    assert ja.state == jb.state == "succeeded"
+    model.check_hadoop_end()
+
+
+def test_a_mixed_run_with_preemption_and_delay_ends_with_every_job_succeeded():
+    pools = {
+        "prod": PoolSettings(min_maps=3, min_reduces=1, weight=2.0, min_share_preemption_timeout_s=10.0),
+        "batch": PoolSettings(scheduling_mode="fifo", max_running_jobs=1),
+    }
+    settings = FairSettings(pools=pools, preemption=True, fair_share_preemption_timeout_s=30.0)
+    fair = FairScheduler(settings)
+    model = cluster(fair, slaves=4, racks=2, preempt=True)
+    batch = uniform_maps(10, core_s=200.0)
+    jobs = [model.add_job(f"b{k}", PUMA["wordcount"], 5.0 * k, batch, 2, pool="batch") for k in range(3)]
+    jobs += [model.add_job(f"p{k}", PUMA["grep"], 30.0 + 40.0 * k, uniform_maps(6), 1, pool="prod") for k in range(2)]
+    jobs.append(model.add_job("adhoc", PUMA["grep"], 10.0, uniform_maps(12, core_s=30.0), 1, pool="user-7"))
+    model.run_until(20000.0)
+    assert all(j.state == "succeeded" for j in jobs)
+    killed = [a for a in model.attempts() if a.state == "killed"]
+    assert killed and {a.task.job.pool for a in killed} == {"batch"}  # preemption acted, on the pool over its share
+    model.check_hadoop_end()
+
+
+def test_scenario_settings_build_the_chosen_scheduler():
+    s = HadoopClusterSettings(slaves=2, scheduler="fair", fair={"pools": {"a": {"min_maps": 2}}, "preemption": True})
+    model = build_cluster(s, seed=1, check=False)
+    fair = model.jobtracker.scheduler
+    assert isinstance(fair, FairScheduler) and fair.s.pools["a"].min_maps == 2
+    assert model.jobtracker.slot_manager is fair and fair.period_s == 0.5  # preemption runs as the periodic hook
+    plain = build_cluster(HadoopClusterSettings(slaves=2, scheduler="fair"), seed=1, check=False)
+    assert plain.jobtracker.slot_manager is not plain.jobtracker.scheduler
+    assert type(build_cluster(HadoopClusterSettings(slaves=2), seed=1, check=False).jobtracker.scheduler).__name__ == (
+        "FifoScheduler"
+    )
