@@ -33,6 +33,7 @@ def runs():
         out[("drs", seed)] = run(seed, allocator="drs")
         out[("heter", seed)] = run(seed, allocator="heterogeneous")
         out[("heter+sched", seed)] = run(seed, allocator="heterogeneous", skew_sched=True)
+        out[("shared", seed)] = run(seed, allocator="static", static={"hard_limit": False})
     return out
 
 
@@ -77,6 +78,19 @@ def test_demand_based_pool_starves_the_stragglers_of_cpu(runs):
     slaves = vm_trace[vm_trace.vm.str.startswith("slave")]
     entitlement = slaves.groupby("vm", observed=True).cpu_entitlement_mhz.mean()
     assert entitlement.max() / entitlement.min() > 1.1  # the pool is no longer divided evenly
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not yet emergent: DRS's hot spots here are those of any work-conserving pool (static shares without "
+    "hard limits give the same spread); the demand-estimation feedback of FlexSlot 2.3 adds nothing yet",
+)
+def test_the_demand_estimate_itself_makes_the_hot_spots(runs):
+    # the control: equal static shares that are not caps let idle cycles flow just as DRS does
+    def max_over_min(model):
+        return model.hadoop_summary()["maps_per_node_max_over_min"]
+
+    assert mean_over_seeds(runs, "drs", max_over_min) > 1.5 * mean_over_seeds(runs, "shared", max_over_min)
 
 
 def test_heterogeneous_nodes_for_stragglers_lower_the_skew(runs):
