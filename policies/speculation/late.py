@@ -8,7 +8,7 @@ estimated time to end, (1 - progress) / progress rate, on a node that never ran 
   below the 25th percentile of its job's task progress rates (of that kind).
 - thresholds "stddev" (Hadoop 0.21, 3.2): slow = more than k standard deviations below the mean (k = 1).
 - node score: the paper's total work performed, the sum of progress scores of the node's succeeded and
-  running attempts ("work"); or the sum of its running attempts' progress rates ("rate"); or, with
+  running attempts ("work"); or the sum of its judged running attempts' progress rates ("rate"); or, with
   `use_history` ("LATE with history", SAMR's comparison), its speed per kind: the mean progress rate of its
   finished attempts (1 / runtime, from `tracker.history`) and running ones.
 
