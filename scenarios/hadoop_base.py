@@ -12,7 +12,7 @@ from hadoop_layer.interfaces import SlotManager
 from hadoop_layer.model import HadoopModel
 from policies.schedulers import SCHEDULERS, CapacitySettings, FairSettings
 from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings
-from policies.speculation import SPECULATION
+from policies.speculation import SPECULATION, LateSettings, SamrSettings
 from scenarios.base import Scenario, TestbedSettings
 from scenarios.synthetic_cloud import cloud_summary
 from vcloud import Physics
@@ -31,7 +31,9 @@ class HadoopClusterSettings(TestbedSettings):
     scheduler: Literal["fifo", "fair", "capacity"] = "fifo"
     fair: FairSettings = Field(default_factory=FairSettings)
     capacity: CapacitySettings = Field(default_factory=CapacitySettings)
-    speculation: Literal["none", "hadoop"] = "hadoop"
+    speculation: Literal["none", "hadoop", "late", "samr"] = "hadoop"
+    late: LateSettings = Field(default_factory=LateSettings)
+    samr: SamrSettings = Field(default_factory=SamrSettings)
     slot_manager: Literal["none", "flexslot", "flexslot-unlimited"] = "none"
     flexslot_policy: FlexSlotPolicySettings = Field(default_factory=FlexSlotPolicySettings)
     max_duration_s: float = Field(48 * 3600.0, gt=0, description="stop here even if jobs are still running")
@@ -61,7 +63,7 @@ def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=No
         check=check,
         hadoop=s.hadoop,
         scheduler=scheduler,
-        speculation=SPECULATION[s.speculation](),
+        speculation=SPECULATION[s.speculation](s),
         slot_manager=slot_manager,
     )
     model.allocator = s.make_allocator(model.rng)

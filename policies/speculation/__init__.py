@@ -1,6 +1,16 @@
-"""Speculation policies behind `hadoop_layer.interfaces.SpeculationPolicy`."""
+"""Speculation policies behind `hadoop_layer.interfaces.SpeculationPolicy`: one module each, one registry line each."""
 
 from hadoop_layer.interfaces import NoSpeculation
 from policies.speculation.hadoop import HadoopSpeculation
+from policies.speculation.late import LateSettings, LateSpeculation
+from policies.speculation.samr import SamrSettings, SamrSpeculation
 
-SPECULATION = {"none": NoSpeculation, "hadoop": HadoopSpeculation}
+# name -> factory(settings of the scenario); LATE's and SAMR's knobs are `--set late.*` and `--set samr.*`
+SPECULATION = {
+    "none": lambda s: NoSpeculation(),
+    "hadoop": lambda s: HadoopSpeculation(),
+    "late": lambda s: LateSpeculation(s.late),
+    "samr": lambda s: SamrSpeculation(s.samr),
+}
+
+__all__ = ["SPECULATION", "LateSettings", "LateSpeculation", "SamrSettings", "SamrSpeculation"]
