@@ -241,10 +241,18 @@ class JobTracker:
             self.model.close_phase(attempt)
 
     # ---- slot manager ---------------------------------------------------------------------------------
-    def adjust_slots(self) -> None:
+    def periodic_policies(self) -> list:
+        """Policies that act between heartbeats (a slot manager; a scheduler that preempts): `period_s` + `adjust`."""
+        found = []
+        for policy in (self.slot_manager, self.scheduler, self.speculation):
+            if getattr(policy, "period_s", None) and hasattr(policy, "adjust") and policy not in found:
+                found.append(policy)
+        return found
+
+    def adjust(self, policy) -> None:
         if not self.running_jobs:
             return
-        for action in self.slot_manager.adjust(self.view):
+        for action in policy.adjust(self.view):
             self.apply(action)
 
     def apply(self, action: SlotAction) -> None:

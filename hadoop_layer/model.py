@@ -6,6 +6,7 @@ the policies it is handed (scheduler, speculation, slot manager). It knows no pa
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -85,9 +86,8 @@ class HadoopModel(CloudModel):
             tracker.interval_s, tracker.offset_s = interval, float(offset)
         self.jobtracker.count_slots()
         super().start()
-        manager = self.jobtracker.slot_manager
-        if manager.period_s:
-            self._every(manager.period_s, self.jobtracker.adjust_slots)
+        for policy in self.jobtracker.periodic_policies():
+            self._every(policy.period_s, partial(self.jobtracker.adjust, policy))
 
     def after_tick(self, done: list) -> None:
         """A backup may have become possible as progress moved: let idle trackers look."""

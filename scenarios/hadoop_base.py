@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import pandas as pd
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from hadoop_layer.config import HadoopConfig
-from hadoop_layer.interfaces import SlotManager
 from hadoop_layer.model import HadoopModel
 from policies.schedulers import SCHEDULERS, CapacitySettings, FairSettings
 from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings
@@ -38,23 +37,11 @@ class HadoopClusterSettings(TestbedSettings):
     flexslot_policy: FlexSlotPolicySettings = Field(default_factory=FlexSlotPolicySettings)
     max_duration_s: float = Field(48 * 3600.0, gt=0, description="stop here even if jobs are still running")
 
-    @model_validator(mode="after")
-    def _fair_preemption_needs_the_periodic_hook(self) -> HadoopClusterSettings:
-        if self.scheduler == "fair" and self.fair.preemption and self.slot_manager != "none":
-            raise ValueError(
-                f"fair.preemption=true runs as the periodic hook: needs slot_manager=none, not {self.slot_manager}"
-            )
-        return self
-
 
 def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=None) -> HadoopModel:
-    """Hosts round-robin: VM k on host k mod hosts, so master VMs sit beside slaves, as in a real pool.
-
-    A scheduler with a period (the fair scheduler with preemption) is also the model's periodic hook."""
+    """Hosts round-robin: VM k on host k mod hosts, so master VMs sit beside slaves, as in a real pool."""
     scheduler = scheduler or SCHEDULERS[s.scheduler](s)
     slot_manager = SLOT_MANAGERS[s.slot_manager](s)
-    if isinstance(scheduler, SlotManager) and scheduler.period_s:
-        slot_manager = scheduler
     model = HadoopModel(
         rng=seed,
         dt=s.dt,

@@ -22,10 +22,10 @@ from tests.test_hadoop import uniform_maps
 MAP = TaskKind.MAP
 
 
-def cluster(scheduler, slaves=3, racks=1, map_slots=2, preempt=False, **hadoop) -> HadoopModel:
-    """Like tests/test_hadoop.py::small_cluster, with the given scheduler (also the periodic hook if `preempt`)."""
+def cluster(scheduler, slaves=3, racks=1, map_slots=2, **hadoop) -> HadoopModel:
+    """Like tests/test_hadoop.py::small_cluster, with the given scheduler (its preemption runs periodically)."""
     cfg = HadoopConfig(map_slots=map_slots, reduce_slots=1, heartbeat_formula="1.0", **hadoop)
-    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=scheduler, slot_manager=scheduler if preempt else None)
+    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=scheduler)
     for i in range(slaves):
         host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=i % racks)
         model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
@@ -130,7 +130,7 @@ def test_delay_scheduling_escalates_node_rack_any_and_resets_on_a_local_launch(d
 def preemption_run(pools: dict, **settings) -> tuple[HadoopModel, Job, Job]:
     """4 one-slot slaves filled by pool `adhoc` from t=0; pool `prod` submits at t=20 (preemption every 15 s)."""
     fair = FairScheduler(FairSettings(pools=pools, preemption=True, **settings))
-    model = cluster(fair, slaves=4, map_slots=1, preempt=True)
+    model = cluster(fair, slaves=4, map_slots=1)
     adhoc = model.add_job("adhoc", PUMA["grep"], 0.0, uniform_maps(12, core_s=300.0), 0, pool="adhoc")
     prod = model.add_job("prod", PUMA["grep"], 20.0, uniform_maps(4, core_s=300.0), 0, pool="prod")
     return model, adhoc, prod
@@ -184,7 +184,7 @@ def test_a_mixed_run_with_preemption_and_delay_ends_with_every_job_succeeded():
     }
     settings = FairSettings(pools=pools, preemption=True, fair_share_preemption_timeout_s=30.0)
     fair = FairScheduler(settings)
-    model = cluster(fair, slaves=4, racks=2, preempt=True)
+    model = cluster(fair, slaves=4, racks=2)
     batch = uniform_maps(10, core_s=200.0)
     jobs = [model.add_job(f"b{k}", PUMA["wordcount"], 5.0 * k, batch, 2, pool="batch") for k in range(3)]
     jobs += [model.add_job(f"p{k}", PUMA["grep"], 30.0 + 40.0 * k, uniform_maps(6), 1, pool="prod") for k in range(2)]
@@ -201,9 +201,11 @@ def test_scenario_settings_build_the_chosen_scheduler():
     model = build_cluster(s, seed=1, check=False)
     fair = model.jobtracker.scheduler
     assert isinstance(fair, FairScheduler) and fair.s.pools["a"].min_maps == 2
-    assert model.jobtracker.slot_manager is fair and fair.period_s == 0.5  # preemption runs as the periodic hook
+    assert fair.period_s == 0.5 and model.jobtracker.periodic_policies() == [fair]  # preemption runs periodically
     plain = build_cluster(HadoopClusterSettings(slaves=2, scheduler="fair"), seed=1, check=False)
-    assert plain.jobtracker.slot_manager is not plain.jobtracker.scheduler
+    assert plain.jobtracker.periodic_policies() == []
+    both = HadoopClusterSettings(slaves=2, scheduler="fair", fair={"preemption": True}, slot_manager="flexslot")
+    assert len(build_cluster(both, seed=1, check=False).jobtracker.periodic_policies()) == 2
     assert type(build_cluster(HadoopClusterSettings(slaves=2), seed=1, check=False).jobtracker.scheduler).__name__ == (
         "FifoScheduler"
     )
