@@ -1,0 +1,316 @@
+"""Coupling Scheduler (Tan, Meng, Zhang; /work/shared/papers/coupling-scheduler.txt).
+
+Reduces are launched gradually, as the job's map progress runs ahead of its reduce progress (Sec. II-A.1,
+Algorithm 1), and placed by Wait Scheduling near the "centrality" of the job's intermediate data
+(Sec. II-A.2, Algorithm 2). Maps come from fair-share candidate lists (the slot allocation of the Fair
+Scheduler, the paper's ref. [12]) thinned by Random Peeking (Sec. II-B, Algorithm 3, Eq. (3)) instead of
+delay scheduling. State carried across heartbeats (Algorithm 2's "static values") lives in the scheduler.
+
+Where the extracted text is garbled, the reading taken is said where it is used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from hadoop_layer.hdfs import Locality
+from hadoop_layer.interfaces import ClusterView, Launch, TaskScheduler
+from hadoop_layer.tasks import Job, Task, TaskKind
+from hadoop_layer.tracker import TaskTracker
+
+# Fair Scheduler job weights by priority (algorithms.md 6.1, H121 FairScheduler): the "running / weight" order.
+PRIORITY_WEIGHT = {"VERY_HIGH": 4.0, "HIGH": 2.0, "NORMAL": 1.0, "LOW": 0.5, "VERY_LOW": 0.25}
+
+
+class CouplingSettings(BaseModel):
+    """The paper's knobs, under its own names."""
+
+    model_config = ConfigDict(extra="forbid")
+    threshold: float = Field(3.0, gt=0, description="Alg. 1 line 3: delta = 1 - exp(-R / threshold); Sec. II-A.1")
+    D: int = Field(7, ge=1, description="length of the centrality list L(i); Sec. II-A.2 'e.g., D = 7'")
+    K: int | None = Field(
+        None, ge=1, description="nodes peeked per heartbeat; None = N (Sec. II-B: 'the scheduler checks every node')"
+    )
+    alpha_rack_reduce: float = Field(0.7, ge=0, le=1, description="alpha_j: rack data and a running reduce of j here")
+    alpha_rack: float = Field(0.8, ge=0, le=1, description="alpha_j: rack data, no running reduce of j on the node")
+    alpha_other: float = Field(1.0, ge=0, le=1, description="alpha_j otherwise (Sec. II-B, after Eq. (3))")
+    beta: float | None = Field(
+        None, gt=0, description="fixed beta for all jobs (Figs. 11, 15 use 0.1 and 0.5); None = beta_j of Eq. (3)"
+    )
+
+
+# ---- Algorithm 1 ------------------------------------------------------------------------------------------
+def mismatch(job: Job, threshold: float) -> float:
+    """Algorithm 1: how far the job's map progress runs ahead of its reduce progress (Sec. II-A.1)."""
+    pending_reduces = job.pending_reduces
+    if pending_reduces <= 0:
+        return 0.0
+    if job.pending_maps == 0:  # line 9, tested first: a job without maps has unit = 0
+        return 4.0 + 1.0 / pending_reduces
+    desired_maps, desired_reduces = len(job.maps), len(job.reduces)
+    delta = 1.0 - math.exp(-desired_reduces / threshold)
+    unit = delta * desired_maps / desired_reduces
+    map_progress = job.finished_maps / unit
+    red_progress = job.finished_reduces + job.count(TaskKind.REDUCE, "running") + 1
+    return (map_progress - red_progress) / desired_reduces
+
+
+# ---- Algorithm 2 ------------------------------------------------------------------------------------------
+def hops(u: int, v: int, racks: np.ndarray) -> int:
+    """h(u, v) on the two-level tree of the cluster: same node 0, same rack 1, else 2 (via the core switch)."""
+    if u == v:
+        return 0
+    return 1 if racks[u] == racks[v] else 2
+
+
+def centrality_lists(
+    data_mb: dict[int, float], candidates: Sequence[int], racks: np.ndarray, D: int, rng: np.random.Generator
+) -> tuple[list[int], list[int], list[int]]:
+    """Eq. (1) C_i(v) = sum_u w_i(u) h(v, u) for v in V_r; the D smallest in increasing order (ties in random
+    order) form L(i), split into L1 (the centrality), L2 (2nd and 3rd) and L3 (the rest) (Sec. II-A.2)."""
+    costs = [sum(w * hops(v, u, racks) for u, w in data_mb.items()) for v in candidates]
+    tie = rng.permutation(len(candidates)) if len(candidates) > 1 else [0] * len(candidates)
+    order = sorted(range(len(candidates)), key=lambda i: (costs[i], tie[i]))
+    chosen = [int(candidates[i]) for i in order[:D]]
+    return chosen[:1], chosen[1:3], chosen[3:]
+
+
+def wait_step(
+    wait: int,
+    n: int,
+    node: int,
+    lists: tuple[list[int], list[int], list[int]],
+    busy: bool,
+    avoidable: bool,
+    launch: Callable[[], bool],
+) -> int:
+    """Algorithm 2, lines 11-27, for the heartbeat of `node` once `wait` has been counted (line 10).
+
+    Returns the new wait; 0 means the candidate is cleared (launched, or more than 4N heartbeats waited).
+    `busy`: the node runs a reduce of the candidate job (line 12). `avoidable`: busy, and another node with a
+    free reduce slot runs none of the job's reduces: then the random round (lines 20-24) skips this node too,
+    "we avoid multiple ReduceTasks of a job on the same node if possible" (Sec. II-A.2, after Mantri [9]).
+    Line 12 is garbled in the text; read as "(i - 1) x N < wait <= i x N AND v in L_i(J) AND ...".
+    """
+    for i in (1, 2, 3):
+        if (i - 1) * n < wait <= i * n and node in lists[i - 1] and not busy:
+            if launch():
+                return 0
+            wait = i * n + 1
+    if 3 * n < wait <= 4 * n and not avoidable and launch():
+        return 0
+    if wait > 4 * n:
+        return 0
+    return wait
+
+
+def cluster_heartbeats(trackers: Sequence[TaskTracker], since_s: float, now: float) -> int:
+    """Heartbeats the N trackers sent in (since_s, now] on their clocks (offset + k x interval).
+
+    Hadoop's trackers heartbeat every interval even when full; the emulator skips heartbeats that could launch
+    nothing (tracker.py), so Algorithm 2's counter counts the cluster's heartbeat clocks, not the calls."""
+    count = 0
+    for t in trackers:
+        count += math.floor((now - t.offset_s) / t.interval_s + 1e-9) - math.floor(
+            (since_s - t.offset_s) / t.interval_s + 1e-9
+        )
+    return count
+
+
+@dataclass
+class WaitCandidate:
+    """Algorithm 2's static values: the candidate job, its lists L1..L3, and its wait counter (kept as the
+    time it became candidate plus the jumps of line 16)."""
+
+    job: Job
+    lists: tuple[list[int], list[int], list[int]]
+    since_s: float
+    bonus: int = 0
+
+
+# ---- Algorithm 3 ------------------------------------------------------------------------------------------
+def beta_j(pending_maps: int, n_m: float) -> float:
+    """beta_j = 0.1 + 0.9 (1 - exp(-M_p^j / max(N_m, 1))) (Sec. II-B; the closing parenthesis is lost in the text)."""
+    return 0.1 + 0.9 * (1.0 - math.exp(-pending_maps / max(n_m, 1.0)))
+
+
+def peek_probability(local: bool, alpha: float, p_m: float, n_m: float, beta: float) -> float:
+    """Eq. (3): p_j = 1 with local data on the node, else 1 - alpha_j (p_m^j)^beta_j (1 - exp(-N_m)).
+
+    The extracted Eq. (3) is garbled; this reading gives the paper's limits: N_m large -> 1 - alpha (p_m)^beta,
+    N_m = 0 -> 1 (Sec. II-B, "Below we consider some extreme cases")."""
+    if local:
+        return 1.0
+    return 1.0 - alpha * p_m**beta * (1.0 - math.exp(-n_m))
+
+
+def random_peeking(probabilities: Sequence[float], rng: np.random.Generator) -> list[bool]:
+    """Algorithm 3: keep candidate j if rand < p_j, rand uniform on [0, 1]."""
+    return [p >= 1.0 or rng.random() < p for p in probabilities]
+
+
+def fair_candidates(jobs: Sequence[Job], slots: int) -> list[Job]:
+    """Map candidates ignoring locality: each slot to the job with the fewest running maps per weight
+    (the Fair Scheduler's FairShareComparator for non-needy jobs, algorithms.md 6.3; one pool, no min shares),
+    counting the candidates already given; ties by start time then job number."""
+    running = {j: len(j.running_tasks[TaskKind.MAP]) for j in jobs}
+    left = {j: j.pending_maps for j in jobs}
+    out: list[Job] = []
+    for _ in range(slots):
+        pool = [j for j in jobs if left[j] > 0]
+        if not pool:
+            break
+        job = min(pool, key=lambda j: (running[j] / PRIORITY_WEIGHT.get(j.priority, 1.0), j.start_s, j.number))
+        out.append(job)
+        running[job] += 1
+        left[job] -= 1
+    return out
+
+
+def best_level(job: Job, node: int, rack: int, taken: set[Task]) -> Locality | None:
+    """The best locality (NODE or RACK) of the job's pending maps for this node; None if neither.
+
+    `Job.find_map` returns requeued maps first whatever their locality; they are stepped over here."""
+    skip, best = set(taken), None
+    while True:
+        hit = job.find_map(node, rack, Locality.RACK, skip)
+        if hit is None:
+            return best
+        task, level = hit
+        if level == Locality.NODE:
+            return level
+        if not task.attempts:  # from the locality caches: nothing node-local is left
+            return Locality.RACK if level == Locality.RACK else best
+        if level == Locality.RACK:
+            best = Locality.RACK
+        skip.add(task)
+
+
+# ---- the scheduler ----------------------------------------------------------------------------------------
+class CouplingScheduler(TaskScheduler):
+    name = "coupling"
+
+    def __init__(self, settings: CouplingSettings | None = None) -> None:
+        self.settings = settings or CouplingSettings()
+        self.candidate: WaitCandidate | None = None
+
+    def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
+        jobs = cluster.jobs
+        launches = self._maps(tracker, cluster, jobs) if tracker.free(TaskKind.MAP) else []
+        return launches + self._reduce(tracker, cluster, jobs)
+
+    # ---- maps: fair-share candidates, random peeking ----------------------------------------------------------
+    def _maps(self, tracker: TaskTracker, cluster: ClusterView, jobs: list[Job]) -> list[Launch]:
+        candidates = fair_candidates(jobs, tracker.free(TaskKind.MAP))
+        if not candidates:
+            return []
+        launches: list[Launch] = []
+        taken: set[Task] = set()
+        probability: dict[Job, float] = {}
+        peeked: list = []  # the K sampled trackers and N_m, drawn once per heartbeat when first needed
+        for job in candidates:
+            level = best_level(job, tracker.node, tracker.rack, taken)
+            if level == Locality.NODE:
+                p = 1.0
+            else:
+                if not peeked:
+                    peeked += self._sample(cluster)
+                if job not in probability:
+                    probability[job] = self._peek(job, tracker, level, peeked[0], peeked[1], taken)
+                p = probability[job]
+            if not random_peeking([p], cluster.rng)[0]:
+                continue
+            hit = job.find_map(tracker.node, tracker.rack, Locality.OFF_RACK, taken)
+            if hit is not None:
+                launches.append(Launch(hit[0], hit[1]))
+                taken.add(hit[0])
+        return launches
+
+    def _sample(self, cluster: ClusterView) -> tuple[list[TaskTracker], float]:
+        """K random nodes (all N if K is None or >= N) and N_m = N x K2 / K, K2 = peeked nodes with a free map slot."""
+        trackers, k = cluster.trackers, self.settings.K
+        if k is None or k >= len(trackers):
+            sample = list(trackers)
+        else:
+            sample = [trackers[i] for i in cluster.rng.choice(len(trackers), size=k, replace=False)]
+        return sample, len(trackers) * sum(t.free(TaskKind.MAP) > 0 for t in sample) / len(sample)
+
+    def _peek(
+        self, job: Job, tracker: TaskTracker, level: Locality | None, sample: list[TaskTracker], n_m: float, taken
+    ) -> float:
+        """p_j of Eq. (3) for a job without node-local data here, from the K peeked nodes."""
+        s = self.settings
+        k1 = sum(best_level(job, t.node, t.rack, taken) == Locality.NODE for t in sample)
+        p_m = k1 / len(sample)
+        if level == Locality.RACK:
+            reduce_here = any(a.task.job is job for a in tracker.running[TaskKind.REDUCE])
+            alpha = s.alpha_rack_reduce if reduce_here else s.alpha_rack
+        else:
+            alpha = s.alpha_other
+        beta = s.beta if s.beta is not None else beta_j(job.pending_maps, n_m)
+        return peek_probability(False, alpha, p_m, n_m, beta)
+
+    # ---- reduces: mismatch, wait scheduling ---------------------------------------------------------------
+    def _reduce(self, tracker: TaskTracker, cluster: ClusterView, jobs: list[Job]) -> list[Launch]:
+        c = self.candidate
+        if c is not None and (c.job.state != "running" or c.job.pending_reduces == 0):
+            c = self.candidate = None
+        if c is None:
+            self.candidate = self._pick(cluster, jobs)
+            return []
+        trackers, now = cluster.trackers, cluster.now
+        n = len(trackers)
+        wait = max(cluster_heartbeats(trackers, c.since_s, now) + c.bonus, 1)
+        busy = _runs_reduce_of(tracker, c.job)
+        avoidable = busy and any(t.free(TaskKind.REDUCE) and not _runs_reduce_of(t, c.job) for t in trackers)
+        launched: list[Launch] = []
+
+        def launch() -> bool:
+            if tracker.free(TaskKind.REDUCE) <= 0:
+                return False
+            task = c.job.find_reduce(set())
+            if task is None:
+                return False
+            launched.append(Launch(task))
+            return True
+
+        new_wait = wait_step(wait, n, tracker.node, c.lists, busy, avoidable, launch)
+        if new_wait == 0:
+            self.candidate = None
+        else:
+            c.bonus += new_wait - wait
+        return launched
+
+    def _pick(self, cluster: ClusterView, jobs: list[Job]) -> WaitCandidate | None:
+        """Algorithm 2 lines 4-8: the job with the largest mismatch m0 > 0 (ties at random) becomes candidate.
+
+        Jobs still held back by Hadoop's reduce slow start (HadoopConfig.reduce_slowstart) are not considered:
+        set it to 0 to let the mismatch alone decide."""
+        scored = [(mismatch(j, self.settings.threshold), j) for j in jobs if j.reduces and j.reduces_schedulable()]
+        scored = [(m, j) for m, j in scored if m > 0]
+        if not scored:
+            return None
+        top = max(m for m, _ in scored)
+        best = [j for m, j in scored if m == top]
+        job = best[int(cluster.rng.integers(len(best)))] if len(best) > 1 else best[0]
+        return WaitCandidate(job, self._lists(job, cluster), cluster.now)
+
+    def _lists(self, job: Job, cluster: ClusterView) -> tuple[list[int], list[int], list[int]]:
+        """L1, L2, L3 over V_r (nodes with a free reduce slot now), w_i(u) = map output of job i stored on u."""
+        data: dict[int, float] = {}
+        for task in job.maps:
+            if task.state == "done" and task.successful is not None:
+                node = task.successful.tracker.node
+                data[node] = data.get(node, 0.0) + task.output_mb_final
+        free = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0]
+        racks = np.array([t.rack for t in cluster.trackers])
+        return centrality_lists(data, free, racks, self.settings.D, cluster.rng)
+
+
+def _runs_reduce_of(tracker: TaskTracker, job: Job) -> bool:
+    return any(a.task.job is job for a in tracker.running[TaskKind.REDUCE])

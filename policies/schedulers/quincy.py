@@ -1,0 +1,378 @@
+"""Quincy: scheduling as a min-cost flow (Isard et al., SOSP 2009), as H-Quincy ports it to Hadoop 1.x.
+
+Sources: /work/shared/papers/h-quincy.txt (H-Quincy, "HQ" below) and algorithms.md 8 ("A8"). One flow network
+per slot kind (maps, reduces), built from the running jobs whenever the cluster changed:
+
+    task --(1, cost)--> X (cluster aggregator) --> R_l (racks) --> C_m (computers) --(slots of m)--> S (sink)
+    task --(1, gamma)--> C_m for preferred computers, task --(1, rho_l)--> R_l for preferred racks,
+    task --(1, upsilon)--> U_j (job j's unscheduled node) --(F_j - E_j)--> S.
+
+Each task supplies one unit; U_j supplies F_j - N_j (a demand when negative), so job j runs between E_j and
+F_j of its N_j tasks (HQ 3.2.1). Costs (HQ 3.2.2, A8): data transfer psi per GB through a rack switch and xi
+per GB through the core switch; alpha (to X) is the cost on the worst computer, rho_l the worst in rack l,
+gamma_m the cost on m; upsilon = omega x seconds the task has waited unscheduled; a running task's edge to its
+computer costs gamma - theta (theta = seconds it has run, the continuation cost). Costs are integers for the
+solver: round(cost x cost_scale); at the default 1000, one unit is psi x 1 MB (1/1024 GB, rounded) or 2 ms of
+waiting. Reduces enter their network once the job passes Hadoop's slow start; their data is their partition of
+the finished maps' outputs, where those maps ran. Fairness (A8): A_j = max-min integer shares of the kind's
+slots over the jobs' N_j; "none" E_j = 0, F_j = N_j; "fair-preemption" E_j = F_j = A_j; "fair" (running tasks
+keep their slots) F_j = max(A_j, running_j) and E_j = A_j as far as the free slots allow.
+
+The flow is solved again when a job arrives or ends, an attempt starts or ends, or slots change (launches the
+plan itself made are not changes), and otherwise cached; see `_idle` for the one exception.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import networkx as nx
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from hadoop_layer.interfaces import ClusterView, Kill, Launch, SlotManager, TaskScheduler
+from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tracker import TaskTracker
+from vcloud.waterfill import waterfill
+
+GB_MB = 1024.0
+
+
+class QuincySettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    fairness: Literal["none", "fair", "fair-preemption"] = Field(
+        "none",
+        description="none: E=0, F=N (HQ 3.4 'Q', what H-Quincy implements); fair: E=F=A_j as far as running tasks, "
+        "never killed, allow; fair-preemption: E=F=A_j, running tasks may go to U_j and are killed (A8)",
+    )
+    psi: float = Field(1.0, ge=0, description="cost per GB through a rack switch (HQ 3.2.2; A8 ToR cost 1)")
+    xi: float = Field(2.0, ge=0, description="cost per GB through the core switch (HQ 3.2.2; A8 core cost 2)")
+    omega: float = Field(0.5, ge=0, description="wait-time factor, cost per second unscheduled (HQ 3.2.2, A8)")
+    preferred_fraction: float = Field(
+        0.1, gt=0, le=1, description="preferred computers/racks hold >= this share of the input (A8, FIRM 0.1)"
+    )
+    cost_scale: float = Field(1000.0, gt=0, description="integer solver costs = round(cost x cost_scale) (ours)")
+    idle_resolve_s: float = Field(
+        1.0,
+        ge=0,
+        description="re-solve an unchanged cluster after this long when a free tracker gets nothing while tasks "
+        "wait unscheduled: waiting costs grow with time (ours)",
+    )
+    preemption_period_s: float = Field(1.0, gt=0, description="how often QuincyPreemption asks for kills (ours)")
+
+
+@dataclass
+class Plan:
+    """One solved network: where the optimal flow sends each task."""
+
+    routed: dict[int, list[Task]] = field(default_factory=dict)  # computer node -> pending tasks sent there
+    unscheduled: list[Task] = field(default_factory=list)  # pending tasks sent to U_j
+    kills: list[TaskAttempt] = field(default_factory=list)  # running attempts sent to U_j (preemption)
+    cost: int = 0  # total cost of the flow, in scaled integer units
+
+
+def integer_shares(capacity: int, demands: list[int]) -> list[int]:
+    """Max-min fair integer shares A_j (A8: "A_j ~ min(N_j, M/K) water-filled"): vcloud.waterfill, then the
+    largest fractional parts get the slots the floors leave, so the shares sum to min(capacity, sum demands)."""
+    if not demands:
+        return []
+    caps = np.asarray(demands, dtype=float)
+    share = waterfill(np.zeros(len(caps), dtype=np.int64), None, caps, np.array([float(capacity)]))
+    base = np.minimum(np.floor(share + 1e-9), caps).astype(np.int64)
+    left = int(min(capacity, caps.sum()) - base.sum())
+    for i in np.argsort(-(share - base), kind="stable"):
+        if left <= 0:
+            break
+        if base[i] < caps[i]:
+            base[i] += 1
+            left -= 1
+    return [int(b) for b in base]
+
+
+class QuincyScheduler(TaskScheduler):
+    name = "quincy"
+
+    def __init__(self, settings: QuincySettings | None = None) -> None:
+        self.settings = settings or QuincySettings()
+        self.plans: dict[TaskKind, Plan] = {TaskKind.MAP: Plan(), TaskKind.REDUCE: Plan()}
+        self.solve_times_s: list[float] = []  # min_cost_flow time of each solve (both kinds), perf_counter
+        self.solved_at_s: float | None = None
+        self._signature: tuple | None = None
+
+    # ---- the interface --------------------------------------------------------------------------------------
+    def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
+        """Launch what the current optimal flow sends to this tracker's computer node, into its free slots."""
+        if self._signature_of(cluster) != self._signature or self._idle(tracker, cluster):
+            self.solve(cluster)
+        launches: list[Launch] = []
+        for kind, plan in self.plans.items():
+            free = tracker.free(kind)
+            queue = plan.routed.get(tracker.node, [])
+            while free > 0 and queue:
+                task = queue.pop(0)
+                if task.state != "pending":
+                    continue
+                locality = cluster.locality(task, tracker) if kind == TaskKind.MAP else None
+                launches.append(Launch(task, locality))
+                free -= 1
+        if launches and self._signature is not None:
+            # the launches follow the plan, so the flow stays optimal: do not count them as a change
+            maps = sum(launch.task.kind == TaskKind.MAP for launch in launches)
+            jobs, ended, running_maps, running_reduces, caps = self._signature
+            self._signature = (jobs, ended, running_maps + maps, running_reduces + len(launches) - maps, caps)
+        return launches
+
+    def preemptions(self, cluster: ClusterView) -> list[Kill]:
+        """Running attempts the optimal flow sends to their job's unscheduled node (fair-preemption only)."""
+        if self.settings.fairness != "fair-preemption":
+            return []
+        if self._signature_of(cluster) != self._signature:
+            self.solve(cluster)
+        kills = [Kill(a) for plan in self.plans.values() for a in plan.kills if a.state == "running"]
+        for plan in self.plans.values():
+            plan.kills = []
+        return kills
+
+    # ---- solving ----------------------------------------------------------------------------------------------
+    def solve(self, cluster: ClusterView) -> None:
+        """Rebuild and solve both networks; one entry in solve_times_s per call."""
+        spent = 0.0
+        for kind in (TaskKind.MAP, TaskKind.REDUCE):
+            graph, groups, constant = self.build(cluster, kind)
+            if not groups:
+                self.plans[kind] = Plan()
+                continue
+            start = time.perf_counter()
+            flow = nx.min_cost_flow(graph)
+            spent += time.perf_counter() - start
+            self.plans[kind] = self._plan(graph, flow, groups, constant)
+        self.solve_times_s.append(spent)
+        self.solved_at_s = cluster.now
+        self._signature = self._signature_of(cluster)
+
+    def build(self, cluster: ClusterView, kind: TaskKind) -> tuple[nx.DiGraph, list[list[Task]], int]:
+        """The flow network of one slot kind, its task nodes ("T", g) and a constant cost left out of it.
+
+        Tasks whose edges are identical (same job, same integer costs: e.g. never-run splits with the same
+        replica racks) share one node of supply k with edges of capacity k: the same optimum, a far smaller
+        network. Without preemption a running task has a single edge, to its computer: those of a job on a
+        computer share a node at cost 0, and their continuation costs are the returned constant."""
+        s, now = self.settings, cluster.now
+        trackers = cluster.trackers
+        rack_of = [t.rack for t in trackers]
+        slots = [t.map_slots if kind == TaskKind.MAP else t.reduce_slots for t in trackers]
+        jobs = [j for j in cluster.jobs if _eligible(j, kind)]
+        per_job = [[t for t in _tasks(j, kind) if t.state in ("pending", "running")] for j in jobs]
+        n = [len(ts) for ts in per_job]
+        running = [sum(t.state == "running" for t in ts) for ts in per_job]
+        pinned = [0] * len(trackers)
+        for ts in per_job:
+            for t in ts:
+                if t.state == "running":
+                    pinned[t.active[-1].tracker.node] += 1
+        free = sum(max(c - p, 0) for c, p in zip(slots, pinned, strict=True))
+        lower, upper = self._bounds(n, running, sum(slots), free)
+
+        g = nx.DiGraph()
+        g.add_node("S", demand=int(sum(upper)))
+        by_rack: dict[int, int] = {}
+        for t, c in zip(trackers, slots, strict=True):
+            by_rack[t.rack] = by_rack.get(t.rack, 0) + c
+            g.add_edge(("R", t.rack), ("C", t.node), capacity=c, weight=0)
+            g.add_edge(("C", t.node), "S", capacity=max(c, pinned[t.node]), weight=0)
+        g.add_edges_from(("X", ("R", r), {"capacity": c, "weight": 0}) for r, c in by_rack.items())
+        groups: dict[tuple, list[Task]] = {}
+        constant = 0
+        preempt = s.fairness == "fair-preemption"
+        topology = _Topology(rack_of)
+        for job, ts, n_j, e_j, f_j in zip(jobs, per_job, n, lower, upper, strict=True):
+            u = ("U", job.number)
+            g.add_node(u, demand=int(n_j - f_j))
+            g.add_edge(u, "S", capacity=int(f_j - e_j), weight=0)
+            shared = _reduce_costs(job, topology, s) if kind == TaskKind.REDUCE else None
+            for task in ts:
+                cost = shared or _map_costs(task, topology, s)
+                wait = self._scale(s.omega * _waited_s(task, now))
+                if task.state == "running":
+                    attempt = task.active[-1]
+                    here = attempt.tracker.node
+                    theta = now - (attempt.start_s if attempt.start_s is not None else now)
+                    stay = self._scale(cost.at(here) - theta)
+                    if preempt:  # its own node: it may be killed (sent to U) or kept at the continuation cost
+                        key = (job.number, "run", task.index, ((("C", here), stay), (u, wait)))
+                    else:
+                        key, constant = (job.number, "pinned", ((("C", here), 0),)), constant + stay
+                else:
+                    edges = [(u, wait), ("X", self._scale(cost.alpha))]
+                    edges += [(("R", r), self._scale(c)) for r, c in cost.racks.items()]
+                    edges += [(("C", m), self._scale(c)) for m, c in cost.nodes.items()]
+                    key = (job.number, "pending", tuple(edges))
+                groups.setdefault(key, []).append(task)
+        members = list(groups.values())
+        for i, (key, tasks) in enumerate(groups.items()):
+            node = ("T", i)
+            g.add_node(node, demand=-len(tasks))
+            g.add_edges_from((node, v, {"capacity": len(tasks), "weight": w}) for v, w in key[-1])
+        return g, members, constant
+
+    def _bounds(self, n: list[int], running: list[int], slots: int, free: int) -> tuple[list[int], list[int]]:
+        """E_j and F_j per job (A8 fairness variants). A_j: integer max-min shares of the kind's slots."""
+        fairness = self.settings.fairness
+        if fairness == "none":
+            return [0] * len(n), list(n)
+        share = integer_shares(slots, n)
+        if fairness == "fair-preemption":
+            return share, share
+        # without preemption the running tasks stay: F_j >= running_j, and the lower bounds must fit the free
+        # slots, which go to the jobs below their share max-min fairly
+        deficit = [max(a - r, 0) for a, r in zip(share, running, strict=True)]
+        extra = integer_shares(free, deficit)
+        lower = [min(a, r + x) for a, r, x in zip(share, running, extra, strict=True)]
+        upper = [max(a, r) for a, r in zip(share, running, strict=True)]
+        return lower, upper
+
+    def _plan(self, graph: nx.DiGraph, flow: dict, groups: list[list[Task]], constant: int) -> Plan:
+        """Read the flow: tasks sent straight to C_m, or through X and R_l (spread as the aggregators' flow is)."""
+        plan = Plan(cost=int(nx.cost_of_flow(graph, flow)) + constant)
+        at_x: list[Task] = []
+        at_rack: dict[int, list[Task]] = {}
+        for i, tasks in enumerate(groups):
+            queue = list(tasks)
+            for dest, f in flow[("T", i)].items():
+                sent, queue = queue[:f], queue[f:]
+                if not sent:
+                    continue
+                if dest == "X":
+                    at_x += sent
+                elif dest[0] == "R":
+                    at_rack.setdefault(dest[1], []).extend(sent)
+                elif dest[0] == "C":
+                    plan.routed.setdefault(dest[1], []).extend(t for t in sent if t.state == "pending")
+                else:
+                    plan.kills += [t.active[-1] for t in sent if t.state == "running"]
+                    plan.unscheduled += [t for t in sent if t.state == "pending"]
+        for rack_node, f in flow["X"].items():
+            sent, at_x = at_x[:f], at_x[f:]
+            at_rack.setdefault(rack_node[1], []).extend(sent)
+        for rack, queue in at_rack.items():
+            for computer, f in flow[("R", rack)].items():
+                sent, queue = queue[:f], queue[f:]
+                plan.routed.setdefault(computer[1], []).extend(sent)
+        return plan
+
+    # ---- when to re-solve -------------------------------------------------------------------------------------
+    @staticmethod
+    def _signature_of(cluster: ClusterView) -> tuple:
+        """Changes when a job arrives or ends, an attempt starts or ends, or slots change."""
+        return (
+            tuple(j.number for j in cluster.jobs),
+            sum(len(t.history) for t in cluster.trackers),
+            cluster.running(TaskKind.MAP),
+            cluster.running(TaskKind.REDUCE),
+            (cluster.map_capacity(), cluster.reduce_capacity()),
+        )
+
+    def _idle(self, tracker: TaskTracker, cluster: ClusterView) -> bool:
+        """A free tracker the plan gives nothing while tasks wait unscheduled, and the plan is old."""
+        if self.solved_at_s is None or cluster.now - self.solved_at_s < self.settings.idle_resolve_s:
+            return False
+        return any(
+            tracker.free(kind) > 0
+            and not any(t.state == "pending" for t in plan.routed.get(tracker.node, []))
+            and any(t.state == "pending" for t in plan.unscheduled)
+            for kind, plan in self.plans.items()
+        )
+
+    def _scale(self, cost: float) -> int:
+        return round(cost * self.settings.cost_scale)
+
+
+class QuincyPreemption(SlotManager):
+    """Applies QuincyScheduler.preemptions every `preemption_period_s` (the kills of fair-preemption)."""
+
+    name = "quincy-preemption"
+
+    def __init__(self, scheduler: QuincyScheduler) -> None:
+        self.scheduler = scheduler
+        self.period_s = scheduler.settings.preemption_period_s
+
+    def adjust(self, cluster: ClusterView) -> list[Kill]:
+        return self.scheduler.preemptions(cluster)
+
+
+# ---- costs ------------------------------------------------------------------------------------------------
+def _eligible(job: Job, kind: TaskKind) -> bool:
+    return True if kind == TaskKind.MAP else bool(job.reduces) and job.reduces_schedulable()
+
+
+def _tasks(job: Job, kind: TaskKind) -> list[Task]:
+    return job.maps if kind == TaskKind.MAP else job.reduces
+
+
+def _waited_s(task: Task, now: float) -> float:
+    """nu: seconds the task has spent unscheduled since its job started (time in attempts taken off)."""
+    job_start = task.job.start_s if task.job.start_s is not None else now
+    ran = sum(a.runtime_s for a in task.attempts)
+    return max(now - job_start - ran, 0.0)
+
+
+class _Topology:
+    """Computers' racks, and rack sizes."""
+
+    def __init__(self, rack_of: list[int]) -> None:
+        self.rack_of = rack_of
+        self.rack_size: dict[int, int] = {}
+        for r in rack_of:
+            self.rack_size[r] = self.rack_size.get(r, 0) + 1
+
+
+@dataclass
+class _Costs:
+    """A task's edge costs, unscaled: alpha (to X), rho per preferred rack, gamma per preferred computer, and
+    `at(m)`, the transfer cost on any computer m (for a running task's continuation edge)."""
+
+    alpha: float
+    racks: dict[int, float]
+    nodes: dict[int, float]
+    at: Callable[[int], float]
+
+
+def _map_costs(task: Task, top: _Topology, s: QuincySettings) -> _Costs:
+    """Transfer cost of the split from its nearest replica: 0 on a holder, psi x GB in a holder's rack, xi x GB
+    elsewhere. Preferred: the holders and their racks (each holds all of the split, above preferred_fraction).
+    rho_l, the worst computer of rack l, is psi x GB unless every computer of the rack holds a replica."""
+    gb = task.input_mb / GB_MB
+    holders = sorted({int(n) for n in task.replicas})
+    per_rack: dict[int, int] = {}
+    for m in holders:
+        per_rack[top.rack_of[m]] = per_rack.get(top.rack_of[m], 0) + 1
+    racks = {r: (s.psi * gb if top.rack_size[r] > k else 0.0) for r, k in per_rack.items()}
+    worst = s.xi if len(per_rack) < len(top.rack_size) else (s.psi if len(holders) < len(top.rack_of) else 0.0)
+
+    def at(m: int) -> float:
+        return 0.0 if m in holders else (s.psi * gb if top.rack_of[m] in per_rack else s.xi * gb)
+
+    return _Costs(worst * gb, racks, dict.fromkeys(holders, 0.0), at)
+
+
+def _reduce_costs(job: Job, top: _Topology, s: QuincySettings) -> _Costs:
+    """A reduce fetches its partition of every finished map's output from where the map ran: psi per GB from
+    the computer's rack (not itself), xi per GB from other racks; preferred: >= preferred_fraction of it."""
+    racks = np.asarray(top.rack_of)
+    share = np.zeros(len(racks))
+    for t in job.maps:
+        if t.state == "done" and t.successful is not None:
+            share[t.successful.tracker.node] += t.output_mb_final / len(job.reduces) / GB_MB
+    total = share.sum()
+    by_rack = np.bincount(racks, share, minlength=int(racks.max()) + 1)
+    in_rack = by_rack[racks]
+    cost = s.psi * (in_rack - share) + s.xi * (total - in_rack)
+    on = [float(c) for c in cost]
+    if total <= 0:
+        return _Costs(max(on), {}, {}, on.__getitem__)
+    nodes = {int(m): on[int(m)] for m in np.flatnonzero(share >= s.preferred_fraction * total)}
+    rack_ids = {int(r): float(cost[racks == r].max()) for r in np.flatnonzero(by_rack >= s.preferred_fraction * total)}
+    return _Costs(max(on), rack_ids, nodes, on.__getitem__)
