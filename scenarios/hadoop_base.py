@@ -9,7 +9,7 @@ from pydantic import Field
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
-from policies.schedulers import SCHEDULERS, CapacitySettings, FairSettings
+from policies.schedulers import SCHEDULERS, CapacitySettings, CouplingSettings, FairSettings, QuincySettings
 from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings
 from policies.speculation import SPECULATION, LateSettings, SamrSettings
 from scenarios.base import Scenario, TestbedSettings
@@ -27,9 +27,11 @@ class HadoopClusterSettings(TestbedSettings):
     slaves: int = Field(30, ge=1)
     daemon_mem_mb: float = Field(640.0, ge=0, description="guest OS + TaskTracker + DataNode resident memory")
     hadoop: HadoopConfig = Field(default_factory=lambda: FLEXSLOT_HADOOP.model_copy())
-    scheduler: Literal["fifo", "fair", "capacity"] = "fifo"
+    scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fifo"
     fair: FairSettings = Field(default_factory=FairSettings)
     capacity: CapacitySettings = Field(default_factory=CapacitySettings)
+    coupling: CouplingSettings = Field(default_factory=CouplingSettings)
+    quincy: QuincySettings = Field(default_factory=QuincySettings)
     speculation: Literal["none", "hadoop", "late", "samr"] = "hadoop"
     late: LateSettings = Field(default_factory=LateSettings)
     samr: SamrSettings = Field(default_factory=SamrSettings)

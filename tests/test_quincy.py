@@ -5,7 +5,7 @@ import pytest
 
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
-from policies.schedulers.quincy import QuincyPreemption, QuincyScheduler, QuincySettings, integer_shares
+from policies.schedulers.quincy import QuincyScheduler, QuincySettings, integer_shares
 from tests.test_coupling import _frozen, cluster
 from tests.test_hadoop import uniform_maps
 
@@ -151,12 +151,9 @@ def _workload(model):
 @pytest.mark.parametrize("fairness", ["none", "fair", "fair-preemption"])
 @pytest.mark.parametrize("failures", [0.0, 0.2])
 def test_quincy_runs_every_job_to_the_end(fairness, failures):
-    # with failures: failed attempts requeue their tasks, which must be scheduled again. (No speculation here:
-    # two attempts of a task ending in the same tick both count as successes, a JobTracker issue.)
+    # with failures: failed attempts requeue their tasks, which must be scheduled again
     sched = QuincyScheduler(QuincySettings(fairness=fairness))
     model = cluster(sched, task_failure_probability=failures, max_attempts=8)
-    if fairness == "fair-preemption":
-        model.jobtracker.slot_manager = QuincyPreemption(sched)
     jobs = _workload(model)
     model.run_until(8000.0)
     assert all(j.state == "succeeded" for j in jobs)
@@ -168,7 +165,6 @@ def test_quincy_runs_every_job_to_the_end(fairness, failures):
 def test_fairness_with_preemption_kills_and_still_finishes():
     sched = QuincyScheduler(QuincySettings(fairness="fair-preemption"))
     model = cluster(sched, racks=1, map_slots=1)
-    model.jobtracker.slot_manager = QuincyPreemption(sched)
     a = model.add_job("A", PUMA["grep"], 0.0, uniform_maps(4, core_s=200.0), 0)
     b = model.add_job("B", PUMA["grep"], 20.0, uniform_maps(4), 0)
     model.run_until(5000.0)

@@ -33,7 +33,7 @@ import networkx as nx
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from hadoop_layer.interfaces import ClusterView, Kill, Launch, SlotManager, TaskScheduler
+from hadoop_layer.interfaces import ClusterView, Kill, Launch, TaskScheduler
 from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud.waterfill import waterfill
@@ -61,7 +61,7 @@ class QuincySettings(BaseModel):
         description="re-solve an unchanged cluster after this long when a free tracker gets nothing while tasks "
         "wait unscheduled: waiting costs grow with time (ours)",
     )
-    preemption_period_s: float = Field(1.0, gt=0, description="how often QuincyPreemption asks for kills (ours)")
+    preemption_period_s: float = Field(1.0, gt=0, description="how often fair-preemption asks for kills (ours)")
 
 
 @dataclass
@@ -101,6 +101,9 @@ class QuincyScheduler(TaskScheduler):
         self.solve_times_s: list[float] = []  # min_cost_flow time of each solve (both kinds), perf_counter
         self.solved_at_s: float | None = None
         self._signature: tuple | None = None
+        # fair-preemption kills between heartbeats: the model runs `adjust` every period_s (periodic policies)
+        fp = self.settings.fairness == "fair-preemption"
+        self.period_s: float | None = self.settings.preemption_period_s if fp else None
 
     # ---- the interface --------------------------------------------------------------------------------------
     def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
@@ -124,6 +127,9 @@ class QuincyScheduler(TaskScheduler):
             jobs, ended, running_maps, running_reduces, caps = self._signature
             self._signature = (jobs, ended, running_maps + maps, running_reduces + len(launches) - maps, caps)
         return launches
+
+    def adjust(self, cluster: ClusterView) -> list[Kill]:
+        return self.preemptions(cluster)
 
     def preemptions(self, cluster: ClusterView) -> list[Kill]:
         """Running attempts the optimal flow sends to their job's unscheduled node (fair-preemption only)."""
@@ -288,19 +294,6 @@ class QuincyScheduler(TaskScheduler):
 
     def _scale(self, cost: float) -> int:
         return round(cost * self.settings.cost_scale)
-
-
-class QuincyPreemption(SlotManager):
-    """Applies QuincyScheduler.preemptions every `preemption_period_s` (the kills of fair-preemption)."""
-
-    name = "quincy-preemption"
-
-    def __init__(self, scheduler: QuincyScheduler) -> None:
-        self.scheduler = scheduler
-        self.period_s = scheduler.settings.preemption_period_s
-
-    def adjust(self, cluster: ClusterView) -> list[Kill]:
-        return self.scheduler.preemptions(cluster)
 
 
 # ---- costs ------------------------------------------------------------------------------------------------
