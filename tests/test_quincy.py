@@ -112,6 +112,7 @@ def test_only_fairness_with_preemption_kills_to_make_room(fairness, kills):
     # A's 4 long maps fill the 4 slots; B arrives at 20 s. Fair shares are then 2 + 2: with preemption 2 of A's
     # running tasks are routed to U_A (killed); without, A keeps its slots and B waits.
     sched = QuincyScheduler(QuincySettings(fairness=fairness))
+    sched.period_s = None  # ask for the kills ourselves below, instead of the model every second
     model = cluster(sched, racks=1, map_slots=1)
     a = model.add_job("A", PUMA["grep"], 0.0, uniform_maps(4, core_s=200.0), 0)
     b = model.add_job("B", PUMA["grep"], 20.0, uniform_maps(4), 0)
