@@ -56,21 +56,25 @@ class HadoopModel(CloudModel):
         maps: list[dict],
         reduces: int,
         files: np.ndarray | None = None,
+        data_nodes: list[int] | None = None,
         **job_kwargs: Any,
     ) -> Job:
         """Create a job now (its blocks are placed on the DataNodes) and submit it at `submit_s`.
 
         `files[i]`: the input file of map i. Each file was written from one DataNode (a copy job's map), which
         holds the first replica of all its blocks; None: the input came from outside, blocks spread at random.
+        `data_nodes`: the only DataNodes that hold the input (e.g. 7 of 15 slaves); None: all of them.
         """
         if not self.trackers:
             raise RuntimeError("add slaves before jobs: HDFS needs DataNodes")
         if submit_s < float(self.time):
             raise ValueError(f"job {name}: submit_s={submit_s} is in the past")
+        nodes = np.arange(len(self.trackers)) if data_nodes is None else np.asarray(data_nodes, dtype=np.int64)
         writers = None
         if files is not None:
-            writers = self.rng.integers(len(self.trackers), size=int(np.max(files)) + 1)[files]
-        replicas = place_blocks(len(maps), self.node_racks, self.hadoop.replication, self.rng, writers)
+            writers = self.rng.integers(len(nodes), size=int(np.max(files)) + 1)[files]
+        local = place_blocks(len(maps), self.node_racks[nodes], self.hadoop.replication, self.rng, writers)
+        replicas = nodes[local]
         maps = [{**m, "replicas": replicas[i]} for i, m in enumerate(maps)]
         self.jobtracker.expected_jobs += 1
         job = Job(self, self.jobtracker.expected_jobs, name, submit_s, maps, reduces, profile, **job_kwargs)

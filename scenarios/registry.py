@@ -1,9 +1,10 @@
 """Named scenarios: one line each."""
 
 from scenarios.base import Scenario
+from scenarios.coupling_experiments import EXPERIMENTS
 from scenarios.flexslot import FlexSlot
 from scenarios.synthetic_cloud import SyntheticCloud
 from scenarios.trace_replay import TraceReplay
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FlexSlot(), SyntheticCloud(), TraceReplay())}
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FlexSlot(), SyntheticCloud(), TraceReplay(), *EXPERIMENTS)}
 DEFAULT_SCENARIO = "flexslot"

@@ -112,3 +112,12 @@ def test_trace_replay_runs_a_swim_trace_and_refuses_a_bad_one(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "bad.tsv line 2" in err and "map_input_bytes" in err and "\n" not in err
     assert not (tmp_path / "x").exists()
+
+
+def test_coupling_experiments_run_under_fair_and_coupling(tmp_path):
+    for scheduler in ("fair", "coupling"):
+        out = tmp_path / scheduler
+        assert main(["run", "coupling-two-grep", "--set", f"scheduler={scheduler}", "--out", str(out), "--quiet"]) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["scheduler"] == scheduler and summary["jobs_succeeded"] == 2
+        assert set(summary["starvation_s"]) == set(summary["job_s"])

@@ -1,0 +1,111 @@
+"""The Coupling paper's experiments (Tan, Meng, Zhang), each a named scenario on a static pool of physical-like nodes.
+
+Every slave is a VM alone on its host (4 cores, 4 vCPUs, 4 map + 2 reduce slots, as the paper's nodes), so the
+cloud layer adds no contention: these experiments are about the task schedulers. Run one under two schedulers
+and compare, e.g. `--set scheduler=fair` against `--set scheduler=coupling`. The summary reports each job's
+completion time and starvation time (Sec. III-C: the mean, over the reduces launched after the job's last map
+completed, of the time from that completion to their start).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from hadoop_layer import jobmix
+from hadoop_layer.model import HadoopModel
+from hadoop_layer.tasks import Job
+from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+
+
+class CouplingSettings(HadoopClusterSettings):
+    """The paper's nodes: one 4-core VM per host, static pool, no speculation; Fair unless told otherwise."""
+
+    allocator: Literal["static", "heterogeneous", "drs"] = "static"
+    pool_cpu_mhz: float | None = None  # the hosts' capacity: one VM per host
+    pool_mem_mb: float | None = None
+    cores_per_host: int = Field(4, ge=1)
+    scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fair"
+    speculation: Literal["none", "hadoop", "late", "samr"] = "none"
+
+
+class CouplingExperiment(HadoopScenario):
+    """One of the paper's job sequences on `slaves` nodes; `data_nodes` limits where the input lives."""
+
+    Settings = CouplingSettings
+
+    def __init__(self, name: str, description: str, arrivals, slaves: int, data_nodes: int | None = None) -> None:
+        self.name, self.description = name, description
+        self._arrivals, self._slaves, self._data_nodes = arrivals, slaves, data_nodes
+
+    def build(self, settings: CouplingSettings, seed: int, check: bool = False) -> HadoopModel:
+        fields = settings.model_fields_set
+        s = settings.model_copy(update={"slaves": settings.slaves if "slaves" in fields else self._slaves})
+        s = s.model_copy(update={"hosts": s.slaves + 2, "hosts_per_rack": max(1, (s.slaves + 2 + 1) // 2)})
+        model = build_cluster(s, seed, check)
+        nodes = None if self._data_nodes is None else list(range(min(self._data_nodes, s.slaves)))
+        for arrival in self._arrivals(model.rng):
+            table = jobmix.splits_for(arrival, s.hadoop.block_mb, model.rng)
+            maps = [
+                {"input_mb": float(a), "cpu_mc": float(b), "output_mb": float(c), "output_records": float(d)}
+                for a, b, c, d in zip(table.input_mb, table.cpu_mc, table.output_mb, table.output_records, strict=True)
+            ]
+            reduces = arrival.reduces if arrival.reduces is not None else 1
+            model.add_job(arrival.name, arrival.profile, arrival.submit_s, maps, reduces, data_nodes=nodes,
+                          pool=arrival.pool, user=arrival.user, priority=arrival.priority)  # fmt: skip
+        return model
+
+    def summary(self, model: HadoopModel) -> dict[str, Any]:
+        jobs = model.jobtracker.jobs
+        times = {j.name: (j.end_s - j.submit_s) if j.end_s is not None else None for j in jobs}
+        done = [t for t in times.values() if t is not None]
+        starvation = {j.name: starvation_s(j) for j in jobs}
+        return {
+            "scheduler": model.jobtracker.scheduler.name,
+            "mean_job_s": float(np.mean(done)) if done else None,
+            "job_s": times,
+            "starvation_s": starvation,
+            **super().summary(model),
+        }
+
+
+def starvation_s(job: Job) -> float:
+    """Coupling Sec. III-C: mean delay from the last map's completion to each reduce launched after it."""
+    ends = [t.end_s for t in job.maps if t.end_s is not None]
+    if not ends or not job.reduces:
+        return 0.0
+    last_map = max(ends)
+    late = [t.start_s - last_map for t in job.reduces if t.start_s is not None and t.start_s > last_map]
+    return float(np.mean(late)) if late else 0.0
+
+
+def _fixed(sequence):
+    def arrivals(rng: np.random.Generator):
+        return sequence()
+
+    return arrivals
+
+
+def _delay_locality(rng: np.random.Generator):
+    """Figs. 10-11: one WordCount of 427 maps (WikiInput size) with all its input on 7 of the 15 slaves."""
+    wiki = jobmix.table_iii()[0]
+    profile = jobmix.COUPLING["wordcount"]
+    return [jobmix.JobArrival("DL-01 WordCount wikiInput", profile, 0.0, wiki.input_mb, 427, 0)]
+
+
+EXPERIMENTS = [
+    CouplingExperiment("coupling-two-grep", "Coupling Figs 1-2: two Grep jobs on 7 nodes; job 2 starves for reduce "
+                       "slots under Fair", _fixed(jobmix.two_grep), slaves=7),
+    CouplingExperiment("coupling-ten-grep", "Coupling Figs 5-6: 10 identical Grep jobs every 5 min on 8 nodes",
+                       _fixed(jobmix.ten_grep), slaves=8),
+    CouplingExperiment("coupling-map-only", "Coupling Table III: 10 map-only Grep jobs on 15 nodes, input on 7",
+                       _fixed(jobmix.table_iii), slaves=15, data_nodes=7),
+    CouplingExperiment("coupling-22-jobs", "Coupling Table IV: 22 jobs, large then small, on 7 nodes",
+                       _fixed(jobmix.table_iv), slaves=7),
+    CouplingExperiment("coupling-200-jobs", "Coupling Fig 16: 200 jobs in 10 batches on 62 nodes",
+                       jobmix.mix_200, slaves=62),
+    CouplingExperiment("delay-locality", "Coupling Figs 10-11: WordCount, 427 maps, input on 7 of 15 slaves x 4 map "
+                       "slots", _delay_locality, slaves=15, data_nodes=7),
+]  # fmt: skip
