@@ -1,4 +1,5 @@
-"""The `vcloud` command line: `vcloud list`, `vcloud run SCENARIO [--set K=V ...] [--seed N] [--out DIR]`.
+"""The `vcloud` command line: `vcloud list`, `vcloud run SCENARIO [--set K=V ...] [--seed N] [--out DIR]`,
+`vcloud trace RUN_DIR [--vm NAME ...] [--from S] [--to S] [--plot KIND --out FILE.png]`.
 
 Bad input (unknown scenario, unknown or invalid setting) prints one line naming the key and the value
 and exits with status 2 before anything is written. A run writes into a temporary directory next to
@@ -17,6 +18,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from scenarios.inspect_run import METRICS, PLOT_KINDS, RunError, trace_command
 from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
 from scenarios.settings import SettingsError, parse_pairs, validate
 from vcloud import CloudModel
@@ -53,6 +55,16 @@ def _parser() -> argparse.ArgumentParser:
     p_run.add_argument("--check", action="store_true", help="assert the cloud's invariants every tick")
     p_run.add_argument("--quiet", action="store_true", help="no progress bar")
     p_run.set_defaults(func=cmd_run)
+    p_trace = sub.add_parser("trace", help="per-VM CPU table of a run directory, or a plot of it")
+    p_trace.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="several only with --plot cdf")
+    p_trace.add_argument("--vm", dest="vms", action="extend", nargs="+", default=[], metavar="NAME")
+    p_trace.add_argument("--from", dest="t_from", type=float, metavar="S", help="window start (s)")
+    p_trace.add_argument("--to", dest="t_to", type=float, metavar="S", help="window end (s)")
+    p_trace.add_argument("--plot", choices=PLOT_KINDS, help="draw this instead of printing the table")
+    p_trace.add_argument("--metric", choices=METRICS, help="heatmap share (default steal)")
+    p_trace.add_argument("--bin", dest="bin_s", type=float, metavar="S", help="heatmap bin (default trace interval)")
+    p_trace.add_argument("--out", type=Path, metavar="FILE.png", help="image to write with --plot")
+    p_trace.set_defaults(func=cmd_trace)
     return parser
 
 
@@ -92,6 +104,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     headline = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
     print(json.dumps(headline, indent=1))
     print(f"wrote {out}")
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    a = args
+    try:
+        print(trace_command(a.run_dirs, a.plot, a.out, a.vms, a.t_from, a.t_to, a.metric, a.bin_s))
+    except RunError as exc:
+        raise BadInput(str(exc)) from None
     return 0
 
 

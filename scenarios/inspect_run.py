@@ -1,0 +1,284 @@
+"""Reading a run directory written by `vcloud run`: its tables, windows of them, and per-VM summaries.
+
+`vcloud trace` is a thin wrapper over `trace_command`; notebooks can use `Run`, `vm_summary` and the
+figure functions in `scenarios.plots` directly. Bad input raises `RunError` with one line that names the
+path, VM or value; nothing is written before every check has passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+CPU_STATES = ("usr", "sys", "steal", "iowait", "idle")
+METRICS = ("steal", "iowait", "usr", "sys", "idle")
+PLOT_KINDS = ("heatmap", "lines", "breakdown", "cdf", "tasks-per-node", "running")
+TASK_PLOTS = ("breakdown", "cdf", "tasks-per-node", "running")
+IMAGE_FORMATS = ("png", "pdf", "svg", "jpg", "jpeg")
+
+
+class RunError(ValueError):
+    """A bad run directory, selection or output path: reported in one line."""
+
+
+class Run:
+    """One run directory: `summary`, `config` and the Parquet tables, read on first use."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise RunError(f"run directory {self.path}: no such directory")
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def table(self, name: str, needed_by: str | None = None) -> pd.DataFrame:
+        """`vm_trace`, `tasks` or `jobs`; a missing file is a `RunError` naming it (and what needs it)."""
+        file = self.path / f"{name}.parquet"
+        if not file.is_file():
+            why = f" (needed by {needed_by})" if needed_by else ""
+            raise RunError(f"{file}: no such file{why}; synthetic-cloud runs have only vm_trace.parquet")
+        return pd.read_parquet(file)
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        return json.loads((self.path / "summary.json").read_text())
+
+    @cached_property
+    def config(self) -> dict[str, Any]:
+        return json.loads((self.path / "config.json").read_text())
+
+
+def check_window(t_from: float | None, t_to: float | None) -> None:
+    if t_from is not None and t_to is not None and t_from > t_to:
+        raise RunError(f"--from {t_from:g} is after --to {t_to:g}")
+
+
+def trace_window(trace: pd.DataFrame, t_from: float | None = None, t_to: float | None = None) -> pd.DataFrame:
+    """Trace rows whose interval ends in (t_from, t_to]; a row at time_s covers the interval before it."""
+    check_window(t_from, t_to)
+    keep = np.ones(len(trace), dtype=bool)
+    if t_from is not None:
+        keep &= trace["time_s"].to_numpy() > t_from
+    if t_to is not None:
+        keep &= trace["time_s"].to_numpy() <= t_to
+    return trace[keep]
+
+
+def task_window(tasks: pd.DataFrame, t_from: float | None = None, t_to: float | None = None) -> pd.DataFrame:
+    """Attempts that started in [t_from, t_to]."""
+    check_window(t_from, t_to)
+    start = tasks["start_s"]
+    keep = start.notna()
+    if t_from is not None:
+        keep &= start >= t_from
+    if t_to is not None:
+        keep &= start <= t_to
+    return tasks[keep]
+
+
+def select_vms(frame: pd.DataFrame, vms: Sequence[str], known: Sequence[str], where: str) -> pd.DataFrame:
+    """Rows of `frame` on the VMs `vms` (all if empty); a name not in `known` is a `RunError`."""
+    if not vms:
+        return frame
+    names = set(known)
+    for vm in vms:
+        if vm not in names:
+            sample = ", ".join(sorted(names)[:4])
+            raise RunError(f"--vm {vm}: no such VM in {where} (VMs: {sample}, ...)")
+    return frame[frame["vm"].astype(str).isin(set(vms))]
+
+
+def trace_interval(trace: pd.DataFrame) -> float:
+    """The sampling interval: samples fall at whole multiples of it, the first one interval after 0."""
+    times = np.unique(trace["time_s"].to_numpy())
+    if len(times) > 1:
+        return float(np.min(np.diff(times)))
+    return float(times[0]) if len(times) else 1.0
+
+
+def accounted_s(trace: pd.DataFrame) -> pd.Series:
+    """Seconds of vCPU time accounted in each row (usr+sys+steal+iowait+idle: vcpus x interval while the
+    clock ticks; less, or 0, in samples taken after the layer above stopped the clock)."""
+    return sum(trace[f"{s}_s"].astype(np.float64) for s in CPU_STATES)
+
+
+_RATE_MEANS = {"cpu_demand_mhz": "demand_mhz", "cpu_used_mhz": "used_mhz", "disk_mbps": "disk_mbps"}
+_LEVEL_MEANS = {"cpu_entitlement_mhz": "entitled_mhz", "swap_mb": "swap_mb"}
+
+
+def vm_summary(trace: pd.DataFrame) -> pd.DataFrame:
+    """One row per VM: CPU-state shares of its vCPU time and seconds, mean MHz, swap and disk rates.
+
+    Means are over the seconds the VM was accounted: a rate column holds interval sums / interval, so its
+    mean is sum(value x interval) / accounted seconds; entitlement and swap are levels, weighted by them.
+    """
+    wall = accounted_s(trace) / trace["vcpus"].astype(np.float64)  # accounted wall seconds of the row
+    span = trace_interval(trace)
+    t = pd.DataFrame({"vm": trace["vm"].astype(str), "wall": wall})
+    for s in CPU_STATES:
+        t[f"{s}_s"] = trace[f"{s}_s"].astype(np.float64)
+    for col, name in _RATE_MEANS.items():
+        t[name] = trace[col].astype(np.float64) * span
+    for col, name in _LEVEL_MEANS.items():
+        t[name] = trace[col].astype(np.float64) * wall
+    order = list(dict.fromkeys(t["vm"]))  # the trace's VM order
+    sums = t.groupby("vm", sort=False).sum().reindex(order)
+    seconds = sums[[f"{s}_s" for s in CPU_STATES]]
+    total = seconds.sum(axis=1)
+    shares = seconds.div(total.where(total > 0), axis=0).set_axis(list(CPU_STATES), axis=1)
+    names = ["demand_mhz", "entitled_mhz", "used_mhz", "swap_mb", "disk_mbps"]
+    means = sums[names].div(sums["wall"].where(sums["wall"] > 0), axis=0)
+    first = trace.assign(vm=t["vm"], host=trace["host"].astype(str)).groupby("vm", sort=False)[["host", "vcpus"]]
+    out = pd.concat([first.first().reindex(order), shares, seconds, means], axis=1)
+    out.index.name = "vm"
+    return out
+
+
+def format_summary(table: pd.DataFrame) -> str:
+    """The summary as text: shares to 4 decimals, seconds and rates to 1."""
+    shown = table.copy()
+    for col in shown.columns:
+        if col in CPU_STATES:
+            shown[col] = shown[col].map(lambda v: f"{v:.4f}")
+        elif shown[col].dtype.kind == "f":
+            shown[col] = shown[col].map(lambda v: f"{v:.1f}")
+    return shown.to_string()
+
+
+def trace_table(run: Run, vms: Sequence[str] = (), t_from: float | None = None, t_to: float | None = None) -> str:
+    """The text of `vcloud trace RUN_DIR`: `vm_summary` over the window and VMs chosen."""
+    trace = run.table("vm_trace", "the per-VM table")
+    window = trace_window(select_vms(trace, vms, trace["vm"].astype(str).unique(), run.name), t_from, t_to)
+    if window.empty:
+        raise RunError(f"{run.name}: no trace samples in {_window_text(t_from, t_to)}")
+    return format_summary(vm_summary(window))
+
+
+def _window_text(t_from: float | None, t_to: float | None) -> str:
+    return f"({'start' if t_from is None else f'{t_from:g}'}, {'end' if t_to is None else f'{t_to:g}'}]"
+
+
+def _vm_names(run: Run) -> list[str]:
+    """Every VM of the run: from vm_trace if present, else the trackers in tasks."""
+    if (run.path / "vm_trace.parquet").is_file():
+        return [str(v) for v in pd.read_parquet(run.path / "vm_trace.parquet", columns=["vm"])["vm"].unique()]
+    return [str(v) for v in run.table("tasks")["vm"].unique()]
+
+
+def draw(
+    kind: str,
+    runs: Sequence[Run],
+    vms: Sequence[str] = (),
+    t_from: float | None = None,
+    t_to: float | None = None,
+    metric: str | None = None,
+    bin_s: float | None = None,
+) -> Figure:
+    """The figure of `--plot KIND` (a matplotlib Figure); all checks happen before anything is drawn."""
+    from scenarios import plots  # matplotlib is loaded only when drawing
+
+    if kind not in PLOT_KINDS:
+        raise RunError(f"--plot {kind}: unknown kind (try: {', '.join(PLOT_KINDS)})")
+    if len(runs) > 1 and kind != "cdf":
+        raise RunError(f"--plot {kind}: takes one RUN_DIR, got {len(runs)} (several only with --plot cdf)")
+    if metric is not None and kind != "heatmap":
+        raise RunError(f"--metric {metric}: only with --plot heatmap")
+    if bin_s is not None and not bin_s > 0:
+        raise RunError(f"--bin {bin_s:g}: must be > 0")
+    check_window(t_from, t_to)
+    if kind in TASK_PLOTS:
+        frames, nodes = {}, []
+        for run in runs:
+            tasks = select_vms(run.table("tasks", f"--plot {kind}"), vms, _vm_names(run), run.name)
+            nodes = nodes or sorted(tasks["vm"].astype(str).unique())  # the first run's nodes, before the window
+            frames[_label(run, runs)] = tasks if kind == "running" else task_window(tasks, t_from, t_to)
+        tasks = next(iter(frames.values()))
+        if kind == "running":
+            return plots.running_tasks(tasks, t_from, t_to, title=runs[0].name)
+        done_maps = {k: v[(v["kind"] == "m") & (v["state"] == "done")] for k, v in frames.items()}
+        for label, maps in done_maps.items():
+            if maps.empty:
+                raise RunError(f"{label}: no successful map attempts for the VMs and window chosen")
+        if kind == "cdf":
+            return plots.runtime_cdf(done_maps)
+        if kind == "breakdown":
+            return plots.task_breakdown(tasks, title=runs[0].name)
+        return plots.tasks_per_node(tasks, nodes=nodes, title=runs[0].name)
+    run = runs[0]
+    trace = run.table("vm_trace", f"--plot {kind}")
+    names = trace["vm"].astype(str).unique()
+    window = trace_window(select_vms(trace, vms, names, run.name), t_from, t_to)
+    if window.empty:
+        raise RunError(f"{run.name}: no trace samples in {_window_text(t_from, t_to)}")
+    if kind == "heatmap":
+        return plots.share_heatmap(window, metric or "steal", bin_s=bin_s, title=run.name)
+    return plots.share_lines(window, vms=list(vms) or None, title=run.name)
+
+
+def _label(run: Run, runs: Sequence[Run]) -> str:
+    """The directory name, or the whole path when two runs share a name."""
+    same = sum(r.name == run.name for r in runs) > 1
+    return str(run.path) if same else run.name
+
+
+def check_out(out: Path | None, kind: str) -> Path:
+    if out is None:
+        raise RunError(f"--plot {kind}: needs --out FILE.png")
+    fmt = out.suffix.lstrip(".").lower()
+    if fmt not in IMAGE_FORMATS:
+        raise RunError(f"--out {out}: unknown image format {fmt!r} (try: {', '.join(IMAGE_FORMATS)})")
+    if out.is_dir():
+        raise RunError(f"--out {out}: is a directory")
+    return out
+
+
+def save_figure(fig: Figure, out: Path) -> Path:
+    """Write `fig` to `out` through a temporary sibling (so `out` is whole or untouched), then close it."""
+    from scenarios import plots
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.stem}-{os.getpid()}{out.suffix}")
+    try:
+        plots.save(fig, tmp)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return out
+
+
+def trace_command(
+    run_dirs: Sequence[Path | str],
+    plot: str | None = None,
+    out: Path | None = None,
+    vms: Sequence[str] = (),
+    t_from: float | None = None,
+    t_to: float | None = None,
+    metric: str | None = None,
+    bin_s: float | None = None,
+) -> str:
+    """What `vcloud trace` does: the per-VM table as text, or draw `plot` into `out` and say so."""
+    runs = [Run(p) for p in run_dirs]
+    check_window(t_from, t_to)
+    if plot is None:
+        if out is not None or metric is not None or bin_s is not None:
+            flag = "--out" if out is not None else "--metric" if metric is not None else "--bin"
+            raise RunError(f"{flag}: only with --plot KIND")
+        if len(runs) > 1:
+            raise RunError(f"the per-VM table takes one RUN_DIR, got {len(runs)} (several only with --plot cdf)")
+        return trace_table(runs[0], vms, t_from, t_to)
+    out = check_out(out, plot)
+    fig = draw(plot, runs, vms, t_from, t_to, metric, bin_s)
+    return f"wrote {save_figure(fig, out)}"

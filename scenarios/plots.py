@@ -1,0 +1,223 @@
+"""Figures of a run's tables, for notebooks and `vcloud trace --plot`: each function returns a Figure.
+
+Figures are built with `matplotlib.figure.Figure` on an Agg canvas, not through pyplot: nothing global
+is touched (no backend switch, no figure registry to leak or warn about), and a notebook shows one with
+`display(fig)`. `save` writes one and releases it.
+
+    from scenarios.inspect_run import Run
+    from scenarios import plots
+    run = Run("runs/flexslot-seed1")
+    plots.task_breakdown(run.table("tasks"))
+    plots.share_heatmap(run.table("vm_trace"), metric="iowait", bin_s=60)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from scenarios.inspect_run import CPU_STATES, accounted_s, trace_interval
+
+BREAKDOWN_COLORS = {"cputime": "tab:blue", "iowait": "tab:orange", "steal": "tab:red", "other": "tab:gray"}
+
+
+def new_figure(width: float = 8.0, height: float = 4.5) -> Figure:
+    """A Figure on an Agg canvas, outside pyplot."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save(fig: Figure, path: Path | str, dpi: int = 120) -> None:
+    """Write `fig` (format from the suffix) and release what it holds."""
+    fig.savefig(path, dpi=dpi)
+    fig.clear()
+
+
+def successful_maps(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Successful map attempts with their runtime (`runtime_s`)."""
+    maps = tasks[(tasks["kind"] == "m") & (tasks["state"] == "done")]
+    return maps.assign(runtime_s=maps["end_s"] - maps["start_s"])
+
+
+def _share(num: pd.Series, den: pd.Series) -> pd.Series:
+    """num / den, NaN where nothing was accounted (den == 0)."""
+    return num / den.where(den > 0)
+
+
+def share_heatmap(trace: pd.DataFrame, metric: str = "steal", bin_s: float | None = None, title: str = "") -> Figure:
+    """`metric` share of each VM's vCPU time per time bin (default: the trace interval), VMs x bins.
+
+    Bins with no accounted vCPU time (samples after the clock stopped) are grey."""
+    if metric not in CPU_STATES:
+        raise ValueError(f"metric {metric!r}: not one of {', '.join(CPU_STATES)}")
+    step = bin_s or trace_interval(trace)
+    vm = trace["vm"].astype(str)
+    ends = trace["time_s"].to_numpy()
+    bins = np.maximum(np.ceil(np.round(ends / step, 9)).astype(np.int64) - 1, 0)
+    frame = pd.DataFrame(
+        {"vm": vm, "bin": bins, "num": trace[f"{metric}_s"].astype(np.float64), "den": accounted_s(trace)}
+    )
+    sums = frame.groupby(["vm", "bin"], sort=True)[["num", "den"]].sum()
+    grid = _share(sums["num"], sums["den"]).unstack("bin")
+    order = list(dict.fromkeys(vm))  # the trace's VM order
+    grid = grid.reindex(index=order, columns=range(int(bins.min()), int(bins.max()) + 1))
+    fig = new_figure(9.0, max(3.0, 0.18 * len(order) + 1.5))
+    ax = fig.add_subplot()
+    cmap = colormaps["magma"].with_extremes(bad="0.85")
+    lo, hi = grid.columns[0] * step, (grid.columns[-1] + 1) * step
+    image = ax.imshow(grid.to_numpy(dtype=float), aspect="auto", interpolation="nearest", cmap=cmap,
+                      extent=(lo, hi, len(order) - 0.5, -0.5), vmin=0.0)  # fmt: skip
+    ax.set_yticks(range(len(order)), order, fontsize=7 if len(order) > 20 else 9)
+    if len(order) > 60:
+        ax.set_yticks(range(0, len(order), max(1, len(order) // 40)))
+    ax.set_xlabel("time (s)")
+    ax.set_title(f"{metric} share of vCPU time per {step:g} s" + (f" - {title}" if title else ""))
+    fig.colorbar(image, ax=ax, label=f"{metric} share")
+    return fig
+
+
+def top_vms(trace: pd.DataFrame, by: str = "steal", n: int = 4) -> list[str]:
+    """The `n` VMs with the most `by` seconds."""
+    totals = trace.groupby(trace["vm"].astype(str))[f"{by}_s"].sum().sort_values(ascending=False, kind="stable")
+    return list(totals.index[:n])
+
+
+def share_lines(trace: pd.DataFrame, vms: Sequence[str] | None = None, n: int = 4, title: str = "") -> Figure:
+    """Steal and iowait shares over time of `vms` (default: the `n` with the most steal)."""
+    chosen = list(vms) if vms else top_vms(trace, "steal", n)
+    fig = new_figure(9.0, 5.5)
+    ax_steal, ax_io = fig.subplots(2, 1, sharex=True)
+    vm = trace["vm"].astype(str)
+    step = trace_interval(trace)
+    for name in chosen:
+        rows = trace[vm == name].sort_values("time_s")
+        total = accounted_s(rows)
+        times = rows["time_s"].to_numpy(float)
+        for ax, state in ((ax_steal, "steal"), (ax_io, "iowait")):
+            share = _share(rows[f"{state}_s"].astype(np.float64), total).to_numpy()
+            # a sample covers the interval before it: repeat the first value at its start
+            ax.plot(np.r_[times[:1] - step, times], np.r_[share[:1], share], drawstyle="steps-pre", label=name)
+    ax_steal.set_ylabel("steal share")
+    ax_io.set_ylabel("iowait share")
+    ax_io.set_xlabel("time (s)")
+    for ax in (ax_steal, ax_io):
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    fig.legend(*ax_steal.get_legend_handles_labels(), loc="outside right upper")
+    fig.suptitle("steal and iowait shares over time" + (f" - {title}" if title else ""))
+    return fig
+
+
+def breakdown_parts(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Successful maps sorted by runtime: cputime, iowait, steal and other (the rest of the runtime, >= 0)."""
+    maps = successful_maps(tasks).sort_values("runtime_s", kind="stable")
+    parts = pd.DataFrame(
+        {"cputime": maps["cputime_s"], "iowait": maps["iowait_s"], "steal": maps["steal_s"]}, dtype=float
+    )
+    parts["other"] = (maps["runtime_s"] - parts.sum(axis=1)).clip(lower=0.0)
+    return parts.assign(attempt=maps["attempt"], runtime_s=maps["runtime_s"]).reset_index(drop=True)
+
+
+def task_breakdown(tasks: pd.DataFrame, title: str = "") -> Figure:
+    """Stacked bars per successful map attempt, sorted by runtime: cputime, iowait, steal, other.
+
+    Each part is one step-filled polygon, not one rectangle per task, so thousands of tasks draw fast."""
+    parts = breakdown_parts(tasks)
+    n = len(parts)
+    fig = new_figure(10.0, 4.5)
+    ax = fig.add_subplot()
+    edges = np.arange(n + 1) - 0.5
+    bottom = np.zeros(n)
+    for name, color in BREAKDOWN_COLORS.items():
+        top = bottom + parts[name].to_numpy()
+        ax.fill_between(edges, np.r_[bottom, bottom[-1:]], np.r_[top, top[-1:]], step="post", color=color,
+                        linewidth=0, label=name)  # fmt: skip
+        bottom = top
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel(f"map tasks sorted by runtime ({n} successful attempts)")
+    ax.set_ylabel("time (s)")
+    ax.legend(loc="upper left")
+    ax.set_title("map task runtime breakdown" + (f" - {title}" if title else ""))
+    return fig
+
+
+def runtime_cdf(runs: Mapping[str, pd.DataFrame] | pd.DataFrame, title: str = "") -> Figure:
+    """CDF of successful map runtimes: one line per tasks frame, labelled by its key."""
+    frames = {"tasks": runs} if isinstance(runs, pd.DataFrame) else runs
+    fig = new_figure(7.0, 4.5)
+    ax = fig.add_subplot()
+    for label, tasks in frames.items():
+        runtimes = np.sort(successful_maps(tasks)["runtime_s"].to_numpy(float))
+        if len(runtimes):
+            y = np.arange(1, len(runtimes) + 1) / len(runtimes)
+            ax.step(np.r_[runtimes[0], runtimes], np.r_[0.0, y], where="post", label=f"{label} (n={len(runtimes)})")
+    ax.set_xlabel("map task runtime (s)")
+    ax.set_ylabel("CDF")
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title("CDF of map task runtimes" + (f" - {title}" if title else ""))
+    return fig
+
+
+def tasks_per_node(tasks: pd.DataFrame, nodes: Sequence[str] | None = None, title: str = "") -> Figure:
+    """Successful maps per node, stacked by locality; `nodes` (default: every node with an attempt) at 0 too."""
+    maps = successful_maps(tasks)
+    order = list(nodes) if nodes is not None else sorted(tasks["vm"].astype(str).unique())
+    counts = pd.crosstab(maps["vm"].astype(str), maps["locality"].replace("", "none")).reindex(order, fill_value=0)
+    localities = [c for c in ("node", "rack", "off_rack", "none") if c in counts.columns]
+    localities += [c for c in counts.columns if c not in localities]
+    fig = new_figure(max(6.0, 0.25 * len(order) + 2.0), 4.5)
+    ax = fig.add_subplot()
+    x = np.arange(len(order))
+    bottom = np.zeros(len(order))
+    for loc in localities:
+        ax.bar(x, counts[loc].to_numpy(), bottom=bottom, label=f"{loc}-local" if loc in ("node", "rack") else loc)
+        bottom += counts[loc].to_numpy()
+    if len(order):
+        ax.axhline(bottom.mean(), color="k", linestyle="--", linewidth=1, label=f"mean {bottom.mean():.1f}")
+    ax.set_xticks(x, order, rotation=90, fontsize=7 if len(order) > 20 else 9)
+    ax.set_ylabel("successful map tasks")
+    ax.legend(fontsize=8)
+    ax.set_title("map tasks per node" + (f" - {title}" if title else ""))
+    return fig
+
+
+def running_counts(tasks: pd.DataFrame, kind: str, end_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """Times and counts of running attempts of `kind` ("m"/"r"), a step function changing at each event."""
+    rows = tasks[(tasks["kind"] == kind) & tasks["start_s"].notna()]
+    starts = rows["start_s"].to_numpy(float)
+    ends = rows["end_s"].fillna(end_s).to_numpy(float)  # still running at the end of the run
+    times = np.r_[starts, ends]
+    deltas = np.r_[np.ones(len(starts)), -np.ones(len(ends))]
+    order = np.lexsort((deltas, times))  # at equal times, ends first
+    times, counts = times[order], np.cumsum(deltas[order])
+    last = np.r_[times[1:] != times[:-1], True]  # one value per distinct time
+    return np.r_[0.0, times[last]], np.r_[0.0, counts[last]]
+
+
+def running_tasks(tasks: pd.DataFrame, t_from: float | None = None, t_to: float | None = None,
+                  title: str = "") -> Figure:  # fmt: skip
+    """Running map and reduce attempts over time, all attempts counted (killed ones until killed)."""
+    end_s = float(np.nanmax(tasks[["start_s", "end_s"]].to_numpy(float))) if len(tasks) else 0.0
+    fig = new_figure(9.0, 4.0)
+    ax = fig.add_subplot()
+    for kind, label in (("m", "maps"), ("r", "reduces")):
+        times, counts = running_counts(tasks, kind, end_s)
+        ax.step(times, counts, where="post", label=label)
+    ax.set_xlim(t_from if t_from is not None else 0.0, t_to if t_to is not None else max(end_s, 1.0))
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("running attempts")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title("running tasks" + (f" - {title}" if title else ""))
+    return fig
