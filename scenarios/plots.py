@@ -205,19 +205,26 @@ def running_counts(tasks: pd.DataFrame, kind: str, end_s: float) -> tuple[np.nda
 
 
 def running_tasks(tasks: pd.DataFrame, t_from: float | None = None, t_to: float | None = None,
-                  title: str = "") -> Figure:  # fmt: skip
-    """Running map and reduce attempts over time, all attempts counted (killed ones until killed)."""
+                  title: str = "", by_job: bool | None = None) -> Figure:  # fmt: skip
+    """Running map and reduce attempts over time, all attempts counted (killed ones until killed).
+
+    `by_job` (default: when there are 2 to 6 jobs) draws each job's maps (solid) and reduces (dashed)."""
     end_s = float(np.nanmax(tasks[["start_s", "end_s"]].to_numpy(float))) if len(tasks) else 0.0
+    jobs = sorted(tasks["job"].unique()) if "job" in tasks else []
+    split = 2 <= len(jobs) <= 6 if by_job is None else by_job
+    groups = [(str(j), tasks[tasks["job"] == j]) for j in jobs] if split else [("", tasks)]
     fig = new_figure(9.0, 4.0)
     ax = fig.add_subplot()
-    for kind, label in (("m", "maps"), ("r", "reduces")):
-        times, counts = running_counts(tasks, kind, end_s)
-        ax.step(times, counts, where="post", label=label)
+    for i, (job, rows) in enumerate(groups):
+        for kind, label, style in (("m", "maps", "-"), ("r", "reduces", "--")):
+            times, counts = running_counts(rows, kind, end_s)
+            color = f"C{i}" if split else None
+            ax.step(times, counts, where="post", label=f"{job} {label}".strip(), color=color, linestyle=style)
     ax.set_xlim(t_from if t_from is not None else 0.0, t_to if t_to is not None else max(end_s, 1.0))
     ax.set_ylim(bottom=0)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("running attempts")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8)
     ax.set_title("running tasks" + (f" - {title}" if title else ""))
     return fig

@@ -194,3 +194,12 @@ def test_running_counts_step_function():
     assert list(counts) == [0.0, 1.0, 2.0, 2.0, 1.0, 0.0]  # at t=2 one ends as another starts
     times, counts = plots.running_counts(tasks, "r", end_s=5.0)
     assert list(times) == [0.0, 1.5, 4.0] and list(counts) == [0.0, 1.0, 0.0]
+
+
+def test_running_tasks_split_by_job_when_few_jobs():
+    tasks = pd.DataFrame({"job": ["a", "a", "b", "b"], "kind": ["m", "r", "m", "r"], "start_s": [0.0, 1.0, 0.5, 2.0],
+                          "end_s": [1.0, 3.0, 2.0, 4.0]})  # fmt: skip
+    labels = [line.get_label() for line in plots.running_tasks(tasks).axes[0].get_lines()]
+    assert labels == ["a maps", "a reduces", "b maps", "b reduces"]
+    labels = [line.get_label() for line in plots.running_tasks(tasks, by_job=False).axes[0].get_lines()]
+    assert labels == ["maps", "reduces"]
