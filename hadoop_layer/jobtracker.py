@@ -70,7 +70,7 @@ class JobTracker:
                 for attempt in list(task.active):
                     self.kill(attempt)
         if not self.running_jobs and len(self.jobs) == self.expected_jobs:
-            self.model.running = False
+            self.model.stop()
 
     # ---- heartbeats ---------------------------------------------------------------------------------
     def heartbeat(self, tracker: TaskTracker) -> None:

@@ -313,7 +313,14 @@ class CloudModel(Model):
         self.vms.mem_granted_mb[rows] = ent.mem_granted_mb
 
     def _record_trace(self) -> None:
-        self.tracer.record(float(self.time), self.hosts, self.vms)
+        if self.running:
+            self.tracer.record(float(self.time), self.hosts, self.vms)
+
+    def stop(self) -> None:
+        """The layer above is done: record the last (partial) trace interval and stop the clock."""
+        if self.running:
+            self._record_trace()
+            self.running = False
 
     def vm_trace(self) -> pd.DataFrame:
         """Per-VM trace (columns of `vcloud.trace.COLUMNS`)."""
