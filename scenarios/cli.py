@@ -53,6 +53,15 @@ def _parser() -> argparse.ArgumentParser:
     p_run.add_argument("--check", action="store_true", help="assert the cloud's invariants every tick")
     p_run.add_argument("--quiet", action="store_true", help="no progress bar")
     p_run.set_defaults(func=cmd_run)
+    p_sweep = sub.add_parser("sweep", help="run a grid of settings x seeds from a SPEC file (TOML or YAML)")
+    p_sweep.add_argument("spec", type=Path, help="SPEC: scenario, settings (lists of values), seeds")
+    p_sweep.add_argument("--out", type=Path, required=True, help="sweep directory (rerun into it to resume)")
+    p_sweep.add_argument("--processes", type=int, default=None, help="local processes or --dask local workers")
+    p_sweep.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: scheduler address, or 'local'")
+    p_sweep.add_argument("--frames", action="store_true", help="keep each run's tables in DIR/runs/RUN_ID/")
+    p_sweep.add_argument("--retry-errors", action="store_true", help="rerun the runs that failed")
+    p_sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_sweep.set_defaults(func=cmd_sweep)
     return parser
 
 
@@ -92,6 +101,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     headline = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
     print(json.dumps(headline, indent=1))
     print(f"wrote {out}")
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from scenarios.sweep import SweepError, run_sweep  # yaml and dask are imported only for a sweep
+
+    try:
+        report = run_sweep(args.spec, args.out, processes=args.processes, dask=args.dask, frames=args.frames,
+                           retry_errors=args.retry_errors, progress=not args.quiet)  # fmt: skip
+    except SweepError as exc:
+        raise BadInput(str(exc)) from None
+    print(report.describe())
     return 0
 
 
