@@ -65,6 +65,15 @@ def _parser() -> argparse.ArgumentParser:
     p_trace.add_argument("--bin", dest="bin_s", type=float, metavar="S", help="heatmap bin (default trace interval)")
     p_trace.add_argument("--out", type=Path, metavar="FILE.png", help="image to write with --plot")
     p_trace.set_defaults(func=cmd_trace)
+    p_sweep = sub.add_parser("sweep", help="run a grid of settings x seeds from a SPEC file (TOML or YAML)")
+    p_sweep.add_argument("spec", type=Path, help="SPEC: scenario, settings (lists of values), seeds")
+    p_sweep.add_argument("--out", type=Path, required=True, help="sweep directory (rerun into it to resume)")
+    p_sweep.add_argument("--processes", type=int, default=None, help="local processes or --dask local workers")
+    p_sweep.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: scheduler address, or 'local'")
+    p_sweep.add_argument("--frames", action="store_true", help="keep each run's tables in DIR/runs/RUN_ID/")
+    p_sweep.add_argument("--retry-errors", action="store_true", help="rerun the runs that failed")
+    p_sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_sweep.set_defaults(func=cmd_sweep)
     return parser
 
 
@@ -113,6 +122,18 @@ def cmd_trace(args: argparse.Namespace) -> int:
         print(trace_command(a.run_dirs, a.plot, a.out, a.vms, a.t_from, a.t_to, a.metric, a.bin_s))
     except RunError as exc:
         raise BadInput(str(exc)) from None
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from scenarios.sweep import SweepError, run_sweep  # yaml and dask are imported only for a sweep
+
+    try:
+        report = run_sweep(args.spec, args.out, processes=args.processes, dask=args.dask, frames=args.frames,
+                           retry_errors=args.retry_errors, progress=not args.quiet)  # fmt: skip
+    except SweepError as exc:
+        raise BadInput(str(exc)) from None
+    print(report.describe())
     return 0
 
 

@@ -1,0 +1,465 @@
+"""`vcloud sweep SPEC --out DIR`: a grid of settings x seeds, run locally or on a Dask cluster, resumable.
+
+SPEC is TOML (`.toml`) or YAML (`.yaml`, `.yml`) with three fields::
+
+    scenario = "synthetic-cloud"          # a name of `vcloud list`
+    seeds = [1, 2, 3]                     # one run per seed and grid point
+    [settings]                            # each key a list of values; the grid is their product
+    allocator = ["static", "drs"]
+    duration_s = [600]
+    drs.period_s = [60, 300]              # dotted keys as in `--set` (TOML: a nested table; YAML: either)
+
+Every grid point is validated before anything runs; a bad SPEC stops with one line naming the field.
+
+A run is a pure function of (scenario, settings, seed): `execute` builds a `ScenarioModel`, steps it to
+the end and returns a row of the summary's scalar figures. Its id is a hash of the three, so a run computed
+once is never computed again: each finished run is written atomically (temporary file, then `os.replace`) to
+`DIR/runs/<run_id>.json`; a rerun of the same SPEC into the same DIR (after a crash or `kill -9`) runs only
+the ids not there. A run that raises is a finished run with `error` set (`--retry-errors` runs those again).
+At the end the rows of the SPEC's runs, in grid order (settings product, then seeds), become
+`DIR/results.parquet`: `run_id, scenario, seed, settings.<key>..., error, <figure>...`. `--frames` also keeps
+each run's tables (`vm_trace`, and `tasks`, `jobs` for Hadoop scenarios) in `DIR/runs/<run_id>/`.
+
+Backends: locally `mesa.batch_run` over `ScenarioModel` with `--processes N` processes (default: all CPUs);
+the workers write the rows themselves, as each run finishes (`batch_run` hands its results back only at
+the end), and exit if the sweep's process dies. `--dask ADDRESS` maps `execute` over a Dask distributed
+cluster (the workers must be able to import this package and read any file a setting names); `--dask local`
+starts a `LocalCluster` of `--processes` single-threaded worker processes. Rows go through the same JSON
+files whichever backend ran them, so the results are identical.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import itertools
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import threading
+import time
+import tomllib
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+
+from scenarios.batch_model import ScenarioModel, one_line
+from scenarios.registry import SCENARIOS
+from scenarios.settings import SettingsError, validate
+
+FORMATS = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML"}
+RESULTS = "results.parquet"
+
+
+class SweepError(ValueError):
+    """Bad input to a sweep (SPEC, --out, --dask): the message is one line."""
+
+
+class SweepSpec(BaseModel):
+    """A SPEC file's fields (settings are checked against the scenario afterwards, point by point)."""
+
+    model_config = ConfigDict(extra="forbid")
+    scenario: str
+    settings: dict[str, Any] = Field(default_factory=dict)
+    seeds: list[Annotated[StrictInt, Field(ge=0)]] = Field(min_length=1)
+
+    @field_validator("scenario")
+    @classmethod
+    def _known(cls, name: str) -> str:
+        if name not in SCENARIOS:
+            raise ValueError(f"unknown scenario (try: {', '.join(SCENARIOS)})")
+        return name
+
+    @field_validator("seeds")
+    @classmethod
+    def _distinct(cls, seeds: list[int]) -> list[int]:
+        repeated = sorted({s for s in seeds if seeds.count(s) > 1})
+        if repeated:
+            raise ValueError(f"seed {repeated[0]} is given more than once")
+        return seeds
+
+
+@dataclass(frozen=True)
+class Run:
+    """One point of the grid with one seed; `settings` are flat dotted keys with validated (JSON) values."""
+
+    run_id: str
+    scenario: str
+    settings: dict[str, Any]
+    seed: int
+
+    def model_kwargs(self) -> dict[str, Any]:
+        return {key.replace(".", "__"): value for key, value in self.settings.items()}
+
+
+@dataclass
+class Sweep:
+    spec: SweepSpec
+    runs: list[Run]
+    source: str = "SPEC"
+
+
+# ---- SPEC -----------------------------------------------------------------------------------------------
+def load_spec(path: str | Path) -> Sweep:
+    """Read and validate a SPEC file; every error is a `SweepError` of one line that names the field."""
+    path = Path(path)
+    kind = FORMATS.get(path.suffix.lower())
+    if kind is None:
+        raise SweepError(f"{path}: a SPEC is a .toml, .yaml or .yml file")
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SweepError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = tomllib.loads(text) if kind == "TOML" else yaml.safe_load(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(f"{path}: bad TOML: {' '.join(str(exc).split())}") from None
+    except yaml.YAMLError as exc:
+        raise SweepError(f"{path}: bad YAML: {_yaml_message(exc)}") from None
+    return parse_spec(data, source=str(path))
+
+
+def parse_spec(data: Any, source: str = "SPEC") -> Sweep:
+    """A validated sweep from a SPEC's data (a mapping with `scenario`, `settings`, `seeds`)."""
+    if not isinstance(data, dict):
+        raise SweepError(f"{source}: expected a mapping with fields scenario, settings and seeds")
+    try:
+        spec = SweepSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SweepError(f"{source}: {_pydantic_message(exc)}") from None
+    return Sweep(spec, grid(spec, source), source)
+
+
+def grid(spec: SweepSpec, source: str = "SPEC") -> list[Run]:
+    """The runs: the product of the settings' value lists (first key outermost), then the seeds."""
+    axes = _flat_axes(spec.settings, source)
+    scenario = SCENARIOS[spec.scenario]
+    runs: list[Run] = []
+    seen: dict[str, dict[str, Any]] = {}
+    for combo in itertools.product(*axes.values()):
+        point = dict(zip(axes, combo, strict=True))
+        try:
+            settings = validate(scenario.Settings, point)
+        except SettingsError as exc:
+            where = f" (grid point {_short(point)})" if str(exc).startswith("settings:") else ""
+            raise SweepError(f"{source}: {exc}{where}") from None
+        dumped = settings.model_dump(mode="json")
+        canonical = {key: _at(dumped, key) for key in axes}
+        for seed in spec.seeds:
+            run = Run(run_id(spec.scenario, canonical, seed), spec.scenario, canonical, seed)
+            if run.run_id in seen:
+                raise SweepError(f"{source}: settings {_short(point)} and {_short(seen[run.run_id])} are the same run")
+            seen[run.run_id] = point
+            runs.append(run)
+    return runs
+
+
+def run_id(scenario: str, settings: dict[str, Any], seed: int) -> str:
+    """A stable id of (scenario, settings, seed): 16 hex digits of a SHA-256 of their canonical JSON."""
+    text = json.dumps({"scenario": scenario, "settings": settings, "seed": seed}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _flat_axes(settings: dict[str, Any], source: str, prefix: str = "") -> dict[str, list[Any]]:
+    """{'drs': {'period_s': [60, 300]}} -> {'drs.period_s': [60, 300]}: every leaf a non-empty list."""
+    axes: dict[str, list[Any]] = {}
+    for key, values in settings.items():
+        name = f"{prefix}{key}"
+        if isinstance(values, dict):
+            sub = _flat_axes(values, source, f"{name}.")
+        elif not isinstance(values, list) or not values:
+            raise SweepError(f"{source}: settings.{name}: expected a non-empty list of values, got {values!r}")
+        else:
+            texts = [json.dumps(v, sort_keys=True) for v in values]
+            twice = next((v for v, t in zip(values, texts, strict=True) if texts.count(t) > 1), None)
+            if len(set(texts)) < len(texts):
+                raise SweepError(f"{source}: settings.{name}: value {twice!r} is given more than once")
+            sub = {name: values}
+        for sub_name, sub_values in sub.items():
+            if sub_name in axes:
+                raise SweepError(f"{source}: settings.{sub_name} is given more than once")
+            axes[sub_name] = sub_values
+    return axes
+
+
+def _at(tree: dict[str, Any], dotted: str) -> Any:
+    node: Any = tree
+    for part in dotted.split("."):
+        node = node[part]
+    return node
+
+
+def _short(point: dict[str, Any]) -> str:
+    return " ".join(f"{k}={json.dumps(v)}" for k, v in point.items()) or "(defaults)"
+
+
+def _pydantic_message(exc: ValidationError) -> str:
+    errors = exc.errors()
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])  # a typo, not a missing field
+    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+    if err["type"] == "missing":
+        return f"missing field {loc!r}"
+    if err["type"] == "extra_forbidden":
+        return f"unknown field {loc!r}"
+    value = repr(err.get("input"))
+    value = value if len(value) <= 60 else value[:57] + "..."
+    return f"{loc}={value}: {err['msg'].removeprefix('Value error, ')}"
+
+
+def _yaml_message(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return " ".join(f"{problem}{where}".split())
+
+
+# ---- one run --------------------------------------------------------------------------------------------
+def execute(run: Run, frames: bool = False) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
+    """Run one point to its end: (its row, its tables if `frames`). A failure is a row with `error`."""
+    model = ScenarioModel(run.scenario, rng=run.seed, errors="record", **run.model_kwargs())
+    while model.running:
+        model.step()
+    return result_row(run, model), (model.frames() if frames else {})
+
+
+def result_row(run: Run, model: ScenarioModel) -> dict[str, Any]:
+    return {"run_id": run.run_id, "scenario": run.scenario, "seed": run.seed, "settings": run.settings,
+            "error": model.error, "figures": model.figures}  # fmt: skip
+
+
+def error_row(run: Run, error: str) -> dict[str, Any]:
+    return {"run_id": run.run_id, "scenario": run.scenario, "seed": run.seed, "settings": run.settings,
+            "error": error, "figures": {}}  # fmt: skip
+
+
+class _StoredRun(ScenarioModel):
+    """`ScenarioModel` for `batch_run`'s workers: writes its row to the store the moment it finishes."""
+
+    def __init__(self, run: Run, store: str, frames: bool = False, rng: Any = None) -> None:
+        _exit_with_parent()
+        self.run_spec, self.store, self.keep_frames = run, Store(Path(store)), frames
+        super().__init__(run.scenario, rng=run.seed, errors="record", **run.model_kwargs())
+
+    def _finish(self) -> None:
+        super()._finish()
+        self.store.write(result_row(self.run_spec, self), self.frames() if self.keep_frames else {})
+
+
+_watchdog_started = False
+
+
+def _exit_with_parent() -> None:
+    """In a pool worker: exit when the sweep's process is gone (`kill -9` leaves the pool's workers running)."""
+    global _watchdog_started
+    parent = multiprocessing.parent_process()
+    if _watchdog_started or parent is None:
+        return
+    _watchdog_started = True
+
+    def watch() -> None:
+        while os.getppid() == parent.pid:
+            time.sleep(0.2)
+        os._exit(1)
+
+    if os.getppid() != parent.pid:  # died while this worker started
+        os._exit(1)
+    threading.Thread(target=watch, name="sweep-parent-watchdog", daemon=True).start()
+
+
+# ---- the store --------------------------------------------------------------------------------------------
+class Store:
+    """DIR/runs/<run_id>.json per finished run (written atomically), DIR/runs/<run_id>/ its tables."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.runs = root / "runs"
+
+    def finished(self) -> dict[str, dict[str, Any]]:
+        rows = {}
+        for path in self.runs.glob("*.json") if self.runs.is_dir() else ():
+            with contextlib.suppress(OSError, ValueError):
+                rows[path.stem] = json.loads(path.read_text())
+        return rows
+
+    def write(self, row: dict[str, Any], frames: dict[str, pd.DataFrame]) -> None:
+        rid = row["run_id"]
+        self.runs.mkdir(parents=True, exist_ok=True)
+        if frames:
+            tmp = _temp_name(self.runs / rid)
+            tmp.mkdir()
+            for name, frame in frames.items():
+                frame.to_parquet(tmp / f"{name}.parquet", index=False)
+            shutil.rmtree(self.runs / rid, ignore_errors=True)
+            tmp.rename(self.runs / rid)
+        _atomic_write(self.runs / f"{rid}.json", json.dumps(row, indent=1, default=str).encode())
+
+    def clean(self) -> None:
+        """Remove what a killed sweep left half-written."""
+        for path in self.runs.glob(".*.tmp") if self.runs.is_dir() else ():
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+
+    def results(self, runs: list[Run]) -> pd.DataFrame:
+        done = self.finished()
+        missing = [r.run_id for r in runs if r.run_id not in done]
+        if missing:
+            raise RuntimeError(f"{len(missing)} runs have no result (first: {missing[0]})")
+        rows = []
+        for run in runs:
+            row = done[run.run_id]
+            rows.append({"run_id": run.run_id, "scenario": run.scenario, "seed": run.seed,
+                         **{f"settings.{k}": v for k, v in run.settings.items()},
+                         "error": row["error"], **row["figures"]})  # fmt: skip
+        frame = pd.DataFrame(rows)
+        tmp = _temp_name(self.root / RESULTS)
+        try:
+            frame.to_parquet(tmp, index=False)
+            os.replace(tmp, self.root / RESULTS)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return frame
+
+
+def _temp_name(path: Path) -> Path:
+    """A fresh hidden sibling of `path` (`.NAME.<random>.tmp`), which `Store.clean` removes after a crash."""
+    return path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = _temp_name(path)
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+# ---- the sweep --------------------------------------------------------------------------------------------
+@dataclass
+class SweepReport:
+    out: Path
+    total: int
+    skipped: int
+    ran: int
+    results: pd.DataFrame = field(repr=False)
+
+    @property
+    def failed(self) -> int:
+        return int(self.results["error"].notna().sum())
+
+    def describe(self) -> str:
+        return (f"{self.total} runs: {self.skipped} already finished, {self.ran} ran, {self.failed} failed; "
+                f"wrote {self.out / RESULTS}")  # fmt: skip
+
+
+def run_sweep(
+    sweep: Sweep | str | Path,
+    out: str | Path,
+    *,
+    processes: int | None = None,
+    dask: Any = None,
+    frames: bool = False,
+    retry_errors: bool = False,
+    progress: bool = True,
+) -> SweepReport:
+    """Run the sweep's unfinished runs into `out` and write `out/results.parquet`.
+
+    `dask`: None (local processes through `mesa.batch_run`), "local" (a LocalCluster of `processes` workers),
+    a scheduler address, or a `distributed.Client`.
+    """
+    if not isinstance(sweep, Sweep):
+        sweep = load_spec(sweep)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise SweepError(f"--out {out}: not a directory")
+    if processes is not None and processes < 1:
+        raise SweepError(f"--processes {processes}: must be at least 1")
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store(out)
+    with _locked(out, created):
+        store.clean()
+        done = store.finished()
+        pending = [r for r in sweep.runs if r.run_id not in done or (retry_errors and done[r.run_id].get("error"))]
+        (out / "spec.json").write_text(json.dumps(sweep.spec.model_dump(mode="json"), indent=1))
+        if pending and dask is None:
+            _run_local(store, pending, processes, frames, progress)
+        elif pending:
+            _run_dask(store, pending, dask, processes, frames, progress)
+        store.results(sweep.runs)
+        results = pd.read_parquet(out / RESULTS)
+    return SweepReport(out, len(sweep.runs), len(sweep.runs) - len(pending), len(pending), results)
+
+
+@contextlib.contextmanager
+def _locked(out: Path, created: bool):
+    lock = open(out / ".lock", "w")  # noqa: SIM115 (held for the whole sweep)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SweepError(f"--out {out}: another sweep is writing there") from None
+        yield
+    except SweepError:
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    finally:
+        lock.close()
+
+
+def _run_local(store: Store, pending: list[Run], processes: int | None, frames: bool, progress: bool) -> None:
+    from mesa.batchrunner import batch_run
+
+    n = min(processes or os.cpu_count() or 1, len(pending))
+    batch_run(_StoredRun, {"run": pending, "store": str(store.root), "frames": frames}, number_processes=n,
+              max_steps=sys.maxsize, display_progress=progress)  # fmt: skip
+
+
+def _run_dask(store, pending, dask, processes, frames, progress) -> None:
+    from distributed import Client, LocalCluster, as_completed
+    from tqdm import tqdm
+
+    with contextlib.ExitStack() as stack:
+        if isinstance(dask, Client):
+            client = dask
+        elif dask == "local":
+            n = min(processes or os.cpu_count() or 1, len(pending))
+            cluster = stack.enter_context(
+                LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            )
+            client = stack.enter_context(Client(cluster))
+        else:
+            try:
+                client = stack.enter_context(Client(dask, timeout="10s"))
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise SweepError(f"--dask {dask}: cannot connect: {one_line(exc)}") from None
+        by_key = {f"vcloud-run-{r.run_id}": r for r in pending}
+        futures = client.map(execute, pending, frames=frames, key=list(by_key), pure=False)
+        with tqdm(total=len(futures), unit="run", disable=not progress or None) as bar:
+            for future in as_completed(futures):
+                run = by_key[future.key]
+                if future.status == "finished":
+                    row, tables = future.result()
+                elif future.status == "error":  # the task died (`execute` records the run's own errors)
+                    row, tables = error_row(run, one_line(future.exception())), {}
+                else:  # cancelled (the cluster went away): the run stays unfinished, for a rerun
+                    raise RuntimeError(f"dask: run {run.run_id} was {future.status}")
+                store.write(row, tables)
+                future.release()
+                bar.update()
