@@ -65,6 +65,10 @@ def _parser() -> argparse.ArgumentParser:
     p_trace.add_argument("--bin", dest="bin_s", type=float, metavar="S", help="heatmap bin (default trace interval)")
     p_trace.add_argument("--out", type=Path, metavar="FILE.png", help="image to write with --plot")
     p_trace.set_defaults(func=cmd_trace)
+    p_repro = sub.add_parser("reproduce", help="run the seed papers' experiments and write DIR/report.md")
+    p_repro.add_argument("--out", type=Path, required=True, help="report directory")
+    p_repro.add_argument("--quick", action="store_true", help="a quarter of the input (minutes, not tens of minutes)")
+    p_repro.set_defaults(func=cmd_reproduce)
     p_sweep = sub.add_parser("sweep", help="run a grid of settings x seeds from a SPEC file (TOML or YAML)")
     p_sweep.add_argument("spec", type=Path, help="SPEC: scenario, settings (lists of values), seeds")
     p_sweep.add_argument("--out", type=Path, required=True, help="sweep directory (rerun into it to resume)")
@@ -122,6 +126,13 @@ def cmd_trace(args: argparse.Namespace) -> int:
         print(trace_command(a.run_dirs, a.plot, a.out, a.vms, a.t_from, a.t_to, a.metric, a.bin_s))
     except RunError as exc:
         raise BadInput(str(exc)) from None
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from scenarios.reproduce import reproduce
+
+    print(f"wrote {reproduce(args.out, quick=args.quick)}")
     return 0
 
 

@@ -121,3 +121,16 @@ def test_coupling_experiments_run_under_fair_and_coupling(tmp_path):
         summary = json.loads((out / "summary.json").read_text())
         assert summary["scheduler"] == scheduler and summary["jobs_succeeded"] == 2
         assert set(summary["starvation_s"]) == set(summary["job_s"])
+
+
+def test_reproduce_quick_writes_a_report_with_every_figure(tmp_path):
+    assert main(["reproduce", "--out", str(tmp_path), "--quick"]) == 0
+    report = (tmp_path / "report.md").read_text()
+    from scenarios.reproduce import ENTRIES
+
+    rows = [line for line in report.splitlines() if line.startswith("| ") and "figure" not in line]
+    assert len(rows) == len(ENTRIES)
+    assert all(row.count("| yes |") + row.count("| no |") == 1 for row in rows)
+    for n in range(1, len(ENTRIES) + 1):
+        png = tmp_path / f"{n:02d}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
