@@ -25,7 +25,7 @@ from hadoop_layer.interfaces import (
     TaskScheduler,
 )
 from hadoop_layer.plans import map_plan, reduce_finish_plan, reduce_start_plan
-from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, TaskAttempt, TaskKind
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -283,7 +283,3 @@ class JobTracker:
             action.tracker.heap_mb, action.tracker.io_sort_mb = action.heap_mb, action.io_sort_mb
         else:
             raise TypeError(f"unknown slot action {action!r}")
-
-
-def tasks_of(job: Job, kind: TaskKind) -> list[Task]:
-    return job.maps if kind == TaskKind.MAP else job.reduces

@@ -124,6 +124,12 @@ class SplitTable:
     def __len__(self) -> int:
         return len(self.input_mb)
 
+    def map_specs(self) -> list[dict[str, float]]:
+        """One dict per split, the keyword arguments of a map task (`HadoopModel.add_job`)."""
+        columns = ("input_mb", "cpu_mc", "output_mb", "output_records")
+        rows = zip(*(getattr(self, c) for c in columns), strict=True)
+        return [dict(zip(columns, map(float, row), strict=True)) for row in rows]
+
 
 def splits(profile: JobProfile, scale: float, block_mb: float, rng: np.random.Generator) -> SplitTable:
     """The map splits of `profile` run on scale x its input, cut into `block_mb` blocks; vectorized."""

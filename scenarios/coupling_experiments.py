@@ -48,10 +48,7 @@ class CouplingExperiment(HadoopScenario):
         nodes = None if self._data_nodes is None else list(range(min(self._data_nodes, s.slaves)))
         for arrival in self._arrivals(model.rng):
             table = jobmix.splits_for(arrival, s.hadoop.block_mb, model.rng)
-            maps = [
-                {"input_mb": float(a), "cpu_mc": float(b), "output_mb": float(c), "output_records": float(d)}
-                for a, b, c, d in zip(table.input_mb, table.cpu_mc, table.output_mb, table.output_records, strict=True)
-            ]
+            maps = table.map_specs()
             reduces = arrival.reduces if arrival.reduces is not None else 1
             model.add_job(arrival.name, arrival.profile, arrival.submit_s, maps, reduces, data_nodes=nodes,
                           pool=arrival.pool, user=arrival.user, priority=arrival.priority)  # fmt: skip

@@ -87,10 +87,7 @@ def submit_benchmark(model: HadoopModel, s: FlexSlotSettings) -> None:
     if profile.skew.size == "files":
         profile = replace(profile, skew=replace(profile.skew, heavy_per_file=s.heavy_per_file))
     table = splits(profile, s.scale, s.hadoop.block_mb, model.rng)
-    maps = [
-        {"input_mb": float(a), "cpu_mc": float(b), "output_mb": float(c), "output_records": float(d)}
-        for a, b, c, d in zip(table.input_mb, table.cpu_mc, table.output_mb, table.output_records, strict=True)
-    ]
+    maps = table.map_specs()
     reduces = profile.reduces if profile.reduces is not None else int(0.95 * s.slaves * s.hadoop.reduce_slots)
     files = table.file if s.input_placement == "writer" else None
     model.add_job(s.benchmark, profile, 0.0, maps, reduces, files=files)

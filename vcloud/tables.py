@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from vcloud.work import Kind
-
 
 class Columns:
     """A bag of equally long NumPy columns declared by name and dtype."""
@@ -107,11 +105,6 @@ class VMTable(Columns):
         "swap_io_mb": np.float64,
     }
 
-    CUMULATIVE = (
-        "usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "cpu_used_mhz_s",
-        "cpu_demand_mhz_s", "cpu_ready_mhz_s", "disk_mb", "net_mb", "swap_io_mb",
-    )  # fmt: skip
-
 
 class ItemTable(Columns):
     """Running work items: the current phase and what the item has been charged so far."""
@@ -161,11 +154,3 @@ class ItemTable(Columns):
         self.owner.pop()
         self.n -= 1
         return moved
-
-
-def is_kind(kind: np.ndarray, *kinds: Kind) -> np.ndarray:
-    """Rows whose kind is one of `kinds` (a few comparisons: much cheaper than np.isin on a small set)."""
-    mask = kind == kinds[0]
-    for k in kinds[1:]:
-        mask |= kind == k
-    return mask
