@@ -176,5 +176,5 @@ def fig14(runs: Any) -> tuple[str, bool, Figure]:
 
     table = pd.DataFrame({b: {a: kills(b, a) for a in alphas} for b in benches})
     text = "; ".join(f"{b}: " + ", ".join(f"{a} -> {k:.2f}" for a, k in table[b].items()) for b in benches)
-    same = bool(table.iloc[-1]["inverted-index"] <= table.iloc[0]["inverted-index"])
+    same = bool(table.iloc[-1]["inverted-index"] < 0.9 * table.iloc[0]["inverted-index"])  # a clear fall
     return text, same, plots.grouped_bars(table, "kills per straggler", "FlexSlot Fig 14 (by alpha)")
