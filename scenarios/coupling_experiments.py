@@ -60,6 +60,7 @@ class CouplingSettings(HadoopClusterSettings):
     scale: float = Field(
         1.0, gt=0, le=1, description="a scaled-down copy for quick runs: scale x every job's input and arrival time"
     )
+    max_jobs: int | None = Field(None, ge=1, description="only the first max_jobs arrivals (quick runs); None: all")
     scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fair"
     speculation: Literal["none", "hadoop", "late", "samr"] = "none"
 
@@ -79,7 +80,7 @@ class CouplingExperiment(HadoopScenario):
         s = s.model_copy(update={"hosts": s.slaves + 2, "hosts_per_rack": max(1, (s.slaves + 2 + 1) // 2)})
         model = build_cluster(s, seed, check)
         nodes = None if self._data_nodes is None else list(range(min(self._data_nodes, s.slaves)))
-        for arrival in self._arrivals(model.rng):
+        for arrival in self._arrivals(model.rng)[: s.max_jobs]:
             arrival = replace(arrival, input_mb=arrival.input_mb * s.scale, submit_s=arrival.submit_s * s.scale)
             table = jobmix.splits_for(arrival, s.hadoop.block_mb, model.rng)
             maps = table.map_specs()
