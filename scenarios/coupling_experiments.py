@@ -121,8 +121,8 @@ def _fixed(sequence):
 
 
 def _delay_locality(rng: np.random.Generator):
-    """Figs. 10-11: one WordCount of 427 maps (WikiInput) with all its input on 7 of the 15 slaves. Map-only: the
-    figures show the maps alone, and a reduce phase after them would be the same under both schedulers."""
+    """Figs. 10-11: one WordCount of 427 maps (WikiInput) with all its input on 7 of the 15 slaves. The paper gives
+    no reduce count; 15 as its other WikiInput jobs (Table IV), so its maps sort, spill and combine."""
     wiki = jobmix.table_iii()[0]
     profile = jobmix.COUPLING["wordcount-wiki"]
     return [jobmix.JobArrival("DL-01 WordCount wikiInput", profile, 0.0, wiki.input_mb, 427, 15)]
