@@ -86,11 +86,26 @@ class Repartition:
 SlotAction = SetSlots | SetSlotMemory | Kill | Restart | Repartition
 
 
+@dataclass(frozen=True)
+class RunningArrays:
+    """Running attempts, one entry each: task gid, kind (0 map, 1 reduce), job number, the task's first launch
+    time (`Task.start_s`), the attempt's progress score (Hadoop's, as of the last tick) and how many attempts
+    its task runs."""
+
+    gid: np.ndarray
+    kind: np.ndarray
+    job: np.ndarray
+    task_start: np.ndarray
+    progress: np.ndarray
+    attempts: np.ndarray
+
+
 class ClusterView:
     """What policies may read: jobs in submission order, trackers, settings, time, attempt metrics."""
 
     def __init__(self, model: HadoopModel) -> None:
         self._model = model
+        self._arrays: tuple[tuple, RunningArrays | None] = ((), None)
 
     @property
     def now(self) -> float:
@@ -125,6 +140,35 @@ class ClusterView:
 
     def locality(self, task: Task, tracker: TaskTracker) -> Locality:
         return self._model.locality_of(task, tracker.node)
+
+    def running_arrays(self) -> RunningArrays | None:
+        """The running task attempts as arrays (one entry per attempt, in item-table order), for per-tick tests
+        without a Python loop over tasks. The same object is returned until progress or a task's state changes,
+        so a policy may key its own per-state results on its identity. None while the attempts that ended in
+        this tick are being processed (the JobTracker and the jobs still count them running; their rows are gone)."""
+        model = self._model
+        jt = model.jobtracker
+        progress = model.item_progress()
+        key = (model.progress_version, model.task_changes, *jt.running_attempts.values())
+        if self._arrays[0] == key:
+            return self._arrays[1]
+        tag = model.items.tag[: model.items.n]
+        rows = np.flatnonzero(tag)
+        gid = tag[rows]
+        found = None
+        if len(rows) == sum(jt.running_attempts.values()):
+            ordered = np.sort(gid)
+            repeated = ordered[1:] == ordered[:-1]
+            tasks = len(gid) - int(np.count_nonzero(repeated))
+            if tasks == sum(len(j.running_tasks[TaskKind.MAP]) + len(j.running_tasks[TaskKind.REDUCE])
+                            for j in jt.running_jobs):  # fmt: skip
+                attempts = np.ones(len(gid), dtype=np.int64)
+                if tasks < len(gid):
+                    attempts = np.bincount(gid)[gid]
+                found = RunningArrays(gid, model.task_kind[gid], model.task_job[gid], model.task_start[gid],
+                                      progress[rows], attempts)  # fmt: skip
+        self._arrays = (key, found)
+        return found
 
     @staticmethod
     def progress_rate(attempt: TaskAttempt, now: float) -> float:

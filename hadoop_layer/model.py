@@ -38,6 +38,12 @@ class HadoopModel(CloudModel):
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
         self.node_racks = np.zeros(0, dtype=np.int64)
+        # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
+        # that policies can test running attempts per tick as arrays (ClusterView.running_arrays)
+        self.task_job = np.zeros(1, dtype=np.int64)
+        self.task_kind = np.zeros(1, dtype=np.int8)
+        self.task_start = np.full(1, np.nan)
+        self.task_changes = 0  # task state changes so far (Job.set_state): a key for caches of task states
 
     # ---- building ---------------------------------------------------------------------------------
     def add_slave(self, vm: VM) -> TaskTracker:
@@ -78,6 +84,13 @@ class HadoopModel(CloudModel):
         maps = [{**m, "replicas": replicas[i]} for i, m in enumerate(maps)]
         self.jobtracker.expected_jobs += 1
         job = Job(self, self.jobtracker.expected_jobs, name, submit_s, maps, reduces, profile, **job_kwargs)
+        first = len(self.task_job)
+        for gid, task in enumerate((*job.maps, *job.reduces), start=first):
+            task.gid = gid
+        n = len(job.maps) + len(job.reduces)
+        self.task_job = np.append(self.task_job, np.full(n, job.number))
+        self.task_kind = np.append(self.task_kind, np.repeat(np.array([0, 1], dtype=np.int8), [len(job.maps), reduces]))
+        self.task_start = np.append(self.task_start, np.full(n, np.nan))
         self.schedule_event(job.submit_event, at=float(submit_s))
         return job
 
@@ -92,6 +105,14 @@ class HadoopModel(CloudModel):
         super().start()
         for policy in self.jobtracker.periodic_policies():
             self._every(policy.period_s, partial(self.jobtracker.adjust, policy))
+
+    def start_item(self, item, vm: VM) -> None:
+        """Tag a task attempt's row with its task's gid (and note the task's first launch) for the task arrays."""
+        super().start_item(item, vm)
+        if isinstance(item, TaskAttempt):
+            task = item.task
+            self.items.tag[item.row] = task.gid
+            self.task_start[task.gid] = task.start_s
 
     def after_tick(self, done: list) -> None:
         """A map slot freed: it may idle (SlotManager.idle_map_slot). A backup may have become possible as progress

@@ -47,6 +47,7 @@ class Task:
         replicas: np.ndarray | None = None,
     ) -> None:
         self.job, self.kind, self.index = job, kind, index
+        self.gid = 0  # number in the model's task arrays (HadoopModel.add_job), the item table's tag of its attempts
         self.input_mb, self.cpu_mc = input_mb, cpu_mc
         self.output_mb, self.output_records = output_mb, output_records
         self.replicas = replicas if replicas is not None else np.zeros(0, dtype=np.int64)
@@ -215,6 +216,7 @@ class Job(Agent):
         counts[old] -= 1
         counts[state] += 1
         task.state = state
+        self.model.task_changes += 1
         running = self.running_tasks[task.kind]
         if state == "running":
             running[task] = None
@@ -299,8 +301,11 @@ class Job(Agent):
     def progress(self, kind: TaskKind) -> float:
         """Average progress over all tasks of a kind, finished (1) and unstarted (0) included (JobInProgress).
 
-        Cached per tick, like the attempts' progress it sums."""
-        key = (kind, self.model.ticks, self._counts[kind]["done"], len(self.running_tasks[kind]))
+        Cached until the attempts' progress or the job's task counts change (`CloudModel.progress_version`:
+        map outputs fed to reduces, launches and kills move progress between ticks)."""
+        model = self.model
+        model.item_progress()
+        key = (kind, model.progress_version, self._counts[kind]["done"], len(self.running_tasks[kind]))
         cached = self._progress_cache.get(kind)
         if cached is None or cached[0] != key:
             n = len(self.maps if kind == TaskKind.MAP else self.reduces)

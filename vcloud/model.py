@@ -62,6 +62,7 @@ class CloudModel(Model):
         self._started = False
         self._periodic: list[_Periodic] = []
         self._progress_tick, self._progress = -1, np.zeros(0)
+        self.progress_version = 0  # bumped whenever `item_progress` is recomputed: a key for caches of progress
         self.pool_cpu_mhz: float | None = None  # None: the capacity of the hosts that carry pool VMs
         self.pool_mem_mb: float | None = None
 
@@ -196,6 +197,7 @@ class CloudModel(Model):
             lo = it.progress_lo[:n]
             self._progress = lo + (it.progress_hi[:n] - lo) * done
             self._progress_tick = self.ticks
+            self.progress_version += 1
         return self._progress
 
     def add_work(self, item: WorkItem, amount: float) -> None:

@@ -124,6 +124,7 @@ class ItemTable(Columns):
         "sys_fraction": np.float64,
         "mem_mb": np.float64,
         "mem_active_mb": np.float64,
+        "tag": np.int64,  # the owner's own number for the item (0: none), for layers above to find their rows
         # charged so far (seconds), over all phases
         "usr_s": np.float64,
         "sys_s": np.float64,

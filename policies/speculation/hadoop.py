@@ -10,7 +10,9 @@ running-map caches are.
 
 from __future__ import annotations
 
-from hadoop_layer.interfaces import ClusterView, Launch, SpeculationPolicy
+import numpy as np
+
+from hadoop_layer.interfaces import ClusterView, Launch, RunningArrays, SpeculationPolicy
 from hadoop_layer.tasks import Task, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from policies.schedulers.fifo import queue_order
@@ -18,6 +20,7 @@ from policies.schedulers.fifo import queue_order
 SPECULATIVE_GAP = 0.2
 SPECULATIVE_LAG_S = 60.0
 MAX_TASK_EXECS = 1
+_EPS = 1e-9  # array sums differ from Job.progress's in the last bits: closer calls than this go to the loop
 
 
 def speculatable(task: Task, job_progress: float, now: float, node: int) -> bool:
@@ -37,19 +40,44 @@ class HadoopSpeculation(SpeculationPolicy):
 
     def __init__(self) -> None:
         self._may: tuple[float, bool] = (-1.0, True)
+        self._bounds_of: RunningArrays | None = None
+        self._bounds: dict[TaskKind, tuple[float, float]] = {}
 
     def may_back_up(self, cluster: ClusterView) -> bool:
-        """Some running task of a kind with a free slot somewhere meets every condition but the node one."""
+        """Some running task of a kind with a free slot somewhere meets every condition but the node one.
+
+        Called every tick (HadoopModel.after_tick) and on events, so the tasks are tested as arrays once per
+        change of progress or task states (`lag_bounds`), and a call only compares the clock with the earliest
+        start of a task that meets the progress conditions. The task-by-task loop (`_any_candidate`) decides
+        when the arrays cannot (a call too close in floating point, or the tick's endings being processed)."""
         now = cluster.now
         if self._may[0] != now:
-            self._may = (now, any(self._any_candidate(cluster, kind, now) for kind in TaskKind))
+            arrays = cluster.running_arrays()
+            if arrays is not None and arrays is not self._bounds_of:
+                self._bounds_of, self._bounds = arrays, lag_bounds(cluster, arrays)
+            found = False
+            for kind in TaskKind:
+                capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
+                if cluster.running(kind) >= capacity:
+                    continue  # no free slot of this kind anywhere
+                verdict = None
+                if arrays is not None:
+                    sure, maybe = self._bounds[kind]
+                    if now - sure >= SPECULATIVE_LAG_S:
+                        verdict = True
+                    elif not now - maybe >= SPECULATIVE_LAG_S:
+                        verdict = False
+                if verdict is None:
+                    verdict = self._any_candidate(cluster, kind, now)
+                if verdict:
+                    found = True
+                    break
+            self._may = (now, found)
         return self._may[1]
 
     @staticmethod
     def _any_candidate(cluster: ClusterView, kind: TaskKind, now: float) -> bool:
-        capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
-        if cluster.running(kind) >= capacity:
-            return False  # no free slot of this kind anywhere
+        """The reference: task by task, with the job averages of `Job.progress`."""
         for job in cluster.jobs:
             running = job.running_tasks[kind]
             if not running:
@@ -85,3 +113,39 @@ class HadoopSpeculation(SpeculationPolicy):
                     found.sort(key=lambda t: (cluster.locality(t, tracker), t.index))
                 return found[0]
         return None
+
+
+def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> dict[TaskKind, tuple[float, float]]:
+    """Per kind, the earliest start of a task that surely meets the progress conditions of `speculatable` (single
+    attempt, job average and gap at least SPECULATIVE_GAP by more than `_EPS`), and of one that may (within
+    `_EPS`: array sums differ from `Job.progress`'s in the last bits); inf if none. Some task is a candidate at
+    time `now` iff now - its start >= SPECULATIVE_LAG_S, and subtraction is monotone, so the earliest decides.
+
+    A task's progress is its best attempt's; a job's average counts its finished tasks as 1 and its unstarted
+    ones as 0 (`Job.progress`): one weighted bincount over (job, kind)."""
+    top = int(arrays.job.max()) + 1 if len(arrays.job) else 1
+    done, size = np.zeros(2 * top), np.ones(2 * top)
+    for job in cluster.jobs:
+        if job.number < top:
+            done[2 * job.number], done[2 * job.number + 1] = job.finished_maps, job.finished_reduces
+            size[2 * job.number], size[2 * job.number + 1] = max(len(job.maps), 1), max(len(job.reduces), 1)
+    progress, single = arrays.progress, arrays.attempts <= MAX_TASK_EXECS
+    weight = progress
+    if not single.all():  # a task with a backup counts once, at its best attempt's progress
+        best = np.zeros(int(arrays.gid.max()) + 1)
+        np.maximum.at(best, arrays.gid, progress)
+        weight = best[arrays.gid] / arrays.attempts
+    group = 2 * arrays.job + arrays.kind
+    average = ((done + np.bincount(group, weights=weight, minlength=2 * top)) / size)[group]
+    gap = average - progress
+    sure = single & (average >= SPECULATIVE_GAP + _EPS) & (gap >= SPECULATIVE_GAP + _EPS)
+    maybe = single & (average >= SPECULATIVE_GAP - _EPS) & (gap >= SPECULATIVE_GAP - _EPS)
+    bounds = {}
+    for kind, code in ((TaskKind.MAP, 0), (TaskKind.REDUCE, 1)):
+        mine = arrays.kind == code
+        bounds[kind] = (_earliest(arrays.task_start, sure & mine), _earliest(arrays.task_start, maybe & mine))
+    return bounds
+
+
+def _earliest(starts: np.ndarray, mask: np.ndarray) -> float:
+    return float(starts[mask].min()) if mask.any() else np.inf

@@ -9,8 +9,10 @@ estimated time to end, (1 - progress) / progress rate, on a node that never ran 
 - thresholds "stddev" (Hadoop 0.21, 3.2): slow = more than k standard deviations below the mean (k = 1).
 - node score: the paper's total work performed, the sum of progress scores of the node's succeeded and
   running attempts ("work"); or the sum of its judged running attempts' progress rates ("rate"); or, with
-  `use_history` ("LATE with history", SAMR's comparison), its speed per kind: the mean progress rate of its
-  finished attempts (1 / runtime, from `tracker.history`) and running ones.
+  `use_history`, its speed per kind: the mean progress rate of its finished attempts (1 / runtime, from
+  `tracker.history`) and running ones.
+- `history_weights`: "LATE with history" as SAMR's evaluation means it (Fig. 9): LATE's rules on progress scores
+  by SAMR's per-node historical stage weights (`samr.LateWithHistory`, built by the registry).
 
 Choices the sources leave open (the named ones are settings; `BackupSettings` holds those SAMR shares):
 - the cap is per kind, of that kind's slots, at least `min_cap` (10 % of a small cluster's slots is 0;
@@ -64,7 +66,11 @@ class LateSettings(BackupSettings):
     slow_node_std: float = Field(1.0, ge=0, description="stddev rule: slownodethreshold (3.2)")
     slow_task_std: float = Field(1.0, ge=0, description="stddev rule: slowtaskthreshold (3.2)")
     node_measure: Literal["work", "rate"] = Field("work", description="node score without history")
-    use_history: bool = Field(False, description="LATE with history: node speed from its finished attempts")
+    use_history: bool = Field(False, description="node score: the node's speed from its finished attempts")
+    history_weights: bool = Field(
+        False, description='"LATE with history" of SAMR Fig. 9: progress by SAMR\'s per-node stage weights'
+    )
+    history_pro: float = Field(0.2, ge=0, le=1, description="HP of the stage weights with history_weights (samr.py)")
 
 
 def rate(attempt: TaskAttempt, now: float, progress: float | None = None) -> float:

@@ -32,7 +32,7 @@ from pydantic import Field, field_validator
 from hadoop_layer.interfaces import ClusterView
 from hadoop_layer.tasks import TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
-from policies.speculation.late import BackupSettings, TimeToEndSpeculation, cap
+from policies.speculation.late import BackupSettings, LateSettings, LateSpeculation, TimeToEndSpeculation, cap
 
 
 class SamrSettings(BackupSettings):
@@ -124,20 +124,20 @@ def slow_tracker_set(rates: dict[TaskTracker, float], stc: float, stp: float, n_
     return {t for _, _, t in slow[: math.ceil(stp * n_trackers - 1e-9)]}
 
 
-class SamrSpeculation(TimeToEndSpeculation):
-    name = "samr"
+class StageWeightHistory:
+    """SAMR's historical information (Algorithm 1 steps 4 and 8, Figure 2): per node and kind, stage weights learned
+    from the node's finished tasks with HISTORY_PRO, and progress scores by those weights (eq. 17-18). Mixed into
+    `SamrSpeculation` and into LATE for "LATE with history" (`LateWithHistory`)."""
 
-    def __init__(self, settings: SamrSettings | None = None) -> None:
-        self.settings = settings or SamrSettings()
-        super().__init__(self.settings)
+    def init_history(self, history_pro: float, map_weights: Sequence[float], reduce_weights: Sequence[float]) -> None:
+        self.history_pro = history_pro
+        self._initial = {TaskKind.MAP: tuple(map_weights), TaskKind.REDUCE: tuple(reduce_weights)}
         self._weights: dict[tuple[TaskTracker, TaskKind], tuple[float, ...]] = {}
 
     def weights(self, tracker: TaskTracker, kind: TaskKind) -> tuple[float, ...]:
         """The node's historical stage weights for a kind (M1, M2 or R1, R2, R3)."""
         found = self._weights.get((tracker, kind))
-        if found is None:
-            found = self.settings.map_weights if kind == TaskKind.MAP else self.settings.reduce_weights
-        return found
+        return self._initial[kind] if found is None else found
 
     def absorb(self, attempt: TaskAttempt) -> None:
         """Algorithm 1 step 8: a task finished on a node; fold its stage times into the node's weights."""
@@ -145,7 +145,7 @@ class SamrSpeculation(TimeToEndSpeculation):
         old = np.array(self.weights(tracker, kind))
         names = [p.name for p in attempt.phases]
         times = stage_times(kind, names, attempt.start_s or 0.0, attempt.phase_end_s, len(old))
-        self._weights[(tracker, kind)] = tuple(update_weights(old, times, self.settings.history_pro).tolist())
+        self._weights[(tracker, kind)] = tuple(update_weights(old, times, self.history_pro).tolist())
 
     def progress(self, attempt: TaskAttempt) -> float:
         """Eq. 17-18 with the weights of the attempt's node."""
@@ -156,6 +156,16 @@ class SamrSpeculation(TimeToEndSpeculation):
             return 1.0
         found = stage_progress(kind, names, index, phase_fraction(attempt), attempt.progress_score)
         return 0.0 if found is None else samr_score(self.weights(attempt.tracker, kind), *found)
+
+
+class SamrSpeculation(StageWeightHistory, TimeToEndSpeculation):
+    name = "samr"
+
+    def __init__(self, settings: SamrSettings | None = None) -> None:
+        self.settings = settings or SamrSettings()
+        super().__init__(self.settings)
+        s = self.settings
+        self.init_history(s.history_pro, s.map_weights, s.reduce_weights)
 
     def slow_tasks(self, rates: np.ndarray) -> np.ndarray:
         """Eq. 6-7: PR < (1 - STaC) x APR."""
@@ -179,3 +189,16 @@ def phase_fraction(attempt: TaskAttempt) -> float:
     items = attempt.model.items
     amount = float(items.phase_amount[row])
     return min(max(1.0 - float(items.remaining[row]) / amount, 0.0), 1.0) if amount > 0 else 0.0
+
+
+class LateWithHistory(StageWeightHistory, LateSpeculation):
+    """ "LATE with historical information", the fourth scheme of SAMR's evaluation (Fig. 9, section V): LATE's rules
+    (SlowTaskThreshold, SlowNodeThreshold, SpeculativeCap; late.py) on progress scores by SAMR's per-node historical
+    stage weights (eq. 17-18, updated with HP as `SamrSpeculation` does). samr.txt credits "historical information"
+    alone with much of SAMR's gain on Sort (15 % for LATE with it, 7 % without). Selected by `late.history_weights`;
+    unlike `late.use_history`, which only judges nodes by their finished attempts' speed."""
+
+    def __init__(self, settings: LateSettings | None = None) -> None:
+        super().__init__(settings)
+        defaults = SamrSettings()
+        self.init_history(self.settings.history_pro, defaults.map_weights, defaults.reduce_weights)

@@ -1,0 +1,53 @@
+"""`samr-heterogeneous` (SAMR Fig. 9): direction of the policies on slow and fast nodes, the stage weights SAMR learns
+per node, and the backup cap BP found decisive by the parameter sweep (docs/samr.md). Small inputs, seeds 1-2."""
+
+from __future__ import annotations
+
+import pytest
+
+from scenarios.registry import SCENARIOS
+from scenarios.samr_experiments import POLICIES, SamrHeterogeneous, compare
+from scenarios.settings import validate
+
+CAPS = {"samr.backup_pro": 0.3, "late.speculative_cap": 0.3}
+
+
+@pytest.fixture(scope="module")
+def wordcount():
+    return compare(seeds=(1, 2), benchmark="wordcount", input_gb=6.0, **CAPS)
+
+
+def test_registered_and_the_slow_nodes_are_slow():
+    assert isinstance(SCENARIOS["samr-heterogeneous"], SamrHeterogeneous)
+    scenario = SamrHeterogeneous()
+    model = scenario.build(validate(scenario.Settings, {"slow_nodes": 3, "slow_disk_mbps": 15.0}), seed=1)
+    model.start()
+    cpu = [t.vm.cpu_entitlement_mhz for t in model.trackers]
+    disk = [t.vm.host.disk_mbps for t in model.trackers]
+    assert cpu[:3] == pytest.approx([0.35 * 4800] * 3) and cpu[3:] == pytest.approx([4800] * 9)
+    assert disk[:3] == [15.0] * 3 and disk[3:] == [60.0] * 9
+
+
+def test_late_and_samr_are_not_worse_than_hadoop_on_wordcount(wordcount):
+    mean = wordcount.groupby("policy").job_s.mean()
+    assert set(mean.index) == set(POLICIES)
+    for policy in ("late", "late-history", "samr"):
+        assert mean[policy] <= mean["hadoop"] * 1.01, mean.to_dict()
+    assert (wordcount.useful_backups <= wordcount.backups).all()
+
+
+def test_samr_learns_a_heavier_map_stage_on_slow_nodes(wordcount):
+    """The slow nodes' CPU is 35 % of a fast node's, their disks a third: the map function (M1) takes a larger share
+    of a map's time there than spilling and merging (M2) do."""
+    learned = wordcount[wordcount.policy.isin(["samr", "late-history"])]
+    assert (learned.m1_slow > learned.m1_fast + 0.02).all(), learned[["m1_slow", "m1_fast"]]
+    assert wordcount[wordcount.policy == "hadoop"].m1_slow.isna().all()  # no history without SAMR's weights
+
+
+def test_on_sort_the_backup_cap_decides():
+    """Sort's stragglers are the slow nodes' reduces, backed up only after the maps: with BP = 0.1 (2 of 24 reduce
+    slots) SAMR backs up too few of them at once; BP = 0.3 launches more backups and ends the job sooner."""
+    capped = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0)
+    wider = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0, **{"samr.backup_pro": 0.3})
+    assert wider.backups.sum() > capped.backups.sum()
+    assert wider.job_s.mean() < 0.97 * capped.job_s.mean()

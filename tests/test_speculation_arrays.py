@@ -1,0 +1,75 @@
+"""Hadoop speculation's per-tick test over arrays (`ClusterView.running_arrays`, `lag_bounds`) gives the answers of
+its task-by-task loop, on a DRS run where backups happen and while the tick's endings are processed."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from hadoop_layer.tasks import TaskKind
+from policies.speculation import hadoop as spec
+from scenarios.cli import run_model
+from scenarios.flexslot import FlexSlot
+from scenarios.settings import validate
+
+LOOP = spec.HadoopSpeculation._any_candidate
+
+
+def loop_answer(cluster) -> bool:
+    """The reference: `_any_candidate` for every kind with a free slot somewhere."""
+    found = False
+    for kind in TaskKind:
+        capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
+        if cluster.running(kind) < capacity:
+            found = found or LOOP(cluster, kind, cluster.now)
+    return found
+
+
+@pytest.mark.parametrize("allocator", ["drs", "static"])
+def test_array_test_answers_as_the_loop_at_every_call(monkeypatch, allocator):
+    seen: Counter = Counter()
+    loops = Counter()
+    original = spec.HadoopSpeculation.may_back_up
+
+    def checked(self, cluster):
+        fresh = self._may[0] != cluster.now
+        answer = original(self, cluster)
+        if fresh:
+            assert answer == loop_answer(cluster), f"t={cluster.now}"
+            seen[answer] += 1
+        return answer
+
+    def counted(cluster, kind, now):
+        loops[kind] += 1
+        return LOOP(cluster, kind, now)
+
+    monkeypatch.setattr(spec.HadoopSpeculation, "may_back_up", checked)
+    monkeypatch.setattr(spec.HadoopSpeculation, "_any_candidate", staticmethod(counted))
+    scenario = FlexSlot()
+    model = scenario.build(validate(scenario.Settings, {"allocator": allocator, "scale": 0.1}), seed=2)
+    run_model(model, scenario.horizon_s(model), progress=False)
+    assert model.hadoop_summary()["speculative_attempts"] > 0
+    assert seen[True] > 10 and seen[False] > 10
+    assert sum(loops.values()) < 0.2 * sum(seen.values())  # the arrays decide most calls
+
+
+def test_running_arrays_follow_the_attempts_and_are_reused_until_something_changes():
+    scenario = FlexSlot()
+    model = scenario.build(validate(scenario.Settings, {"scale": 0.05}), seed=1)
+    model.run_until(40.0)
+    view = model.jobtracker.view
+    arrays = view.running_arrays()
+    assert view.running_arrays() is arrays
+    attempts = [a for t in model.trackers for kind in TaskKind for a in t.running[kind]]
+    assert len(arrays.gid) == len(attempts) > 0
+    by_gid = {a.task.gid: a for a in attempts if len(a.task.active) == 1}
+    for gid, kind, progress, start in zip(arrays.gid, arrays.kind, arrays.progress, arrays.task_start, strict=True):
+        if gid in by_gid:
+            attempt = by_gid[gid]
+            assert progress == attempt.progress_score and start == attempt.task.start_s
+            assert kind == (0 if attempt.task.kind == TaskKind.MAP else 1)
+    model.run_until(41.0)
+    assert view.running_arrays() is not arrays
+    assert np.all(view.running_arrays().attempts >= 1)
