@@ -83,3 +83,14 @@ def test_slot_moves_keep_the_total_and_never_empty_a_node():
     actions = manager._move(model.jobtracker.view, manager._node_rates(model.jobtracker.view), 0.0)
     assert actions == [SetSlots(trackers[0], map_slots=1), SetSlots(trackers[1], map_slots=3)]
     assert not any(isinstance(a, Restart) for a in actions)
+
+
+def test_no_slot_moves_without_a_straggler_short_of_cpu():
+    # the same steal imbalance as above, but no map runs: Algorithm 2 waits for a CPU-bound straggler (3.4)
+    model = small_cluster(slaves=3)
+    for t, steal in zip(model.trackers, (0.0, 9.0, 1.0), strict=True):
+        model.vms.steal_s[t.vm.row] = steal
+    manager = FlexSlotManager(FlexSlotPolicySettings(period_s=1.0, lam=0.5))
+    model.start()
+    manager._last = {t: (0.0, 0.0, 0.0) for t in model.trackers}
+    assert manager.adjust(model.jobtracker.view) == []

@@ -3,13 +3,15 @@
 Every measurement interval (`period_s`, which is also Algorithm 1's heartbeat interval T):
 - section 3.2: every running map's input processing speed D (MB/s) and split size S give
   P = (1 + 1/S) * D; a 2-cluster k-means (scikit-learn) on P marks the low cluster as stragglers;
-- section 3.2.1: a straggler whose node waited more on I/O than it was stolen from in the interval is
-  I/O-bound, else CPU-bound;
+- section 3.2.1: a straggler that has waited more on I/O than it was stolen from since it started is
+  I/O-bound, else CPU-bound (its own breakdown, as Figs 5 and 6 show it: a node's last 5 s mix the phases of
+  all its tasks and flip with them);
 - Algorithm 1 (3.3), I/O-bound stragglers: if never resized, or S / (D - D_prev) > T, kill it and relaunch
   it at once in its slot grown by (1 + alpha) (heap and io.sort.mb together, as the slot's output buffer
   is what grows); D_prev = D after every check;
-- Algorithm 2 (3.4): while the standard deviation of the nodes' steal times exceeds lambda, move one map
-  slot from the node with the smallest steal deviation to the largest, total constant. The printed loop
+- Algorithm 2 (3.4): once a straggler's bottleneck is "insufficient CPU resource" (stolen from at least as much as it
+  waited on I/O), while the standard deviation of the nodes' steal times exceeds lambda,
+  move one map slot from the node with the smallest steal deviation to the largest, total constant. The printed loop
   would never end (steal is not re-measured inside it), so we make one move per interval and measure
   again: the loop's iterations are the intervals. A straggler that starts in a node's new slot is killed
   and goes back to the queue (3.4, last paragraph).
@@ -113,15 +115,17 @@ class FlexSlotManager(SlotManager):
             mask = stragglers_by_kmeans((1.0 + 1.0 / size) * speed, self.settings.straggler_gap)
             stragglers = [a for a, slow in zip(maps, mask, strict=True) if slow]
             speeds = dict(zip(maps, speed, strict=True))
+        cpu_bound = False
         for attempt in stragglers:
-            steal, iowait, _ = rates.get(attempt.tracker, (0.0, 0.0, 0.0))
-            if self.settings.resize and iowait > steal:
+            io_bound = attempt.iowait_s > attempt.steal_s  # its own breakdown so far (Figs 5 and 6)
+            cpu_bound |= not io_bound
+            if self.settings.resize and io_bound:
                 actions += self._resize(attempt, speeds[attempt], now)
             elif attempt.tracker in self._slot_added_at and attempt.start_s >= self._slot_added_at[attempt.tracker]:
                 actions.append(Kill(attempt))  # a straggler landed on the new slot: reassign it
                 del self._slot_added_at[attempt.tracker]
-        if self.settings.move_slots and not self.settings.unlimited:
-            actions += self._move(cluster, rates, now)
+        if self.settings.move_slots and not self.settings.unlimited and cpu_bound:
+            actions += self._move(cluster, rates, now)  # 3.4: only once a straggler is found short of CPU
         if self.settings.unlimited:
             actions += self._unlimited(cluster, rates)
         return actions
