@@ -3,8 +3,11 @@
 from scenarios.base import Scenario
 from scenarios.coupling_experiments import EXPERIMENTS
 from scenarios.flexslot import FlexSlot
+from scenarios.scheduler_experiments import EXPERIMENTS as SCHEDULER_EXPERIMENTS
 from scenarios.synthetic_cloud import SyntheticCloud
 from scenarios.trace_replay import TraceReplay
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FlexSlot(), SyntheticCloud(), TraceReplay(), *EXPERIMENTS)}
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s for s in (FlexSlot(), SyntheticCloud(), TraceReplay(), *EXPERIMENTS, *SCHEDULER_EXPERIMENTS)
+}
 DEFAULT_SCENARIO = "flexslot"
