@@ -62,7 +62,28 @@ class Restart:
     io_sort_mb: float
 
 
-SlotAction = SetSlots | SetSlotMemory | Kill | Restart
+@dataclass(frozen=True)
+class Repartition:
+    """Stop a running map at its input offset and give its unprocessed input to new maps (SkewTune's take-over).
+
+    The offset is `attempt.input_done_mb`, the input its map function has consumed. `shares`: the relative sizes
+    of the contiguous pieces the unprocessed range [offset, split) is cut into, in range order. Each piece becomes
+    a map task of the same job whose input lives on the stopped attempt's node (others read it over the network);
+    reduces fetch its output like any map's, so the job's output is the concatenation in range order. `order`:
+    the order in which the pieces are offered to the scheduler (indices into `shares`; default range order).
+    `scan_mb`: MB the stopped attempt reads before it finishes its own part (a scan of the unprocessed input).
+    `delay_s`: no piece reads its input until this long from now (a mitigation job's start-up). Other attempts
+    of the task are killed.
+    """
+
+    attempt: TaskAttempt
+    shares: tuple[float, ...]
+    order: tuple[int, ...] | None = None
+    scan_mb: float = 0.0
+    delay_s: float = 0.0
+
+
+SlotAction = SetSlots | SetSlotMemory | Kill | Restart | Repartition
 
 
 class ClusterView:
@@ -145,13 +166,20 @@ class SpeculationPolicy(ABC):
 
 
 class SlotManager(ABC):
-    """Changes slot counts and sizes, or kills attempts, every `period_s` seconds."""
+    """Changes slot counts and sizes, kills or repartitions attempts, every `period_s` seconds.
+
+    With `wants_idle_slots`, `idle_map_slot` is also called in the tick a map slot frees (an attempt ended or was
+    killed) if a tracker then has a free map slot and no running job has a pending map: the slot idles."""
 
     name = "slots"
     period_s: float | None = None
+    wants_idle_slots = False
 
     @abstractmethod
     def adjust(self, cluster: ClusterView) -> list[SlotAction]: ...
+
+    def idle_map_slot(self, cluster: ClusterView) -> list[SlotAction]:
+        return []
 
 
 class NoSpeculation(SpeculationPolicy):

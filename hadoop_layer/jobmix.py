@@ -126,11 +126,15 @@ def splits_for(arrival: JobArrival, block_mb: float, rng: np.random.Generator) -
 
 def two_grep(job2_submit_s: float = 60.0) -> list[JobArrival]:
     """Sec. I-A, Figs. 1-2: two Grep jobs, the second submitted at 1.0 minute, on Set A (7 nodes: 28 map and
-    14 reduce slots, the figures' axes). The paper names neither input: we take Table IV's first two jobs
-    (Grep over randomInput, 148 maps and 15 reduces each, so job 1 alone can hold all reduce slots)."""
+    14 reduce slots, the figures' axes). The paper names neither input. Two identical Greps of RandomInput (Table
+    IV's jobs 1-2) cannot give Fig. 1: job 1's maps would end before job 2's and its light reduces right after
+    (Table IV: job 2 has SF = 0), yet in Fig. 1 job 1 holds the reduce slots from 0.9 until 11.3 minutes while job
+    2's maps end at 3.8. Job 1 must be the larger: Grep over WikiInput (427 maps, 15 reduces as Table IV's jobs
+    8-9), which also fits its reduces starting at 0.9 min (5 % of 427 maps = the first wave of 28), and job 2 the
+    Grep of RandomInput (148 maps, 15 reduces: Table IV's job 1)."""
     return [
-        _arrival("G2-01", "Grep [1-5]*", "randomInput", 0.0, 148, 15),
-        _arrival("G2-02", "Grep [5-9]*", "randomInput", job2_submit_s, 148, 15),
+        _arrival("G2-01", "Grep [a-h][a-z]*", "wikiInput", 0.0, 427, 15),
+        _arrival("G2-02", "Grep [1-5]*", "randomInput", job2_submit_s, 148, 15),
     ]
 
 

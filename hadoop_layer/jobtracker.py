@@ -16,6 +16,7 @@ from hadoop_layer.interfaces import (
     ClusterView,
     Kill,
     Launch,
+    Repartition,
     Restart,
     SetSlotMemory,
     SetSlots,
@@ -25,7 +26,9 @@ from hadoop_layer.interfaces import (
     TaskScheduler,
 )
 from hadoop_layer.plans import map_plan, reduce_finish_plan, reduce_start_plan
-from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, TaskAttempt, TaskKind
+from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
+from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
+from vcloud.work import Phase
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -44,6 +47,7 @@ class JobTracker:
         self.expected_jobs = 0
         self.running_attempts = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
         self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
+        self.map_slot_freed = False  # since the last look: for SlotManager.idle_map_slot (HadoopModel.after_tick)
 
     def count_slots(self) -> None:
         """Cluster slot capacity, recounted whenever slots change."""
@@ -115,6 +119,11 @@ class JobTracker:
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
             phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces))
+            if task.ready_s > model.time:  # its input is not there yet (a repartitioned map's piece)
+                phases, marks = (
+                    [Phase.wait("input-ready", task.ready_s - float(model.time)), *phases],
+                    [(0.0, 0.0), *marks],
+                )
             attempt = TaskAttempt(
                 model, task, tracker, locality, launch.speculative, phases, marks, mem, spills, out_mb
             )
@@ -193,6 +202,8 @@ class JobTracker:
         tracker.running[task.kind].discard(attempt)
         self.running_attempts[task.kind] -= 1
         tracker.history.append(attempt)
+        if task.kind == TaskKind.MAP:
+            self.map_slot_freed = True
         if task.kind == TaskKind.REDUCE and attempt in task.job.reduce_attempts:
             task.job.reduce_attempts.remove(attempt)
         if self.wants_heartbeat(tracker):
@@ -255,8 +266,19 @@ class JobTracker:
         for action in policy.adjust(self.view):
             self.apply(action)
 
+    def idle_map_slots(self) -> None:
+        """A map slot freed in this tick: if one now idles (no running job has a pending map), tell the slot manager."""
+        self.map_slot_freed = False
+        if not self.running_jobs or any(j.pending_maps for j in self.running_jobs):
+            return
+        if any(t.free(TaskKind.MAP) for t in self.model.trackers):
+            for action in self.slot_manager.idle_map_slot(self.view):
+                self.apply(action)
+
     def apply(self, action: SlotAction) -> None:
-        if isinstance(action, Kill):
+        if isinstance(action, Repartition):
+            self.repartition(action)
+        elif isinstance(action, Kill):
             self.kill(action.attempt)
         elif isinstance(action, Restart):
             attempt = action.attempt
@@ -283,3 +305,45 @@ class JobTracker:
             action.tracker.heap_mb, action.tracker.io_sort_mb = action.heap_mb, action.io_sort_mb
         else:
             raise TypeError(f"unknown slot action {action!r}")
+
+    # ---- repartitioning ------------------------------------------------------------------------------
+    def repartition(self, action: Repartition) -> list[Task]:
+        """Stop a running map at its input offset; its unprocessed input becomes new maps (repartition.py).
+
+        Ignored if the attempt no longer runs, or its task was stopped before (a map is stopped at most once; its
+        pieces may be in turn). Returns the new map tasks in range order."""
+        attempt = action.attempt
+        task, job, model = attempt.task, attempt.task.job, self.model
+        if attempt.state != "running" or task.kind != TaskKind.MAP or task.state != "running" or task.children:
+            return []
+        if action.scan_mb < 0 or action.delay_s < 0:
+            raise ValueError(f"repartition: scan_mb and delay_s must be >= 0, got {action.scan_mb}, {action.delay_s}")
+        for other in list(task.active):
+            if other is not attempt:
+                self.kill(other)
+        offset = attempt.input_done_mb
+        if offset >= task.input_mb:
+            return []  # nothing left to hand over
+        pieces = check_shares(task.task_id, action.shares, task.input_mb - offset)
+        node = attempt.tracker.node
+        specs = piece_specs(task, pieces, node)
+        old, index = list(attempt.phases), attempt.phase_index
+        done = old[index].amount - float(model.items.remaining[attempt.row])
+        task.truncate(offset)
+        core = model.hosts.core_mhz[attempt.tracker.vm.host.row]
+        plan, marks, spills, out_mb = map_plan(
+            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces)
+        )
+        phases, marks = remaining_phases(old, index, done, plan, marks)
+        phases, marks = with_scan(phases, marks, action.scan_mb, attempt.locality)
+        model.replan(attempt, phases, marks)
+        attempt.spills, attempt.output_mb = spills, out_mb
+        order = list(action.order) if action.order is not None else list(range(len(pieces)))
+        new = job.add_maps(specs, order)
+        start = task.offset_mb + offset
+        for piece, mb in zip(new, pieces, strict=True):
+            piece.parent, piece.offset_mb, piece.ready_s = task, start, float(model.time) + action.delay_s
+            start += float(mb)
+        task.children += new
+        self.wake_idle()
+        return new

@@ -94,8 +94,11 @@ class HadoopModel(CloudModel):
             self._every(policy.period_s, partial(self.jobtracker.adjust, policy))
 
     def after_tick(self, done: list) -> None:
-        """A backup may have become possible as progress moved: let idle trackers look."""
+        """A map slot freed: it may idle (SlotManager.idle_map_slot). A backup may have become possible as progress
+        moved: let idle trackers look."""
         jt = self.jobtracker
+        if jt.map_slot_freed and jt.slot_manager.wants_idle_slots:
+            jt.idle_map_slots()
         if jt.running_jobs and jt.speculation.may_back_up(jt.view):
             jt.wake_idle()
 
@@ -133,6 +136,7 @@ class HadoopModel(CloudModel):
                     "steal_s": a.steal_s,
                     "iowait_s": a.iowait_s,
                     "kill_count": t.kill_count,
+                    "parent": t.parent.task_id if t.parent is not None else "",
                 }
             )
         return pd.DataFrame(rows, columns=TASK_COLUMNS)
@@ -157,6 +161,9 @@ class HadoopModel(CloudModel):
         jobs = self.jobtracker.jobs
         done_maps = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.state == "done"]
         runtimes = np.array([a.runtime_s for a in done_maps])
+        # a task's time runs from its first attempt's launch: what a kill-and-restart policy wastes counts
+        task_times = np.array([a.end_s - min(b.start_s for b in a.task.attempts if b.start_s is not None)
+                               for a in done_maps])  # fmt: skip
         per_node = {
             t.name: sum(1 for a in t.history if a.state == "done" and a.task.kind == TaskKind.MAP)
             for t in self.trackers
@@ -170,6 +177,7 @@ class HadoopModel(CloudModel):
             "jobs_failed": sum(j.state == "failed" for j in jobs),
             "job_completion_s": {j.job_id: (j.end_s - j.submit_s) if j.end_s is not None else None for j in jobs},
             "map_runtime_skewness": map_skewness(runtimes),
+            "map_task_time_skewness": map_skewness(task_times),
             "map_runtime_mean_s": float(runtimes.mean()) if len(runtimes) else None,
             "map_runtime_max_s": float(runtimes.max()) if len(runtimes) else None,
             "maps_per_node": per_node,
@@ -178,6 +186,8 @@ class HadoopModel(CloudModel):
                 lvl.name.lower(): sum(a.locality == lvl for a in launched) / max(len(launched), 1) for lvl in Locality
             },
             "killed_attempts": sum(a.state == "killed" for a in self.attempts()),
+            "repartitioned_maps": sum(bool(t.children) for j in jobs for t in j.maps),
+            "mitigator_maps": sum(t.parent is not None for j in jobs for t in j.maps),
             "speculative_attempts": sum(a.speculative for a in self.attempts()),
             "map_steal_s": float(sum(a.steal_s for a in done_maps)),
             "map_iowait_s": float(sum(a.iowait_s for a in done_maps)),
@@ -193,7 +203,9 @@ class HadoopModel(CloudModel):
                 raise InvariantError(f"{t.name}: negative slots ({t.map_slots}, {t.reduce_slots})")
 
     def check_hadoop_end(self, tol: float = 1e-6) -> None:
-        """After a run: every task of a finished job succeeded exactly once; map input is conserved."""
+        """After a run: every task of a finished job succeeded exactly once; map
+        input is conserved across repartitions: a stopped map's kept range and its pieces tile its split, in order,
+        and the original splits add up to the job's input."""
         for job in self.jobtracker.jobs:
             if job.state != "succeeded":
                 continue
@@ -201,8 +213,18 @@ class HadoopModel(CloudModel):
                 wins = [a for a in task.attempts if a.state == "done"]
                 if len(wins) != 1:
                     raise InvariantError(f"{task.task_id} succeeded {len(wins)} times")
+            for task in job.maps:
+                end = task.offset_mb + task.input_mb
+                for piece in task.children:
+                    if abs(piece.offset_mb - end) > tol * max(end, 1.0):
+                        raise InvariantError(f"{piece.task_id} starts at {piece.offset_mb} MB, not {end}")
+                    end += piece.split_mb
+                if abs(end - task.offset_mb - task.split_mb) > tol * max(task.split_mb, 1.0):
+                    raise InvariantError(
+                        f"{task.task_id}: kept + pieces = {end - task.offset_mb} MB != {task.split_mb}"
+                    )
             done_input = sum(t.successful.task.input_mb for t in job.maps)
-            split_input = sum(t.input_mb for t in job.maps)
+            split_input = sum(t.split_mb for t in job.maps if t.parent is None)
             if abs(done_input - split_input) > tol * max(split_input, 1.0):
                 raise InvariantError(f"{job.job_id}: input {split_input} MB but {done_input} MB processed")
 
@@ -227,6 +249,7 @@ TASK_COLUMNS = [
     "steal_s",
     "iowait_s",
     "kill_count",
+    "parent",
 ]
 JOB_COLUMNS = ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces", "state"]
 

@@ -60,6 +60,21 @@ class Task:
         self.kill_count = 0
         self.successful: TaskAttempt | None = None
         self.output_mb_final = 0.0  # maps: output of the successful attempt (what reduces fetch)
+        # Repartitioning (a map stopped early, its unprocessed input given to new maps, JobTracker.repartition):
+        self.split_mb = input_mb  # the byte range the task was made with; input_mb shrinks when it is stopped
+        self.offset_mb = 0.0  # where that range starts, in the coordinates of the original split
+        self.parent: Task | None = None  # the map whose unprocessed input this one took over
+        self.children: list[Task] = []  # the pieces of this map's unprocessed input, in range order
+        self.ready_s = 0.0  # no attempt reads input before this time (a mitigator's start-up and scan)
+
+    def truncate(self, keep_mb: float) -> None:
+        """Stop the split at `keep_mb`: the input and what follows from it (CPU, output, records) shrink in
+        proportion, as work per MB is uniform inside a split."""
+        if not 0 <= keep_mb <= self.input_mb:
+            raise ValueError(f"{self.task_id}: cannot keep {keep_mb} of {self.input_mb} MB")
+        f = keep_mb / self.input_mb if self.input_mb > 0 else 0.0
+        self.input_mb = keep_mb
+        self.cpu_mc, self.output_mb, self.output_records = self.cpu_mc * f, self.output_mb * f, self.output_records * f
 
     @property
     def task_id(self) -> str:
@@ -117,6 +132,25 @@ class TaskAttempt(WorkItem):
         copy = map outputs fetched / maps. Carried by the phases' progress marks (plans.py); the shuffle's marks
         move as map outputs arrive (JobTracker._feed_reduces)."""
         return self.progress
+
+    @property
+    def input_done_mb(self) -> float:
+        """Maps: input MB the map function has consumed so far, the offset at which the attempt can be stopped
+        (`Repartition`). Reading precedes mapping here (plans.py): input read but not yet mapped does not count."""
+        if self.state == "done":
+            return self.task.input_mb
+        if self.row is None or self.task.kind != TaskKind.MAP:
+            return 0.0
+        names = [p.name for p in self.phases]
+        name = "map" if "map" in names else "read" if "read" in names else None
+        if name is None:
+            return 0.0
+        j = names.index(name)
+        if self.phase_index != j:
+            return self.task.input_mb if self.phase_index > j else 0.0
+        amount = self.phases[j].amount
+        left = float(self.model.items.remaining[self.row])
+        return self.task.input_mb * (1.0 - left / amount) if amount > 0 else 0.0
 
     @property
     def runtime_s(self) -> float:
@@ -219,6 +253,24 @@ class Job(Agent):
     @property
     def complete(self) -> bool:
         return self.finished_maps == len(self.maps) and self.finished_reduces == len(self.reduces)
+
+    def add_maps(self, specs: list[dict], order: list[int]) -> list[Task]:
+        """New pending maps (Task keyword arguments each), searched before the job's other pending maps, in
+        `order` (indices into `specs`). Returns them in `specs` order."""
+        if sorted(order) != list(range(len(specs))):
+            raise ValueError(f"add_maps: order {order} is not a permutation of {len(specs)} maps")
+        start = len(self.maps)
+        new = [Task(self, TaskKind.MAP, start + i, **m) for i, m in enumerate(specs)]
+        self.maps += new
+        self._counts[TaskKind.MAP]["pending"] += len(new)
+        racks = self.model.node_racks
+        for task in (new[i] for i in reversed(order)):  # the caches are searched from their end
+            for node in task.replicas:
+                self._node_cache[int(node)].append(task)
+            for rack in {int(racks[n]) for n in task.replicas}:
+                self._rack_cache[rack].append(task)
+            self._any.append(task)
+        return new
 
     def find_map(self, node: int, rack: int, max_level: Locality, exclude: set[Task]) -> tuple[Task, Locality] | None:
         """The first pending map at locality <= max_level: failed first, then node, rack, any (obtainNew*MapTask)."""

@@ -145,7 +145,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except SweepError as exc:
         raise BadInput(str(exc)) from None
     print(report.describe())
-    return 0
+    return 1 if report.failed else 0  # every run was tried; a script still learns that some failed
 
 
 def _read_config(path: Path) -> dict[str, Any]:

@@ -9,6 +9,10 @@ default speculation). `allocator` picks the cluster of section 2:
   use memory beyond its configured 4 GB); with `skew_sched=true` the pilot's stragglers may only run on
   those powerful nodes ("Heter. + Skew-sched");
 - drs: the pool divided by DRS-style demand-based allocation (section 2.3).
+`co_cluster=true` consolidates a second, identical cluster onto the same hosts (section 4.5, Fig 10): its 32
+VMs replay, open loop, the per-VM CPU demand and disk throughput of a stock run of the same job (same seed,
+alone), every `trace_interval_s`. The neighbour is thus the same for every policy under study (a controlled
+experiment), but it does not slow down under the contention it meets, as the paper's second cluster would.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from hadoop_layer.profiles import PUMA, splits
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.pinned import PinnedFifoScheduler
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+from vcloud.interference import TraceLoad
 
 Benchmark = Literal[
     "wordcount",
@@ -46,6 +51,9 @@ class FlexSlotSettings(HadoopClusterSettings):
         "writer", description="first replicas: anywhere, or on the node that wrote the file (a copy job)"
     )
     heavy_per_file: bool = Field(True, description="large records cluster in files (Wikipedia-like profiles)")
+    co_cluster: bool = Field(
+        False, description="Fig 10: a second identical cluster (a replayed stock run) shares the hosts"
+    )
 
     @model_validator(mode="after")
     def _skew_sched_needs_heterogeneous(self) -> FlexSlotSettings:
@@ -68,6 +76,8 @@ class FlexSlot(HadoopScenario):
             if s.skew_sched:
                 scheduler = PinnedFifoScheduler(pins)
         model = build_cluster(s, seed, check, scheduler)
+        if s.co_cluster:
+            add_co_cluster(model, co_cluster_loads(s, seed), s)
         submit_benchmark(model, s)
         return model
 
@@ -78,6 +88,7 @@ class FlexSlot(HadoopScenario):
             "scale": s.scale,
             "allocator": s.allocator,
             "skew_sched": s.skew_sched,
+            "co_cluster": s.co_cluster,
             **super().summary(model),
         }
 
@@ -121,3 +132,31 @@ def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float
     cpu_pool, _ = pilot.pool_capacity()
     powerful = frozenset(factor)
     return list(cpu_pool * w / w.sum()), {key: powerful for key in stragglers}
+
+
+def co_cluster_loads(s: FlexSlotSettings, seed: int) -> dict[str, TraceLoad]:
+    """Per VM of a stock run of the same job, alone: its CPU demand (share of its vCPUs) and disk MB/s over time."""
+    from scenarios.cli import run_model
+
+    alone = s.model_copy(update={"co_cluster": False, "slot_manager": "none", "speculation": "hadoop"})
+    pilot = build_cluster(alone, seed, check=False)
+    submit_benchmark(pilot, alone)
+    run_model(pilot, s.max_duration_s, progress=False)
+    trace = pilot.vm_trace()
+    full = trace.vcpus.to_numpy() * s.core_mhz
+    trace = trace.assign(cpu=trace.cpu_demand_mhz.to_numpy() / full, start=trace.time_s - s.trace_interval_s)
+    loads = {}
+    for vm, rows in trace.groupby("vm", observed=True, sort=False):
+        times = (*rows.start.clip(lower=0.0).tolist(), float(rows.time_s.iloc[-1]))
+        loads[str(vm)] = TraceLoad(times, (*rows.cpu.tolist(), 0.0), (*rows.disk_mbps.tolist(), 0.0))
+    return loads
+
+
+def add_co_cluster(model: HadoopModel, loads: dict[str, TraceLoad], s: FlexSlotSettings) -> None:
+    """The neighbour's VMs, outside our pool, each with its own pool's even share as its host weight."""
+    share = (s.pool_cpu_mhz or s.hosts * s.cores_per_host * s.core_mhz) / len(loads)
+    for k, (name, load) in enumerate(loads.items()):
+        host = model.host_agents[k % s.hosts]
+        vm = model.add_vm(f"co-{name}", host, vcpus=s.vcpus, mem_mb=s.vm_mem_mb, os_mem_mb=s.daemon_mem_mb,
+                          in_pool=False, cpu_entitlement_mhz=share)  # fmt: skip
+        model.add_background(vm, load)

@@ -10,7 +10,7 @@ from pydantic import Field
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from policies.schedulers import SCHEDULERS, CapacitySettings, CouplingSettings, FairSettings, QuincySettings
-from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings
+from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings, SkewTuneSettings
 from policies.speculation import SPECULATION, LateSettings, SamrSettings
 from scenarios.base import Scenario, TestbedSettings
 from scenarios.synthetic_cloud import cloud_summary
@@ -35,8 +35,9 @@ class HadoopClusterSettings(TestbedSettings):
     speculation: Literal["none", "hadoop", "late", "samr"] = "hadoop"
     late: LateSettings = Field(default_factory=LateSettings)
     samr: SamrSettings = Field(default_factory=SamrSettings)
-    slot_manager: Literal["none", "flexslot", "flexslot-unlimited"] = "none"
+    slot_manager: Literal["none", "flexslot", "flexslot-unlimited", "skewtune"] = "none"
     flexslot_policy: FlexSlotPolicySettings = Field(default_factory=FlexSlotPolicySettings)
+    skewtune: SkewTuneSettings = Field(default_factory=SkewTuneSettings)
     max_duration_s: float = Field(48 * 3600.0, gt=0, description="stop here even if jobs are still running")
 
 

@@ -264,3 +264,20 @@ def moved_bars(summaries: Mapping[str, Mapping], title: str = "") -> Figure:
     right.set_ylabel("node-local share of maps")
     ax.set_title(title)
     return fig
+
+
+def grouped_bars(table: pd.DataFrame, ylabel: str, title: str = "", reference: float | None = None) -> Figure:
+    """One group of bars per row of `table` (e.g. benchmarks), one bar per column (e.g. policies).
+
+    `reference` draws a horizontal line (1.0 for times normalized to a baseline)."""
+    fig = new_figure(max(6.0, 1.1 * len(table) + 3.0), 4.5)
+    ax = fig.add_subplot()
+    table.plot.bar(ax=ax, rot=30, width=0.8)
+    if reference is not None:
+        ax.axhline(reference, color="black", linewidth=0.8)
+    ax.set_ylabel(ylabel)
+    ax.set_xlabel("")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title)
+    return fig

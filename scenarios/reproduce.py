@@ -3,9 +3,9 @@
 Each entry runs what it needs (runs are shared between entries), computes the emulator's figure, says
 whether it goes the paper's way, and draws a PNG. `--quick` runs at a quarter of the input so the test suite
 can afford it; the numbers then differ from the full-scale ones given in the issues' notes.
-Covered so far: FlexSlot section 2 (Figs 3, 4, 6 and Table 1), FlexSlot Fig 7 (stock vs FlexSlot on
-inverted-index), Coupling Figs 1-2, the Capacity scheduler's queues and Quincy against Fair. The other
-figures of the issues still need their entries.
+Covered: FlexSlot section 2 (Figs 3, 4, 6 and Table 1) and section 4 (Figs 7-14, `flexslot_figures.py`);
+the Coupling paper's Figs 1-2, 5-6, 10-11, 16 and Tables III-IV (docs/results-coupling.md discusses them).
+And the cluster schedulers: Capacity's queues and user limits, Quincy against Fair (scheduler_experiments.py).
 """
 
 from __future__ import annotations
@@ -13,29 +13,44 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from hadoop_layer import jobmix
 from hadoop_layer.model import HadoopModel
-from scenarios import plots
+from scenarios import flexslot_figures, plots
 from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
 from scenarios.scheduler_experiments import POLICIES
 from scenarios.settings import validate
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+COUPLING_SCENARIOS = {"coupling-two-grep", "coupling-ten-grep", "coupling-map-only", "coupling-22-jobs",
+                      "coupling-200-jobs", "delay-locality"}  # fmt: skip
+
 
 class Runs:
-    """Runs by (scenario, settings) on one seed, each run once."""
+    """Runs by (scenario, validated settings) on one seed, each run once; `quick` entries measure less."""
 
-    def __init__(self, scale: float, seed: int = 1) -> None:
-        self.scale, self.seed = scale, seed
-        self._done: dict[tuple, HadoopModel] = {}
+    def __init__(self, scale: float, seed: int = 1, quick: bool = False) -> None:
+        self.scale, self.seed, self.quick = scale, seed, quick
+        self._done: dict[tuple[str, str], HadoopModel] = {}
 
     def get(self, scenario: str, **settings) -> HadoopModel:
         if scenario == "flexslot":
             settings = {"scale": self.scale, **settings}
-        key = (scenario, tuple(sorted(settings.items())))
+        elif scenario in COUPLING_SCENARIOS and self.scale < 1.0:  # a scaled copy: inputs and arrival times
+            quick = {"scale": self.scale, "max_jobs": 40} if scenario == "coupling-200-jobs" else {"scale": self.scale}
+            settings = {**quick, **settings}
+        sc = SCENARIOS[scenario]
+        validated = validate(sc.Settings, settings)
+        key = (scenario, validated.model_dump_json())  # equal configurations share a run, however spelled
         if key not in self._done:
-            sc = SCENARIOS[scenario]
-            model = sc.build(validate(sc.Settings, settings), seed=self.seed)
+            model = sc.build(validated, seed=self.seed)
             run_model(model, sc.horizon_s(model), progress=False)
             self._done[key] = model
         return self._done[key]
@@ -91,28 +106,116 @@ def table1(runs: Runs):
     return text, ordered, plots.runtime_cdf(frames, "FlexSlot Table 1 clusters")
 
 
-def fig7(runs: Runs):
-    stock = runs.get("flexslot", allocator="drs", benchmark="inverted-index")
-    flex = runs.get("flexslot", allocator="drs", benchmark="inverted-index", slot_manager="flexslot")
-    text = f"skewness stock {_skew(stock):.2f}, FlexSlot {_skew(flex):.2f}"
-    fig = plots.runtime_cdf({"stock": stock.tasks_frame(), "FlexSlot": flex.tasks_frame()}, "FlexSlot Fig 7")
-    return text, _skew(flex) < _skew(stock), fig
+def _coupling(runs: Runs, scenario: str) -> tuple[HadoopModel, dict, dict]:
+    """The scenario under Fair and under Coupling: the Fair model and both summaries."""
+    fair, coupling = runs.get(scenario, scheduler="fair"), runs.get(scenario, scheduler="coupling")
+    summary = SCENARIOS[scenario].summary
+    return fair, summary(fair), summary(coupling)
+
+
+def _mean_times(sf: dict, sc: dict) -> str:
+    f, c = sf["mean_job_s"], sc["mean_job_s"]
+    return f"mean job time {f:.0f} s Fair, {c:.0f} s Coupling ({_change(f, c)})"
+
+
+def _change(before: float, after: float) -> str:
+    return f"{100.0 * (after - before) / before:+.1f} %"
+
+
+def _job_times(runs: dict[str, dict], title: str) -> Figure:
+    """Each job's completion time under each scheduler (the paper's Figs. 3, 6a and 13a as points)."""
+    fig = plots.new_figure(8.0, 4.0)
+    ax = fig.add_subplot()
+    for i, (label, summary) in enumerate(runs.items()):
+        times = [np.nan if t is None else t / 60.0 for t in summary["job_s"].values()]
+        ax.plot(range(1, len(times) + 1), times, "o", color=f"C{i}", label=label, alpha=0.7)
+    ax.set_xlabel("job")
+    ax.set_ylabel("job time (min)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title)
+    return fig
 
 
 def coupling_fig1(runs: Runs):
-    fair = runs.get("coupling-two-grep", scheduler="fair")
-    coupling = runs.get("coupling-two-grep", scheduler="coupling")
-
-    def job2_starvation(model: HadoopModel) -> float:
-        return list(SCENARIOS["coupling-two-grep"].summary(model)["starvation_s"].values())[1]
-
-    text = f"job 2 starvation {job2_starvation(fair):.1f} s Fair, {job2_starvation(coupling):.1f} s Coupling"
+    fair, sf, sc = _coupling(runs, "coupling-two-grep")
+    starved = [list(s["starvation_s"].values())[1] for s in (sf, sc)]
+    text = (f"job 2 starvation {starved[0]:.0f} s Fair, {starved[1]:.0f} s Coupling; mean job time "
+            f"{_change(sf['mean_job_s'], sc['mean_job_s'])}")  # fmt: skip
     fig = plots.running_tasks(fair.tasks_frame(), title="Coupling Fig 1 (Fair)")
-    return text, job2_starvation(coupling) < job2_starvation(fair), fig
+    return text, starved[1] < starved[0], fig
+
+
+def coupling_fig5_6(runs: Runs):
+    _, sf, sc = _coupling(runs, "coupling-ten-grep")
+    text = _mean_times(sf, sc)
+    return text, sc["mean_job_s"] < sf["mean_job_s"], _job_times({"Fair": sf, "Coupling": sc}, "Coupling Fig 6a")
+
+
+def mean_running_maps(model: HadoopModel) -> float:
+    """Time-weighted mean of the running maps from the first launch to the last map's end (Figs. 10-11)."""
+    tasks = model.tasks_frame()
+    maps = tasks[tasks["kind"] == "m"]
+    start, end = float(maps["start_s"].min()), float(maps["end_s"].max())
+    times, counts = plots.running_counts(tasks, "m", end)
+    inside = (times >= start) & (times < end)
+    edges = np.r_[times[inside], end]
+    return float(np.sum(counts[inside] * np.diff(edges)) / (end - start))
+
+
+def coupling_fig10_11(runs: Runs):
+    fair = runs.get("delay-locality", scheduler="fair")
+    peeks = {b: runs.get("delay-locality", scheduler="coupling", **{"coupling.beta": b}) for b in (0.1, 0.5)}
+    time = {k: SCENARIOS["delay-locality"].summary(m)["mean_job_s"] for k, m in {"fair": fair, **peeks}.items()}
+    running = {k: mean_running_maps(m) for k, m in {"fair": fair, **peeks}.items()}
+    text = (f"running maps {running['fair']:.0f} Fair, {running[0.1]:.0f} beta 0.1, {running[0.5]:.0f} beta 0.5; "
+            f"job time {_change(time['fair'], time[0.1])} (0.1), {_change(time['fair'], time[0.5])} (0.5)")  # fmt: skip
+    same = all(time[b] < time["fair"] and running[b] > running["fair"] for b in peeks)
+    return text, same, plots.running_tasks(fair.tasks_frame(), title="Coupling Fig 10 (Fair)")
+
+
+def coupling_table3(runs: Runs):
+    _, sf, sc = _coupling(runs, "coupling-map-only")
+    text = _mean_times(sf, sc)
+    return text, sc["mean_job_s"] < sf["mean_job_s"], _job_times({"Fair": sf, "Coupling": sc}, "Coupling Fig 13a")
+
+
+def coupling_table4(runs: Runs):
+    _, sf, sc = _coupling(runs, "coupling-22-jobs")
+    starved = [np.mean(list(s["starvation_s"].values())) / 60.0 for s in (sf, sc)]
+    text = (f"mean job time {_change(sf['mean_job_s'], sc['mean_job_s'])}; mean starvation {starved[0]:.1f} min SF, "
+            f"{starved[1]:.1f} min SC")  # fmt: skip
+    same = sc["mean_job_s"] < sf["mean_job_s"] and starved[1] < starved[0]
+    return text, same, _job_times({"Fair": sf, "Coupling": sc}, "Coupling Fig 3 / Table IV")
+
+
+def coupling_fig16(runs: Runs):
+    _, sf, sc = _coupling(runs, "coupling-200-jobs")
+    text = _mean_times(sf, sc)
+    return text, sc["mean_job_s"] < sf["mean_job_s"], _job_time_cdf({"Fair": sf, "Coupling": sc}, "Coupling Fig 16")
+
+
+def _job_time_cdf(runs: dict[str, dict], title: str) -> Figure:
+    """Empirical CDF of the job times of each run (the paper's Fig. 16)."""
+    fig = plots.new_figure(7.0, 4.5)
+    ax = fig.add_subplot()
+    for label, summary in runs.items():
+        times = np.sort([t / 60.0 for t in summary["job_s"].values() if t is not None])
+        ax.step(np.r_[0.0, times], np.r_[0.0, np.arange(1, len(times) + 1) / len(times)], where="post", label=label)
+    ax.set_xlabel("job time (min)")
+    ax.set_ylabel("CDF")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(title)
+    return fig
+
+
+_TABLE_IV_SF = np.mean([sf for sf, _ in jobmix.TABLE_IV_STARVATION_MIN.values()])
+_TABLE_IV_SC = np.mean([sc for _, sc in jobmix.TABLE_IV_STARVATION_MIN.values()])
 
 
 def capacity_queues(runs: Runs):
-    model = runs.get("capacity-queues", phase_s=600.0 if runs.scale < 1 else 900.0)
+    model = runs.get("capacity-queues", phase_s=400.0 if runs.quick else 600.0)
     summary = SCENARIOS["capacity-queues"].summary(model)
     shares = {w: v["map_share"] for w, v in summary["windows"].items()}
     text = "; ".join(f"{w}: " + "/".join(f"{x:.2f}" for x in v.values()) for w, v in shares.items())
@@ -125,7 +228,7 @@ def capacity_queues(runs: Runs):
 
 
 def quincy_locality(runs: Runs):
-    jobs = 6 if runs.scale < 1 else 12
+    jobs = 6 if runs.quick else 12
     summaries = {k: SCENARIOS["quincy-locality"].summary(runs.get("quincy-locality", jobs=jobs, **v))
                  for k, v in POLICIES.items()}  # fmt: skip
     cross = {k: s["moved_mb"]["cross_rack_mb"] / 1024 for k, s in summaries.items()}
@@ -143,8 +246,42 @@ ENTRIES = [
     Entry("FlexSlot Fig 4: tasks per node under DRS", "hot spots up to 10x the fewest", fig4),
     Entry("FlexSlot Fig 6: runtime breakdown under DRS", "steal dominates the stragglers", fig6),
     Entry("FlexSlot Table 1: skewness by cluster", "2.65 > 2.25 > 0.31", table1),
-    Entry("FlexSlot Fig 7: inverted-index CDF", "skewness 4.98 stock, 0.96 FlexSlot", fig7),
-    Entry("Coupling Figs 1-2: two Grep jobs", "job 2 starves for reduce slots under Fair, not Coupling", coupling_fig1),
+    Entry(
+        "FlexSlot Fig 7: inverted-index CDF", "skewness 4.98 stock, 1.68 SkewTune, 0.96 FlexSlot", flexslot_figures.fig7
+    ),
+    Entry(
+        "FlexSlot Fig 8: inverted-index breakdown",
+        "FlexSlot steal -60.5% vs stock, -49.1% vs SkewTune (DRS); "
+        "iowait -39.7% vs stock Homo., -26.7% vs SkewTune Homo.",
+        flexslot_figures.fig8,
+    ),
+    Entry(
+        "FlexSlot Fig 9: job time, 8 benchmarks",
+        "FlexSlot -35.1/-29.3/-26.7/-27.4% on inverted-index, term-vector, "
+        "wordcount, grep; -25/-13/-12% on k-means and the histograms; SkewTune in between",
+        flexslot_figures.fig9,
+    ),
+    Entry(
+        "FlexSlot Fig 10: job time with a co-located cluster",
+        "FlexSlot -34.2 to -43.8% vs stock on the Wikipedia benchmarks, -17.1/-18% on the histograms",
+        flexslot_figures.fig10,
+    ),
+    Entry("FlexSlot Fig 11: unlimited slots", "up to -46% vs stock, ~-17% vs limited FlexSlot", flexslot_figures.fig11),
+    Entry("FlexSlot Fig 12: utilization, unlimited slots", "+10% CPU, +11% memory", flexslot_figures.fig12),
+    Entry("FlexSlot Fig 13: kills per straggler", "about 1 (alpha 0.2)", flexslot_figures.fig13),
+    Entry(
+        "FlexSlot Fig 14: kills per straggler by alpha",
+        "fall as alpha grows 0.1 -> 0.5 (inverted-index, k-means)",
+        flexslot_figures.fig14,
+    ),
+    Entry("Coupling Figs 1-2: two Grep jobs", "job 2 starves 7.5 min under Fair, not under Coupling", coupling_fig1),
+    Entry("Coupling Figs 5-6: 10 Grep jobs", "mean job time -16.1 %", coupling_fig5_6),
+    Entry("Coupling Figs 10-11: WordCount, input on 7 of 15 nodes", "Fair ~28 running maps; job time -18.3 % "
+          "(beta 0.1), -38.7 % (beta 0.5)", coupling_fig10_11),
+    Entry("Coupling Table III / Fig 13: map-only Greps", "mean job time -24 %", coupling_table3),
+    Entry("Coupling Table IV / Fig 3: 22 jobs", f"mean job time -39.1 %; mean starvation {_TABLE_IV_SF:.1f} min SF, "
+          f"{_TABLE_IV_SC:.1f} min SC", coupling_table4),
+    Entry("Coupling Fig 16: 200 jobs on 62 nodes", "mean job time -21.3 %", coupling_fig16),
     Entry(
         "Capacity scheduler (slides 16-18): queues A/B/C of 50/30/20 %",
         "capacity under contention, idle slots borrowed up to maximum-capacity, users held to the minimum user limit",
@@ -155,13 +292,13 @@ ENTRIES = [
         "up to 3.9x less cross-cluster data than greedy",
         quincy_locality,
     ),
-]
+]  # fmt: skip
 
 
 def reproduce(out: Path, quick: bool = False, progress: bool = True) -> Path:
     """Run every entry, write DIR/report.md and DIR/<n>.png; returns the report's path."""
     out.mkdir(parents=True, exist_ok=True)
-    runs = Runs(scale=0.25 if quick else 1.0)
+    runs = Runs(scale=0.25 if quick else 1.0, quick=quick)
     rows = []
     for n, entry in enumerate(ENTRIES, start=1):
         if progress:

@@ -1,7 +1,8 @@
 """Cluster-scheduler experiments on a static pool: Capacity's queues and user limits, Quincy against Fair.
 
-Both run on the Coupling experiments' nodes (one 4-vCPU slave VM alone on each host: 4 map and 2 reduce
-slots, no contention from the cloud layer), so what they show is the task scheduler's doing.
+Both run on physical-like nodes (`StaticNodesSettings`: one 4-vCPU slave VM alone on each 4-core host, 4 map
+and 2 reduce slots, a static pool, Hadoop 1.1 defaults with 3 replicas, no speculation), so the cloud layer adds
+no contention and what they show is the task scheduler's doing.
 
 `capacity-queues` (algorithms.md 7; the Capacity slides 16-18): queues A, B, C of 50 / 30 / 20 % of the slots.
 A (one user, maximum-capacity 60 %, user-limit-factor 2) is busy from 0; B (one user, user-limit-factor 1)
@@ -9,7 +10,8 @@ submits a burst at `phase_s`; C (`c_users` users, minimum-user-limit-percent 50)
 run stops at 3 x `phase_s`. Expected map-slot shares, after each change has settled (`settle_s`, a few map
 durations: there is no preemption, slots come back as tasks end): A alone 0.6 (it borrows idle slots up to its
 maximum capacity, not more); A + B: 0.6 + 0.3 and 0.1 idle (B's only user is held to 1 x B's capacity); all
-three: 0.5 / 0.3 / 0.2, and inside C two users at a time, each near half of C (minimum user limit 50 %).
+three: 0.5 / 0.3 / 0.2, and inside C two users at a time, each near half of C (minimum user limit 50 %). The
+measured shares sit a little below (0.57 for 0.6): a freed slot stays empty until its tracker's next heartbeat.
 
 `quincy-locality` (Quincy, SOSP 2009; h-quincy.txt): a mixed job stream (Grep, WordCount, Sort) over four racks
 with the input on a part of the slaves only (`data_fraction`), so that many maps cannot be node-local and some
@@ -17,7 +19,8 @@ not even rack-local. Run it under `scheduler=quincy` (`quincy.fairness` none / f
 `scheduler=fair` (delay scheduling; `fair.delay_scheduling=false` for naive fair sharing) and compare map
 locality, the MB that crossed racks (map input and shuffle), mean job time and the solver's time. With the
 paper's costs (psi 1 and xi 2 per GB, omega 0.5 per second waited) moving a 64 MB split across the core costs
-0.125, a quarter of a second of waiting, so the flow places almost as greedily as naive Fair does; with
+0.125, a quarter of a second of waiting, so the flow hardly waits for locality (it still picks, among the waiting
+tasks, those local to a freed slot); with
 `quincy.psi=500 quincy.xi=1000` (a split off-rack costs as much as two minutes of waiting) data is dear and the
 flow trades waiting for locality. `POLICIES` lists the runs that `vcloud reproduce` compares.
 """
@@ -36,8 +39,7 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import COUPLING
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers import CapacitySettings
-from scenarios.coupling_experiments import CouplingSettings
-from scenarios.hadoop_base import HadoopScenario, build_cluster
+from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
 
 GREP = COUPLING["grep"]
 
@@ -52,16 +54,26 @@ def _queues() -> CapacitySettings:
     )
 
 
-class CapacityQueuesSettings(CouplingSettings):
+class StaticNodesSettings(HadoopClusterSettings):
+    """One slave VM per 4-core host at the testbed's 2.4 GHz, static pool of the hosts' capacity, no speculation."""
+
+    allocator: Literal["static", "heterogeneous", "drs"] = "static"
+    pool_cpu_mhz: float | None = None  # the hosts' capacity: one VM per host
+    pool_mem_mb: float | None = None
+    cores_per_host: int = Field(4, ge=1)
+    speculation: Literal["none", "hadoop", "late", "samr"] = "none"
+
+
+class CapacityQueuesSettings(StaticNodesSettings):
     """10 slaves (40 map, 20 reduce slots) under Capacity with queues A, B, C; B at phase_s, C at 2 x phase_s."""
 
     slaves: int = Field(10, ge=1)
     scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "capacity"
     capacity: CapacitySettings = Field(default_factory=_queues)
-    phase_s: float = Field(900.0, gt=0, description="B submits at phase_s, C at 2 x phase_s; the run ends at 3x")
-    settle_s: float = Field(200.0, ge=0, description="left out of each window's start: running tasks end first")
+    phase_s: float = Field(600.0, gt=0, description="B submits at phase_s, C at 2 x phase_s; the run ends at 3x")
+    settle_s: float = Field(100.0, ge=0, description="left out of each window's start: running tasks end first")
     c_users: int = Field(3, ge=1, description="users submitting one job each to queue C")
-    bin_s: float = Field(60.0, gt=0, description="width of the share time series' bins")
+    bin_s: float = Field(30.0, gt=0, description="width of the share time series' bins")
 
 
 class CapacityQueues(HadoopScenario):
@@ -73,7 +85,7 @@ class CapacityQueues(HadoopScenario):
         s = settings.model_copy(update={"hosts": settings.slaves + 2, "hosts_per_rack": (settings.slaves + 3) // 2})
         s = s.model_copy(update={"max_duration_s": 3 * s.phase_s})
         model = build_cluster(s, seed, check)
-        map_s = 84.0  # a Grep map on these nodes (4 concurrent per node), measured
+        map_s = 15.0  # below a Grep map's time on these nodes (about 20 s with 4 per node): queues never run dry
         slots = s.slaves * s.hadoop.map_slots
         # each queue gets more maps than it can run before the end: enough to stay busy in its windows
         a_maps = int(1.2 * 0.6 * slots * 3 * s.phase_s / map_s) + 1
@@ -179,7 +191,7 @@ MIX = (("grep", 0.5), ("wordcount", 0.25), ("sort", 0.25))  # job types of the s
 MAPS = (8, 16, 32, 64)  # map counts drawn uniformly
 
 
-class QuincyLocalitySettings(CouplingSettings):
+class QuincyLocalitySettings(StaticNodesSettings):
     """16 slaves on 4 racks (18 hosts with the masters'); the input of every job on `data_fraction` of them (4
     slaves by default: their blocks' replicas span 2 racks at most, so a slot elsewhere reads them off-rack)."""
 

@@ -31,13 +31,18 @@ def test_kmeans_marks_the_slow_cluster_only_when_it_stands_apart():
     ("kills", "speed", "previous", "expected"),
     [
         (0, 1.0, 0.0, True),  # never resized: kill and grow at once
-        (1, 2.0, 1.0, True),  # 64/1 - 64/2 = 32 s saved > T = 5 s: grow again
+        (1, 2.0, 1.0, True),  # 64/1 - 64/2 = 32 s saved > 5 s wasted: grow again
         (1, 1.05, 1.0, False),  # 64/1 - 64/1.05 = 3.05 s < 5 s: stop
         (1, 0.9, 1.0, False),  # slower: stop
     ],
 )
-def test_algorithm_1_grows_while_the_time_saved_beats_a_heartbeat(kills, speed, previous, expected):
+def test_algorithm_1_grows_while_the_time_saved_beats_the_time_a_kill_wastes(kills, speed, previous, expected):
     assert resize_needed(kills, 64.0, speed, previous, 5.0) is expected
+
+
+def test_algorithm_1_stops_when_the_kill_would_waste_more_than_it_saves():
+    # 32 s saved beats a 5 s heartbeat but not the 60 s the attempt has run: no second kill
+    assert resize_needed(1, 64.0, 2.0, 1.0, 60.0) is False
 
 
 def test_algorithm_2_moves_a_slot_from_the_least_to_the_most_stolen_node():

@@ -121,6 +121,8 @@ settings:
     retried = run_sweep(spec, tmp_path / "out", processes=1, progress=False, retry_errors=True)
     assert (retried.skipped, retried.ran, retried.failed) == (1, 1, 1)
     pd.testing.assert_frame_equal(retried.results, df)
+    # on the command line the sweep goes on to the end, then exits 1 so that scripts notice
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "out"), "--quiet", "--processes", "1"]) == 1
 
 
 def test_a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_run(tmp_path):

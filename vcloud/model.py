@@ -214,6 +214,23 @@ class CloudModel(Model):
         self.items.phase_amount[rows] += amount
         self._progress_tick = -1
 
+    def replan(self, item: WorkItem, phases: list[Phase], marks: list[tuple[float, float]] | None = None) -> None:
+        """Replace a running item's current and later phases by `phases` (the first becomes current, in full).
+
+        The work done so far stays done and charged; the layer above says what is left (e.g. a task told to
+        stop early, whose remaining work shrinks). `marks`: progress marks of the new phases."""
+        if item.row is None or item.state != "running":
+            raise RuntimeError(f"replan: {item} is not running")
+        if not phases:
+            raise ValueError(f"replan: {item} needs at least one phase")
+        i = item.phase_index
+        item.phases[i:] = list(phases)
+        if item.progress_marks is not None:
+            if marks is None or len(marks) != len(phases):
+                raise ValueError(f"replan: {item} has progress marks: give one per new phase")
+            item.progress_marks[i:] = list(marks)
+        self._load_phase(item)
+
     def close_phase(self, item: WorkItem) -> None:
         """No more work will be added to the current open phase: it ends once its work is done."""
         self.items.open[item.row] = False

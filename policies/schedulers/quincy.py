@@ -384,9 +384,10 @@ class QuincyScheduler(TaskScheduler):
     # ---- when to re-solve -------------------------------------------------------------------------------------
     @staticmethod
     def _signature_of(cluster: ClusterView) -> tuple:
-        """Changes when a job arrives or ends, an attempt starts or ends, or slots change."""
+        """Changes when a job arrives or ends, an attempt starts or ends, slots change, or a job gets new maps
+        (a repartitioned map's pieces)."""
         return (
-            tuple(j.number for j in cluster.jobs),
+            tuple((j.number, len(j.maps)) for j in cluster.jobs),
             sum(len(t.history) for t in cluster.trackers),
             cluster.running(TaskKind.MAP),
             cluster.running(TaskKind.REDUCE),

@@ -65,16 +65,18 @@ def stragglers_by_kmeans(performance: np.ndarray, gap: float = 1.0) -> np.ndarra
     return fit.labels_ == low
 
 
-def resize_needed(kill_count: int, split_mb: float, speed: float, previous_speed: float, interval_s: float) -> bool:
+def resize_needed(kill_count: int, split_mb: float, speed: float, previous_speed: float, wasted_s: float) -> bool:
     """Algorithm 1, line 7: kill and grow if never resized, or if the last growth cut the input processing time
-    S/D_prev - S/D by more than a heartbeat interval T. The extracted formula reads S / (D - D_prev) > T; we follow
-    the sentence that explains it ("until the resulting decrease in the input processing time no longer outweighs
-    the wasted processing time due to task killing, i.e. the last heartbeat interval T")."""
+    S/D_prev - S/D by more than the processing time another kill would waste. The extracted formula reads
+    S / (D - D_prev) > T; we follow the sentence that explains it ("until the resulting decrease in the input
+    processing time no longer outweighs the wasted processing time due to task killing, i.e. the last heartbeat
+    interval T"). The paper judges a restarted task one heartbeat after its launch, so a kill wastes T there;
+    here a task is first judged after `min_runtime_s`, so the waste is the attempt's run time, passed in."""
     if kill_count == 0:
         return True
     if speed <= 0 or previous_speed <= 0:
         return False
-    return split_mb / previous_speed - split_mb / speed > interval_s
+    return split_mb / previous_speed - split_mb / speed > wasted_s
 
 
 def slot_move(steal: np.ndarray, lam: float) -> tuple[int, int] | None:
@@ -114,7 +116,7 @@ class FlexSlotManager(SlotManager):
         for attempt in stragglers:
             steal, iowait, _ = rates.get(attempt.tracker, (0.0, 0.0, 0.0))
             if self.settings.resize and iowait > steal:
-                actions += self._resize(attempt, speeds[attempt])
+                actions += self._resize(attempt, speeds[attempt], now)
             elif attempt.tracker in self._slot_added_at and attempt.start_s >= self._slot_added_at[attempt.tracker]:
                 actions.append(Kill(attempt))  # a straggler landed on the new slot: reassign it
                 del self._slot_added_at[attempt.tracker]
@@ -134,10 +136,11 @@ class FlexSlotManager(SlotManager):
             self._last[t] = now
         return rates
 
-    def _resize(self, attempt: TaskAttempt, speed: float) -> list[SlotAction]:
+    def _resize(self, attempt: TaskAttempt, speed: float, now: float) -> list[SlotAction]:
         task = attempt.task
         kills = self.kill_count.get(task, 0)
-        grow = resize_needed(kills, task.input_mb, speed, self.previous_speed.get(task, 0.0), self.period_s)
+        wasted = max(self.period_s, now - (attempt.start_s or now))
+        grow = resize_needed(kills, task.input_mb, speed, self.previous_speed.get(task, 0.0), wasted)
         self.previous_speed[task] = speed
         heap = attempt.heap_mb * (1.0 + self.settings.alpha)
         if not grow or heap > self.settings.max_heap_mb:
