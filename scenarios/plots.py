@@ -230,6 +230,42 @@ def running_tasks(tasks: pd.DataFrame, t_from: float | None = None, t_to: float 
     return fig
 
 
+def share_series(series: Mapping[str, Sequence[float]], title: str = "") -> Figure:
+    """Stacked slot shares over time: `series` has "from_s" (bin starts), "bin_s" and one list per queue."""
+    queues = [k for k in series if k not in ("from_s", "bin_s")]
+    fig = new_figure(9.0, 4.0)
+    ax = fig.add_subplot()
+    ax.stackplot(np.asarray(series["from_s"]) + float(series["bin_s"]) / 2, [series[q] for q in queues], labels=queues)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("share of map slots")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(title)
+    return fig
+
+
+def moved_bars(summaries: Mapping[str, Mapping], title: str = "") -> Figure:
+    """Per policy: GB read off-rack by maps and shuffled across racks (stacked), node-local share on the right."""
+    names = list(summaries)
+    off = np.array([summaries[k]["moved_mb"]["map_off_rack_mb"] for k in names]) / 1024
+    shuffle = np.array([summaries[k]["moved_mb"]["shuffle_cross_rack_mb"] for k in names]) / 1024
+    fig = new_figure(9.0, 4.0)
+    ax = fig.add_subplot()
+    x = np.arange(len(names))
+    ax.bar(x, off, label="map input off-rack")
+    ax.bar(x, shuffle, bottom=off, label="shuffle across racks")
+    ax.set_xticks(x, names, fontsize=8)
+    ax.set_ylabel("GB across racks")
+    ax.legend(fontsize=8, loc="lower left")
+    right = ax.twinx()
+    right.plot(x, [summaries[k]["locality"]["node"] for k in names], "ko-", label="node-local maps")
+    right.set_ylim(0, 1)
+    right.set_ylabel("node-local share of maps")
+    ax.set_title(title)
+    return fig
+
+
 def grouped_bars(table: pd.DataFrame, ylabel: str, title: str = "", reference: float | None = None) -> Figure:
     """One group of bars per row of `table` (e.g. benchmarks), one bar per column (e.g. policies).
 

@@ -6,6 +6,7 @@ can afford it; the numbers then differ from the full-scale ones given in the iss
 Covered: FlexSlot section 2 (Figs 3, 4, 6 and Table 1) and section 4 (Figs 7-14, `flexslot_figures.py`);
 the Coupling paper's Figs 1-2, 5-6, 10-11, 16 and Tables III-IV (docs/results-coupling.md discusses them);
 SAMR Fig 9 (samr-heterogeneous).
+the cluster schedulers: Capacity's queues and user limits, Quincy against Fair (scheduler_experiments.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hadoop_layer.model import HadoopModel
 from scenarios import flexslot_figures, plots
 from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
+from scenarios.scheduler_experiments import POLICIES as QUINCY_POLICIES
 from scenarios.settings import validate
 
 if TYPE_CHECKING:
@@ -230,6 +232,33 @@ def samr_fig9(runs: Runs):
     return text, times["samr"] < times["hadoop"], fig
 
 
+def capacity_queues(runs: Runs):
+    model = runs.get("capacity-queues", phase_s=400.0 if runs.quick else 600.0)
+    summary = SCENARIOS["capacity-queues"].summary(model)
+    shares = {w: v["map_share"] for w, v in summary["windows"].items()}
+    text = "; ".join(f"{w}: " + "/".join(f"{x:.2f}" for x in v.values()) for w, v in shares.items())
+    users = [u["mean_map_slots"] for u in summary["queue_C_users"].values()]
+    text = f"map shares A/B/C {text}; queue C users hold " + ", ".join(f"{u:.1f}" for u in users) + " slots"
+    expected = {"A alone": (0.6, 0, 0), "A+B": (0.6, 0.3, 0), "A+B+C": (0.5, 0.3, 0.2)}
+    close = all(abs(x - e) <= 0.05 for w, v in shares.items() for x, e in zip(v.values(), expected[w], strict=True))
+    limited = sorted(users)[0] == 0 and all(3.5 <= u <= 4.5 for u in sorted(users)[1:])
+    return text, close and limited, plots.share_series(summary["map_share_series"], "Capacity queues: map slot shares")
+
+
+def quincy_locality(runs: Runs):
+    jobs = 6 if runs.quick else 12
+    summaries = {k: SCENARIOS["quincy-locality"].summary(runs.get("quincy-locality", jobs=jobs, **v))
+                 for k, v in QUINCY_POLICIES.items()}  # fmt: skip
+    cross = {k: s["moved_mb"]["cross_rack_mb"] / 1024 for k, s in summaries.items()}
+    node = {k: s["locality"]["node"] for k, s in summaries.items()}
+    text = "; ".join(
+        f"{k}: {cross[k]:.1f} GB cross-rack, {node[k]:.0%} node-local, {s['mean_job_s']:.0f} s mean job"
+        + (f", solver {s['solver']['total_s']:.1f} s" if s["solver"] else "")
+        for k, s in summaries.items()
+    )
+    return text, cross["Q"] < cross["Fair naive"], plots.moved_bars(summaries, "Quincy vs Fair: data across racks")
+
+
 ENTRIES = [
     Entry("FlexSlot Fig 3: map runtimes, static vs DRS", "DRS skews runtimes more", fig3),
     Entry("FlexSlot Fig 4: tasks per node under DRS", "hot spots up to 10x the fewest", fig4),
@@ -273,6 +302,16 @@ ENTRIES = [
     Entry("Coupling Fig 16: 200 jobs on 62 nodes", "mean job time -21.3 %", coupling_fig16),
     Entry("SAMR Fig 9: Sort on slow and fast nodes", "SAMR ~24 % shorter than Hadoop; LATE 7 %, LATE+history 15 %",
           samr_fig9),
+    Entry(
+        "Capacity scheduler (slides 16-18): queues A/B/C of 50/30/20 %",
+        "capacity under contention, idle slots borrowed up to maximum-capacity, users held to the minimum user limit",
+        capacity_queues,
+    ),
+    Entry(
+        "Quincy (SOSP 2009) vs greedy and delay scheduling",
+        "up to 3.9x less cross-cluster data than greedy",
+        quincy_locality,
+    ),
 ]  # fmt: skip
 
 
