@@ -20,9 +20,8 @@ keep their slots) F_j = max(A_j, running_j) and E_j = A_j as far as the free slo
 
 The flow is solved again when a job arrives or ends, an attempt starts or ends, or slots change (launches the
 plan itself made are not changes), and otherwise cached; see `_idle` for the one exception. The network is built
-as lists (a map's edges and costs are computed once per split and cached) and solved by
-`mincostflow.network_simplex`, networkx's network simplex on arrays: the same flow as `networkx.min_cost_flow`
-on the same network, ties included, so the same launches, in about half the time (benchmarks/quincy.py).
+as lists (a map's edges and costs are computed once per split and cached) and solved by OR-Tools' min-cost
+flow (`mincostflow.py`); where several assignments are optimal, it picks one of them.
 """
 
 from __future__ import annotations
@@ -207,10 +206,7 @@ class QuincyScheduler(TaskScheduler):
         Tasks whose edges are identical (same job, same integer costs: e.g. never-run splits with the same
         replica racks) share one node of supply k with edges of capacity k: the same optimum, a far smaller
         network. Without preemption a running task has a single edge, to its computer: those of a job on a
-        computer share a node at cost 0, and their continuation costs are the returned constant.
-
-        Nodes and edges are numbered as networkx numbers the DiGraph built in this order (nodes by insertion;
-        edges by source, then insertion), which `network_simplex` needs to pivot as networkx does."""
+        computer share a node at cost 0, and their continuation costs are the returned constant."""
         s, now = self.settings, cluster.now
         trackers = cluster.trackers
         topology = self._topology_of(trackers)
@@ -233,7 +229,7 @@ class QuincyScheduler(TaskScheduler):
         rack_node: dict[int, int] = {}
         computer_node: list[int] = []
         order: list[tuple[int, int]] = []  # (rack, -1) or (rack, tracker i), in node order
-        for i, t in enumerate(trackers):  # networkx: add_edge(R, C) inserts R (if new), then C
+        for i, t in enumerate(trackers):  # each rack's node before its first computer's
             if t.rack not in rack_node:
                 rack_node[t.rack] = net.node(_RACK, t.rack)
                 order.append((t.rack, -1))
