@@ -237,27 +237,30 @@ def reduce_merge(
     used = write = read = in_mem = to_disk = 0.0
     inmem_merges = disk_merges = 0
 
-    def flush_memory() -> None:  # InMemFSMergeThread.doInMemMerge: all RAM segments -> one file
-        nonlocal used, write, inmem_merges
-        disk.append(used)
-        memory.clear()
-        used, write, inmem_merges = 0.0, write + used, inmem_merges + 1
-
+    n_mem = 0  # len(memory), kept by hand: this loop runs once per map output of every reduce
+    disk_limit = 2 * factor - 1
     for seg in segs:
         if seg == 0.0:
             continue
         if seg < single_limit:
-            if memory and used + seg > max_size:  # reserve() blocks; stalled copiers force a merge
-                flush_memory()
+            if n_mem and used + seg > max_size:  # reserve() blocks; stalled copiers force a merge
+                disk.append(used)  # InMemFSMergeThread.doInMemMerge: all RAM segments -> one file
+                memory.clear()
+                used, write, inmem_merges, n_mem = 0.0, write + used, inmem_merges + 1, 0
             memory.append(seg)
             used += seg
             in_mem += seg
-            if (len(memory) >= 2 and used / max_size >= shuffle_merge_percent) or len(memory) >= inmem_merge_threshold:
-                flush_memory()
+            n_mem += 1
+            if (n_mem >= 2 and used / max_size >= shuffle_merge_percent) or n_mem >= inmem_merge_threshold:
+                disk.append(used)
+                memory.clear()
+                used, write, inmem_merges, n_mem = 0.0, write + used, inmem_merges + 1, 0
+            elif len(disk) < disk_limit:
+                continue
         else:
             disk.append(seg)
             to_disk += seg
-        while len(disk) >= 2 * factor - 1:  # LocalFSMerger: io.sort.factor smallest files -> one
+        while len(disk) >= disk_limit:  # LocalFSMerger: io.sort.factor smallest files -> one
             disk.sort()
             merged = sum(disk[:factor])
             disk[:factor] = [merged]
