@@ -58,6 +58,7 @@ class FakeTask:
         self.job, self.kind, self.state = job, kind, "running"
         self.active: list = []
         self.nodes_tried: set[int] = set()
+        self.children: list = []  # pieces of a repartitioned map (SkewTune): none here
 
 
 class FakeAttempt:

@@ -187,3 +187,17 @@ def test_skewtune_composes_with_every_scheduler_and_speculation(scheduler, specu
     run(model)  # check=True: the cloud's invariants every tick; then each task once, input conserved
     assert job.state == "succeeded" and job.maps[0].children
     assert sum(t.successful.task.input_mb for t in job.maps) == pytest.approx(640.0 + 11 * 64.0)
+
+
+def test_a_stopped_map_is_never_backed_up():
+    # its rest already runs as the pieces; what is left of it is a flush. Same task, before and after the stop:
+    from types import SimpleNamespace
+
+    from policies.speculation.hadoop import speculatable
+    from policies.speculation.late import _first
+
+    task = SimpleNamespace(start_s=0.0, active=["a"], nodes_tried={0}, state="running", progress=0.1, children=[])
+    tracker = SimpleNamespace(node=1)
+    assert speculatable(task, job_progress=0.9, now=100.0, node=1) and _first([task], tracker) is task
+    task.children = ["piece"]
+    assert not speculatable(task, job_progress=0.9, now=100.0, node=1) and _first([task], tracker) is None

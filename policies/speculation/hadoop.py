@@ -32,6 +32,7 @@ def speculatable(task: Task, job_progress: float, now: float, node: int) -> bool
         and node not in task.nodes_tried
         and task.state == "running"
         and job_progress - task.progress >= SPECULATIVE_GAP
+        and not task.children  # stopped by a repartition: its rest runs as other maps, what is left is a flush
     )
 
 

@@ -255,9 +255,15 @@ def _pending(cluster: ClusterView, kind: TaskKind) -> bool:
 
 
 def _first(ranking: list[Task], tracker: TaskTracker) -> Task | None:
-    """The first ranked task still running on a single attempt, never run on this tracker's node."""
+    """The first ranked task still running on a single attempt, never run on this tracker's node, and not stopped
+    by a repartition (its rest is already running as other maps; what is left of it is a flush)."""
     for task in ranking:
-        if task.state == "running" and len(task.active) == 1 and tracker.node not in task.nodes_tried:
+        if (
+            task.state == "running"
+            and len(task.active) == 1
+            and tracker.node not in task.nodes_tried
+            and not task.children
+        ):
             return task
     return None
 
