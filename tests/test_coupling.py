@@ -7,6 +7,7 @@ import pytest
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
+from hadoop_layer.interfaces import Launch
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
@@ -225,3 +226,23 @@ def test_coupling_survives_failed_attempts():
     assert all(j.state == "succeeded" for j in jobs)
     assert any(a.state == "failed" for a in model.attempts())
     model.check_hadoop_end()
+
+
+def test_wait_scheduling_lists_keep_nodes_running_a_reduce_of_the_job_unless_told():
+    # As above: L1 = [2], L2 = [0, 3], L3 = [1] from map outputs of 60 MB on node 2 and 20 MB on node 3.
+    # With a reduce of the job on node 2, which has a second reduce slot, node 2 is still in V_r (Sec. II-A.2: the
+    # nodes with available reduce slots) and still the centrality; Algorithm 2 line 12 then skips it in round 1.
+    # The other reading leaves it out: C(0) = 100, C(3) = 120, C(1) = 140.
+    sched = CouplingScheduler()
+    model = cluster(sched, reduce_slots=2, reduce_slowstart=0.0)
+    job = model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(4), 2)
+    _frozen(model)
+    model.run_until(1.0)
+    for task, node, mb in ((job.maps[0], 2, 60.0), (job.maps[1], 3, 20.0)):
+        job.set_state(task, "done")
+        task.successful, task.output_mb_final = SimpleNamespace(tracker=model.trackers[node]), mb
+    model.jobtracker.launch(model.trackers[2], Launch(job.reduces[0]))
+    view = model.jobtracker.view
+    assert sched._lists(job, view) == ([2], [0, 3], [1])
+    sched.settings = CouplingSettings(lists_skip_job_nodes=True)
+    assert sched._lists(job, view) == ([0], [3, 1], [])

@@ -42,6 +42,12 @@ class CouplingSettings(BaseModel):
     beta: float | None = Field(
         None, gt=0, description="fixed beta for all jobs (Figs. 11, 15 use 0.1 and 0.5); None = beta_j of Eq. (3)"
     )
+    lists_skip_job_nodes: bool = Field(
+        False,
+        description="not the paper's reading: build L(i) over V_r minus the nodes that already run a reduce of the "
+        "job (when any remain); False = V_r as defined in Sec. II-A.2, 'the set of nodes that have available reduce "
+        "slots', with Algorithm 2 line 12 skipping those nodes (see CouplingScheduler._lists)",
+    )
 
 
 # ---- Algorithm 1 ------------------------------------------------------------------------------------------
@@ -193,6 +199,21 @@ def best_level(job: Job, node: int, rack: int, taken: set[Task]) -> Locality | N
 
 # ---- the scheduler ----------------------------------------------------------------------------------------
 class CouplingScheduler(TaskScheduler):
+    """Reduces one at a time, cluster-wide, as Algorithm 2 prescribes (checked line by line against the paper):
+
+    - line 1: one static `candidate` for the whole JobTracker, not one per job or per node;
+    - lines 4-8: a heartbeat that finds no candidate only picks one (the job of largest mismatch m0 > 0) and
+      launches nothing; the "else" branch (lines 9-28) is what launches;
+    - lines 13-14 and 21-22: one ReduceTask is launched for the candidate, then candidate = NULL, so the next
+      heartbeat picks again (possibly the same job): at most one reduce per heartbeat and one per pick;
+    - line 12: rounds 1-3 launch only on a node of L1, L2, L3 that runs no reduce of J; a round is N heartbeats
+      ("allows ReduceTasks to check up to 3 x N number of heartbeats (three rounds)", Sec. II-A.2). When the
+      centrality already runs a reduce of J (likely for J's second and later reduces: it stays the cheapest
+      node while it has a free slot) the first round passes without a launch.
+    - Algorithm 1 line 9: a job whose maps are all launched gets 4 + 1/pendingReduces, so among such jobs the
+      one with the fewest pending reduces goes first; a 27-reduce Sort goes after every smaller job.
+    """
+
     name = "coupling"
 
     def __init__(self, settings: CouplingSettings | None = None) -> None:
@@ -301,13 +322,22 @@ class CouplingScheduler(TaskScheduler):
         return WaitCandidate(job, self._lists(job, cluster), cluster.now)
 
     def _lists(self, job: Job, cluster: ClusterView) -> tuple[list[int], list[int], list[int]]:
-        """L1, L2, L3 over V_r (nodes with a free reduce slot now), w_i(u) = map output of job i stored on u."""
+        """L1, L2, L3 over V_r (nodes with a free reduce slot now), w_i(u) = map output of job i stored on u.
+
+        Sec. II-A.2 defines V_r without regard to the job ("the set of nodes that have available reduce slots")
+        and Algorithm 2 line 12 tests "node v has no running ReduceTasks of J" on the list nodes, a test that
+        would never fail if the lists left those nodes out: so by default they stay in. `lists_skip_job_nodes`
+        takes the other reading of "we avoid multiple ReduceTasks of a job on the same node if possible" (the
+        lists hold the nodes where J's reduce could go), for comparison."""
         data: dict[int, float] = {}
         for task in job.maps:
             if task.state == "done" and task.successful is not None:
                 node = task.successful.tracker.node
                 data[node] = data.get(node, 0.0) + task.output_mb_final
         free = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0]
+        if self.settings.lists_skip_job_nodes:
+            other = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0 and not _runs_reduce_of(t, job)]
+            free = other or free
         racks = np.array([t.rack for t in cluster.trackers])
         return centrality_lists(data, free, racks, self.settings.D, cluster.rng)
 
