@@ -9,13 +9,13 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.fifo import FifoScheduler
-from tests.test_hadoop import small_cluster, uniform_maps
+from tests.test_hadoop import small_cluster
 
 
 def two_nodes(serving: bool = True, same_node: bool = False) -> HadoopModel:
     """One map of 100 MB output (a single spill: no merge) on s0, its one reduce on s1 (or on s0)."""
-    cfg = HadoopConfig(map_slots=1, reduce_slots=1, heartbeat_formula="1.0", replication=1, io_sort_mb=150, reduce_slowstart=0.0,
-                       child_heap_mb=400, shuffle_serving=serving)  # fmt: skip
+    cfg = HadoopConfig(map_slots=1, reduce_slots=1, heartbeat_formula="1.0", replication=1, io_sort_mb=150,
+                       reduce_slowstart=0.0, child_heap_mb=400, shuffle_serving=serving)  # fmt: skip
     model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=FifoScheduler())
     for i in range(2):
         host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100)
@@ -94,9 +94,9 @@ def test_every_mb_fetched_was_served_once(seed):
     attempts that ended early; MB sent = MB fetched remotely; each reduce's shuffle received what it fetched."""
     rng = np.random.default_rng(seed)
     model = small_cluster(slaves=4, racks=2, task_failure_probability=0.1)
-    model.rng = np.random.default_rng(seed)
     maps = [{"input_mb": float(rng.uniform(10, 64)), "cpu_mc": float(rng.uniform(1, 6)) * 2000.0,
-             "output_mb": float(rng.uniform(1, 40)), "output_records": 1e4} for _ in range(int(rng.integers(4, 14)))]  # fmt: skip
+             "output_mb": float(rng.uniform(1, 40)), "output_records": 1e4}
+            for _ in range(int(rng.integers(4, 14)))]  # fmt: skip
     job = model.add_job("random", PUMA["tera-sort"], 0.0, maps, int(rng.integers(1, 5)))
     model.run_until(5000)
     s = model.serving
