@@ -232,6 +232,8 @@ class JobTracker:
             serving.map_done(job, node, share)
         shuffling = []
         for attempt in job.reduce_attempts:
+            if attempt.row is None:  # ended in this tick (a failure), its end not yet processed
+                continue
             attempt.maps_available += 1
             if serving is not None:
                 if attempt.phase_index == SETUP:
@@ -252,7 +254,8 @@ class JobTracker:
             self.model._progress_tick = -1
         if last:
             for attempt in list(job.reduce_attempts):
-                self._finish_shuffle(attempt)
+                if attempt.row is not None:
+                    self._finish_shuffle(attempt)
 
     def _finish_shuffle(self, attempt: TaskAttempt) -> None:
         """All map outputs are known: close the shuffle and plan the merges, the reduce and the output."""
