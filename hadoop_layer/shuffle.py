@@ -63,9 +63,13 @@ class ShuffleServer:
         # totals, MB: read from disk / sent by NIC per serving node; fetched by reduces (remote: through their NIC)
         self.served_read_mb = np.zeros(0)
         self.served_sent_mb = np.zeros(0)
-        self.fetched_local_mb = 0.0
-        self.fetched_remote_mb = 0.0
-        self.dropped_mb = 0.0  # queued for reduce attempts that ended before fetching it (killed, failed)
+        self.queued_mb = 0.0  # partitions requested (one per map output and fetching reduce attempt)
+        self.fetched_local_mb = 0.0  # read for a reduce on the same node
+        self.fetched_remote_mb = 0.0  # sent and handed to the reduce's shuffle phase
+        # requested by reduce attempts that ended (killed, failed) before they had it: not yet read / read but not
+        # sent / sent but not handed over (the reduce was still starting)
+        self.dropped_mb = np.zeros(3)
+        self.active_cols = 0  # reduce attempts with a column
 
     def start(self) -> None:
         n = self.nodes = len(self.model.trackers)
@@ -95,13 +99,9 @@ class ShuffleServer:
         self.col_attempt += [None] * (cols - old)
         self.cols = cols
 
-    def queued_sent_mb(self) -> float:
-        """MB read for remote reduces and not yet sent, or sent and held for a reduce still starting."""
-        return float(self.send_q.sum())
-
     @property
     def busy(self) -> bool:
-        return self.left.any() or any(a is not None for a in self.col_attempt)
+        return self.active_cols > 0 or bool(self.left.any())
 
     # ---- events ---------------------------------------------------------------------------------------
     def add_reduce(self, attempt: TaskAttempt) -> None:
@@ -114,6 +114,7 @@ class ShuffleServer:
         self.col_attempt[c], self.col_row[c], self.col_node[c] = attempt, attempt.row, attempt.tracker.node
         self.held[c], self.closing[c] = 0.0, False
         attempt.shuffle_col = c
+        self.active_cols += 1
         self._enqueue(job.map_output_node_mb / len(job.reduces), np.array([c]))
 
     def map_done(self, job, node: int, share_mb: float) -> None:
@@ -127,6 +128,7 @@ class ShuffleServer:
 
     def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
         self.read_q[:, cols] += per_node_mb[:, None]
+        self.queued_mb += float(per_node_mb.sum()) * len(cols)
         self._set_work(0, self.read_q.sum(axis=1))
 
     def finish(self, attempt: TaskAttempt) -> None:
@@ -139,7 +141,7 @@ class ShuffleServer:
         c = getattr(attempt, "shuffle_col", None)
         if c is None:
             return
-        self.dropped_mb += float(self.read_q[:, c].sum() + self.send_q[:, c].sum() + self.held[c])
+        self.dropped_mb += (self.read_q[:, c].sum(), self.send_q[:, c].sum(), self.held[c])
         self.read_q[:, c], self.send_q[:, c] = 0.0, 0.0
         self._set_work(0, self.read_q.sum(axis=1))
         self._set_work(1, self.send_q.sum(axis=1))
@@ -148,6 +150,7 @@ class ShuffleServer:
     def _free(self, c: int) -> None:
         self.col_attempt[c].shuffle_col = None
         self.col_attempt[c] = None
+        self.active_cols -= 1
         self.col_row[c], self.col_node[c], self.held[c], self.closing[c] = -1, -1, 0.0, False
 
     def moved(self, owner, row: int) -> None:
@@ -209,8 +212,10 @@ class ShuffleServer:
         read = self._serve(self.read_q, self._done_in_tick(0))
         self.send_q -= sent
         self.read_q -= read
+        _sweep(self.read_q)
         local = read * (self.col_node[None, :] == np.arange(self.nodes)[:, None])
         self.send_q += read - local
+        _sweep(self.send_q)
         self.served_read_mb += read.sum(axis=1)
         sent_by_node = sent.sum(axis=1)
         self.served_sent_mb += sent_by_node
@@ -220,7 +225,6 @@ class ShuffleServer:
         arrived = sent.sum(axis=0)
         if arrived.any():
             self.held += arrived
-            self.fetched_remote_mb += float(sent_by_node.sum())
         self._deliver()
         self._close_drained()
 
@@ -233,6 +237,7 @@ class ShuffleServer:
         ready = self.model.items.kind[rows] == _NET
         if ready.any():
             self.model.add_work_rows(rows[ready], self.held[cols[ready]])
+            self.fetched_remote_mb += float(self.held[cols[ready]].sum())
             self.held[cols[ready]] = 0.0
 
     def _close_drained(self) -> None:
@@ -249,3 +254,10 @@ class ShuffleServer:
 
                 attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
             self._free(int(c))
+
+
+def _sweep(queue: np.ndarray) -> None:
+    """Clear the nodes whose queue is down to float dust (their daemon item stops: nothing would serve it)."""
+    dust = queue.sum(axis=1) <= DRAINED_MB
+    if dust.any():
+        queue[dust] = 0.0
