@@ -128,11 +128,14 @@ class HadoopModel(CloudModel):
             if isinstance(item, ServeItem):
                 self.serving.item_stopped(item)
 
-    def after_tick(self, done: list) -> None:
-        """The shuffle servers move what they read and sent (ShuffleServer.tick). A map slot freed: it may idle
-        (SlotManager.idle_map_slot). A backup may have become possible as progress moved: let idle trackers look."""
+    def after_step(self) -> None:
+        """The shuffle servers move what they read and sent in the tick (ShuffleServer.tick), before attempts end."""
         if self.serving is not None:
             self.serving.tick()
+
+    def after_tick(self, done: list) -> None:
+        """A map slot freed: it may idle (SlotManager.idle_map_slot). A backup may have become possible as progress
+        moved: let idle trackers look."""
         jt = self.jobtracker
         if jt.map_slot_freed and jt.slot_manager.wants_idle_slots:
             jt.idle_map_slots()

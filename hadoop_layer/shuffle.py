@@ -11,14 +11,14 @@ Bookkeeping is a pair of queues, node x reduce attempt (one column per shuffling
   read_q[n, c]  bytes of reduce c's partitions that node n's servlet has still to read from disk;
   send_q[n, c]  bytes node n has read for reduce c (remote) and has still to send.
 
-A finished map adds its partition to `read_q[node, c]` of every running reduce of its job; a reduce that
-starts adds the partitions of all maps already done. Each tick (`tick`, after the cloud's tick), what each
-servlet read (or sent) in the tick is shared among its pending requests equally, no request above what it
-still needs (water-filling: the servlet's threads serve the fetches in parallel). Bytes read for a local
-reduce are fetched at once (no NIC); bytes read for a remote reduce join the send queue; bytes sent are
-added to the reduce's open shuffle phase, which receives them over its own NIC. So every MB a reduce fetches
-crosses the serving disk, then the serving NIC, then the receiving NIC, each stage a tick after the one
-before it at most. A reduce whose JVM is still starting holds what arrives until its shuffle phase runs.
+A finished map adds its partition to `read_q[node, c]` of every running reduce of its job; a reduce that starts adds
+the partitions of all maps already done. Each tick (`tick`, right after the cloud's physics:
+`CloudModel.after_step`), what each servlet read (or sent) in the tick is shared among its pending requests equally,
+no request above what it still needs (water-filling: the servlet's threads serve the fetches in parallel). Bytes
+read for a local reduce are fetched at once (no NIC); bytes read for a remote reduce join the send queue; bytes sent
+are added to the reduce's open shuffle phase, which receives them over its own NIC. So every MB a reduce fetches
+crosses the serving disk, then the serving NIC, then the receiving NIC, each stage a tick after the one before it at
+most. A reduce whose JVM is still starting holds what arrives until its shuffle phase runs.
 The shuffle phase is closed when the last map is done and nothing is left for it in any queue.
 
 Each tick costs a few NumPy operations on the (nodes x shuffling reduces) queues, no Python loop over tasks;
@@ -45,10 +45,12 @@ DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated 
 
 
 class ServeItem(WorkItem):
-    """A TaskTracker daemon's serving stream (not a task attempt): `stage` 0 reads, 1 sends."""
+    """A TaskTracker daemon's serving stream (not a task attempt): `stage` 0 reads, 1 sends. Its phase is open: the
+    server sets what is left after every tick and stops the item when its queue is empty."""
 
     def __init__(self, model: HadoopModel, node: int, stage: int, amount: float) -> None:
-        phase = Phase.read("serve-read", amount) if stage == 0 else Phase.net("serve-send", amount)
+        kind = Kind.DISK_READ if stage == 0 else Kind.NET
+        phase = Phase("serve-read" if stage == 0 else "serve-send", kind, amount, open=True)  # stopped by the server
         super().__init__(model, [phase], name=f"{phase.name}@{model.trackers[node].name}")
         self.node, self.stage = node, stage
 
@@ -70,6 +72,7 @@ class ShuffleServer:
         # sent / sent but not handed over (the reduce was still starting)
         self.dropped_mb = np.zeros(3)
         self.active_cols = 0  # reduce attempts with a column
+        self.items_io_mb = np.zeros(2)  # what the cloud charged the stopped daemon items (read, send)
 
     def start(self) -> None:
         n = self.nodes = len(self.model.trackers)
@@ -166,6 +169,7 @@ class ShuffleServer:
         i = item.stage * self.nodes + item.node
         if self.items[i] is item:
             self.items[i], self.serve_row[i] = None, -1
+            self.items_io_mb[item.stage] += item.charged("io_mb")
             item.remove()  # a daemon stream, not kept as an agent once it stops
 
     # ---- the serving items ----------------------------------------------------------------------------
@@ -188,7 +192,7 @@ class ShuffleServer:
         self.left[base : base + n] = want
 
     def _done_in_tick(self, stage: int) -> np.ndarray:
-        """MB each node's `stage` item read or sent in the tick just run (an item that finished did all it had)."""
+        """MB each node's `stage` item read or sent in the tick just run."""
         base = stage * self.nodes
         rows = self.serve_row[base : base + self.nodes]
         now = np.where(rows >= 0, self.model.items.remaining[np.maximum(rows, 0)], 0.0)

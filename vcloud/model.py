@@ -295,6 +295,11 @@ class CloudModel(Model):
     def before_tick(self) -> None:
         """Hook for layers above (DESIGN.md 3, step 1: workload arrivals)."""
 
+    def after_step(self) -> None:
+        """Hook for layers above, right after the tick's physics and before items whose phase ended move on:
+        a layer that feeds work items from others' progress (a producer-consumer pipeline) syncs here, while every
+        item's `remaining` is what the tick left. It may start and stop items, but not the ones that just ended."""
+
     def after_tick(self, done: list[WorkItem]) -> None:
         """Hook for layers above, with the items that finished in this tick."""
 
@@ -307,6 +312,7 @@ class CloudModel(Model):
         start = float(self.time) - self.dt
         result = self.step_function(self.hosts, self.vms, self.items, self.dt, self.physics)
         owners = [self.items.owner[r] for r in result.done_rows]
+        self.after_step()
         finished = []
         for item, offset in zip(owners, result.done_offset_s, strict=True):
             at = start + float(offset)
