@@ -22,7 +22,7 @@ most. A reduce whose JVM is still starting holds what arrives until its shuffle 
 The shuffle phase is closed when the last map is done and nothing is left for it in any queue.
 
 Each tick costs a few NumPy operations on the (nodes x shuffling reduces) queues, no Python loop over tasks;
-items start, stop and columns open and close on events.
+a node's items start the first time it serves, and columns open and close, on events.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated 
 
 class ServeItem(WorkItem):
     """A TaskTracker daemon's serving stream (not a task attempt): `stage` 0 reads, 1 sends. Its phase is open: the
-    server sets what is left after every tick and stops the item when its queue is empty."""
+    server sets what is left after every tick; with nothing left it idles (no demand, no iowait) until more comes."""
 
     def __init__(self, model: HadoopModel, node: int, stage: int, amount: float) -> None:
         kind = Kind.DISK_READ if stage == 0 else Kind.NET
@@ -72,7 +72,6 @@ class ShuffleServer:
         # sent / sent but not handed over (the reduce was still starting)
         self.dropped_mb = np.zeros(3)
         self.active_cols = 0  # reduce attempts with a column
-        self.items_io_mb = np.zeros(2)  # what the cloud charged the stopped daemon items (read, send)
 
     def start(self) -> None:
         n = self.nodes = len(self.model.trackers)
@@ -83,28 +82,36 @@ class ShuffleServer:
         self._grow(16)
 
     def _grow(self, cols: int) -> None:
-        old = self.cols
-        n = self.nodes
+        old, n = self.cols, self.nodes
 
-        def widen(a: np.ndarray, fill) -> np.ndarray:
-            b = np.full((*a.shape[:-1], cols), fill, dtype=a.dtype)
-            b[..., :old] = a
+        def widen(a: np.ndarray | None, fill, dtype, rows: int | None = None) -> np.ndarray:
+            b = np.full((cols,) if rows is None else (rows, cols), fill, dtype=dtype)
+            if a is not None:
+                b[..., :old] = a
             return b
 
-        if old == 0:
-            self.read_q, self.send_q = np.zeros((n, 0)), np.zeros((n, 0))
-            self.held, self.col_row, self.col_node = np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64)
-            self.closing = np.zeros(0, bool)
-            self.col_attempt: list[TaskAttempt | None] = []
-        self.read_q, self.send_q = widen(self.read_q, 0.0), widen(self.send_q, 0.0)
-        self.held, self.col_row = widen(self.held, 0.0), widen(self.col_row, -1)
-        self.col_node, self.closing = widen(self.col_node, -1), widen(self.closing, False)
-        self.col_attempt += [None] * (cols - old)
+        first = old == 0
+        # one matrix for both queues (rows 0..n-1 read, n..2n-1 send): one pass of each operation per tick
+        self.queue = widen(None if first else self.queue, 0.0, float, 2 * n)
+        self.remote = widen(None if first else self.remote, 0.0, float, n)  # 1.0 where node != the reduce's node
+        self.held = widen(None if first else self.held, 0.0, float)
+        self.col_row = widen(None if first else self.col_row, -1, np.int64)
+        self.closing = widen(None if first else self.closing, False, bool)
+        self.col_attempt: list[TaskAttempt | None] = (self.col_attempt if not first else []) + [None] * (cols - old)
         self.cols = cols
 
     @property
+    def read_q(self) -> np.ndarray:
+        return self.queue[: self.nodes]
+
+    @property
+    def send_q(self) -> np.ndarray:
+        return self.queue[self.nodes :]
+
+    @property
     def busy(self) -> bool:
-        return self.active_cols > 0 or bool(self.left.any())
+        """Anything queued at a server, or held for a reduce: else a tick has nothing to move."""
+        return bool(self.left.any() or self.held.any())
 
     # ---- events ---------------------------------------------------------------------------------------
     def add_reduce(self, attempt: TaskAttempt) -> None:
@@ -114,25 +121,33 @@ class ShuffleServer:
         if c >= self.cols:
             self._grow(2 * self.cols)
         job = attempt.task.job
-        self.col_attempt[c], self.col_row[c], self.col_node[c] = attempt, attempt.row, attempt.tracker.node
+        self.col_attempt[c], self.col_row[c] = attempt, attempt.row
+        self.remote[:, c] = 1.0
+        self.remote[attempt.tracker.node, c] = 0.0
         self.held[c], self.closing[c] = 0.0, False
+        job.shuffle_cols.append(c)
         attempt.shuffle_col = c
         self.active_cols += 1
         self._enqueue(job.map_output_node_mb / len(job.reduces), np.array([c]))
 
     def map_done(self, job, node: int, share_mb: float) -> None:
         """A map of `job` on `node` finished: its partitions wait to be fetched by the job's running reduces."""
-        cols = [a.shuffle_col for a in job.reduce_attempts if a.shuffle_col is not None]
+        cols = job.shuffle_cols
         if not cols or share_mb <= 0:
             return
-        add = np.zeros(self.nodes)
-        add[node] = share_mb
-        self._enqueue(add, np.array(cols))
+        self.queue[node, cols] += share_mb
+        self.queued_mb += share_mb * len(cols)
+        item = self.items[node]
+        if item is None:
+            self._set_work()
+        else:  # the common case, one node's queue grows: no need to look at the others
+            self.model.add_work(item, share_mb * len(cols))
+            self.left[node] += share_mb * len(cols)
 
     def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
-        self.read_q[:, cols] += per_node_mb[:, None]
+        self.queue[: self.nodes, cols] += per_node_mb[:, None]
         self.queued_mb += float(per_node_mb.sum()) * len(cols)
-        self._set_work(0, self.read_q.sum(axis=1))
+        self._set_work()
 
     def finish(self, attempt: TaskAttempt) -> None:
         """All map outputs are known (the last map is done): close the shuffle once nothing is left to fetch."""
@@ -145,16 +160,17 @@ class ShuffleServer:
         if c is None:
             return
         self.dropped_mb += (self.read_q[:, c].sum(), self.send_q[:, c].sum(), self.held[c])
-        self.read_q[:, c], self.send_q[:, c] = 0.0, 0.0
-        self._set_work(0, self.read_q.sum(axis=1))
-        self._set_work(1, self.send_q.sum(axis=1))
+        self.queue[:, c] = 0.0
+        self._set_work()
         self._free(c)
 
     def _free(self, c: int) -> None:
-        self.col_attempt[c].shuffle_col = None
+        attempt = self.col_attempt[c]
+        attempt.shuffle_col = None
+        attempt.task.job.shuffle_cols.remove(c)
         self.col_attempt[c] = None
         self.active_cols -= 1
-        self.col_row[c], self.col_node[c], self.held[c], self.closing[c] = -1, -1, 0.0, False
+        self.col_row[c], self.held[c], self.closing[c] = -1, 0.0, False
 
     def moved(self, owner, row: int) -> None:
         """The cloud moved `owner` to item row `row` (another item's row was freed)."""
@@ -165,71 +181,74 @@ class ShuffleServer:
         if c is not None:
             self.col_row[c] = row
 
+    def daemon_io_mb(self) -> np.ndarray:
+        """MB the cloud charged the daemons' items: read, sent."""
+        io = np.zeros(2)
+        for item in self.items:
+            if item is not None:
+                io[item.stage] += item.charged("io_mb")
+        return io
+
     def item_stopped(self, item: ServeItem) -> None:
         i = item.stage * self.nodes + item.node
         if self.items[i] is item:
             self.items[i], self.serve_row[i] = None, -1
-            self.items_io_mb[item.stage] += item.charged("io_mb")
-            item.remove()  # a daemon stream, not kept as an agent once it stops
 
     # ---- the serving items ----------------------------------------------------------------------------
-    def _set_work(self, stage: int, want: np.ndarray) -> None:
-        """Make each node's `stage` item have exactly `want[node]` MB left: one array write for the running
-        items; items start (a node's queue was empty) and stop (it is drained) on events."""
-        n, model = self.nodes, self.model
-        want = np.where(want > DRAINED_MB, want, 0.0)
-        base = stage * n
-        rows = self.serve_row[base : base + n]
+    def _set_work(self, want: np.ndarray | None = None) -> None:
+        """Make each daemon item have exactly `want` MB left (default: its queue), in one array write. A node's
+        item starts the first time it has something to serve and then stays, idle (no demand, no iowait) while its
+        queue is empty, as the daemon does: starting and stopping items each time a queue drains costs more than
+        it saves."""
+        model = self.model
+        if want is None:
+            want = self.queue.sum(axis=1)
+        rows = self.serve_row
         live = rows >= 0
-        for node in np.flatnonzero(live & (want == 0)):  # drained: the daemon stops serving
-            model.stop_item(self.items[base + node], "done")
-        live &= want > 0
         model.set_remaining_rows(rows[live], want[live])
-        for node in np.flatnonzero(~live & (want > 0)):
-            item = self.items[base + node] = ServeItem(model, int(node), stage, float(want[node]))
+        for i in np.flatnonzero(~live & (want > 0)):
+            node, stage = int(i) % self.nodes, int(i) // self.nodes
+            item = self.items[i] = ServeItem(model, node, stage, float(want[i]))
             model.start_item(item, model.trackers[node].vm)
-            self.serve_row[base + node] = item.row
-        self.left[base : base + n] = want
-
-    def _done_in_tick(self, stage: int) -> np.ndarray:
-        """MB each node's `stage` item read or sent in the tick just run."""
-        base = stage * self.nodes
-        rows = self.serve_row[base : base + self.nodes]
-        now = np.where(rows >= 0, self.model.items.remaining[np.maximum(rows, 0)], 0.0)
-        return self.left[base : base + self.nodes] - now
+            self.serve_row[i] = item.row
+        self.left[:] = want
 
     @staticmethod
-    def _serve(queue: np.ndarray, done: np.ndarray) -> np.ndarray:
-        """Share each node's `done` MB among its pending requests (row entries) equally, none above its need."""
-        nodes, cols = np.nonzero(queue)
-        if nodes.size == 0:
-            return np.zeros_like(queue)
-        got = np.zeros_like(queue)
-        got[nodes, cols] = waterfill(nodes, None, queue[nodes, cols], np.maximum(done, 0.0))
+    def _serve(queue: np.ndarray, done: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """Share each server's `done` MB among its pending requests (row entries) equally, none above its need.
+        Servers that served their whole queue (`total`; the usual case for small partitions) need no water-filling."""
+        got = queue * (done >= total)[:, None]
+        part = np.flatnonzero((done < total) & (done > 0))
+        if part.size:
+            sub = queue[part]
+            nodes, cols = np.nonzero(sub)
+            got[part[nodes], cols] = waterfill(nodes, None, sub[nodes, cols], done[part])
         return got
 
     def tick(self) -> None:
         """Move what the servlets read and sent in the tick along the queues and into the reduces' shuffles."""
         if not self.busy:
             return
-        sent = self._serve(self.send_q, self._done_in_tick(1))
-        read = self._serve(self.read_q, self._done_in_tick(0))
-        self.send_q -= sent
-        self.read_q -= read
-        _sweep(self.read_q)
-        local = read * (self.col_node[None, :] == np.arange(self.nodes)[:, None])
-        self.send_q += read - local
-        _sweep(self.send_q)
-        self.served_read_mb += read.sum(axis=1)
-        sent_by_node = sent.sum(axis=1)
-        self.served_sent_mb += sent_by_node
-        self.fetched_local_mb += float(local.sum())
-        self._set_work(1, self.send_q.sum(axis=1))
-        self._set_work(0, self.read_q.sum(axis=1))
-        arrived = sent.sum(axis=0)
-        if arrived.any():
-            self.held += arrived
-        self._deliver()
+        n, rows, queue = self.nodes, self.serve_row, self.queue
+        done = self.left - np.where(rows >= 0, self.model.items.remaining[np.maximum(rows, 0)], 0.0)
+        got = self._serve(queue, done, self.left)
+        queue -= got
+        read = got[:n]
+        by_server = got.sum(axis=1)
+        self.served_read_mb += by_server[:n]
+        self.served_sent_mb += by_server[n:]
+        self.held += got[n:].sum(axis=0)
+        remote = read * self.remote  # read for reduces on other nodes: to be sent; the rest is fetched locally
+        self.fetched_local_mb += float(by_server[:n].sum() - remote.sum())
+        queue[n:] += remote
+        want = queue.sum(axis=1)
+        dust = want <= DRAINED_MB  # float dust of repeated subtraction: served
+        if dust.any():
+            queue[dust] = 0.0
+            want[dust] = 0.0
+        self._set_work(want)
+        if self.held.any():
+            self._deliver()
         self._close_drained()
 
     def _deliver(self) -> None:
@@ -247,10 +266,10 @@ class ShuffleServer:
     def _close_drained(self) -> None:
         if not self.closing.any():
             return
-        pending = self.read_q.sum(axis=0) + self.send_q.sum(axis=0) + self.held
+        pending = self.queue.sum(axis=0) + self.held
         for c in np.flatnonzero(self.closing & (pending <= DRAINED_MB)):
             attempt = self.col_attempt[c]
-            self.read_q[:, c], self.send_q[:, c] = 0.0, 0.0
+            self.queue[:, c] = 0.0
             if self.model.items.kind[attempt.row] == _NET:
                 self.model.close_phase(attempt)
             else:  # still in its JVM start: the shuffle phase is not loaded yet
@@ -258,10 +277,3 @@ class ShuffleServer:
 
                 attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
             self._free(int(c))
-
-
-def _sweep(queue: np.ndarray) -> None:
-    """Clear the nodes whose queue is down to float dust (their daemon item stops: nothing would serve it)."""
-    dust = queue.sum(axis=1) <= DRAINED_MB
-    if dust.any():
-        queue[dust] = 0.0

@@ -107,9 +107,9 @@ def test_every_mb_fetched_was_served_once(seed):
     assert s.queued_mb == pytest.approx(s.served_read_mb.sum() + unread)
     assert s.served_read_mb.sum() == pytest.approx(s.fetched_local_mb + s.served_sent_mb.sum() + unsent)
     assert s.served_sent_mb.sum() == pytest.approx(s.fetched_remote_mb + unhanded)
-    assert s.read_q.sum() == s.send_q.sum() == s.held.sum() == 0.0 and all(it is None for it in s.items)
+    assert s.read_q.sum() == s.send_q.sum() == s.held.sum() == 0.0 and not s.left.any()
     # the daemons' items were charged by the cloud exactly what the queues counted as read and sent
-    assert s.items_io_mb.tolist() == pytest.approx([s.served_read_mb.sum(), s.served_sent_mb.sum()])
+    assert s.daemon_io_mb().tolist() == pytest.approx([s.served_read_mb.sum(), s.served_sent_mb.sum()])
     total = sum(t.output_mb_final for t in job.maps)
     # each attempt that got through its shuffle fetched its partition of every map output, once; those that
     # ended before its end fetched part of theirs, or nothing
