@@ -233,6 +233,9 @@ class HadoopModel(CloudModel):
             "map_iowait_s": float(sum(a.iowait_s for a in done_maps)),
             "map_cputime_s": float(sum(a.cputime_s for a in done_maps)),
             "heartbeats": sum(t.heartbeats for t in self.trackers),
+            # map outputs served by the TaskTrackers (read from disk; of which fetched by a reduce on the same node)
+            "shuffle_served_mb": float(self.serving.served_read_mb.sum()) if self.serving is not None else None,
+            "shuffle_local_mb": self.serving.fetched_local_mb if self.serving is not None else None,
         }
 
     # ---- checks -----------------------------------------------------------------------------------
