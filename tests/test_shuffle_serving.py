@@ -86,6 +86,9 @@ def test_serving_io_is_the_daemons_not_an_attempts():
     model = two_nodes()
     iowait_attempts = sum(a.iowait_s for a in model.attempts() if a.tracker.node == 0)
     assert model.vms.iowait_s[0] > iowait_attempts + 0.5  # ~1 s reading + ~1 s sending, no attempt running then
+    daemon = [it.iowait_s if it is not None else 0.0 for it in model.serving.items]  # read s0, s1; send s0, s1
+    assert daemon[0] == pytest.approx(1.0) and daemon[2] == pytest.approx(1.0)  # 100 MB at 100 MB/s, each stage
+    assert model.vms.iowait_s[0] == pytest.approx(iowait_attempts + daemon[0] + daemon[2])
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 6])
