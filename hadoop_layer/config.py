@@ -35,6 +35,9 @@ class HadoopConfig(BaseModel):
     max_attempts: int = Field(4, ge=1, description="mapred.map.max.attempts / reduce.max.attempts")
     task_failure_probability: float = Field(0.0, ge=0, lt=1, description="chance an attempt fails (ours)")
     jvm_start_core_s: float = Field(1.0, ge=0, description="CPU to start a task JVM, core-seconds (ours)")
+    shuffle_serving: bool = Field(
+        True, description="charge map-output fetches to the serving node's disk and NIC (ours; hadoop_layer/shuffle.py)"
+    )
     merge_cpu_mc_per_mb: float = Field(20.0, ge=0, description="CPU to merge-sort one MB (ours)")
     taskalloc_capacity_pad: float = Field(0.01, ge=0, description="mapred.jobtracker.taskalloc.capacitypad")
 

@@ -128,7 +128,7 @@ class JobTracker:
                 model, task, tracker, locality, launch.speculative, phases, marks, mem, spills, out_mb
             )
         else:
-            available = job.map_output_done_mb / len(job.reduces)
+            available = job.map_output_done_mb / len(job.reduces) if model.serving is None else 0.0
             phases, marks = reduce_start_plan(available, cfg, core)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
             attempt.maps_available = job.finished_maps
@@ -148,6 +148,8 @@ class JobTracker:
         tracker.running[task.kind].add(attempt)
         self.running_attempts[task.kind] += 1
         model.start_item(attempt, tracker.vm)
+        if task.kind == TaskKind.REDUCE and model.serving is not None:
+            model.serving.add_reduce(attempt)
         if task.kind == TaskKind.REDUCE and job.finished_maps == len(job.maps):
             self._finish_shuffle(attempt)
         return attempt
@@ -178,7 +180,8 @@ class JobTracker:
         if task.kind == TaskKind.MAP:
             task.output_mb_final = attempt.output_mb
             job.map_output_done_mb += attempt.output_mb
-            self._feed_reduces(job, attempt.output_mb)
+            job.map_output_node_mb[attempt.tracker.node] += attempt.output_mb
+            self._feed_reduces(job, attempt.output_mb, attempt.tracker.node)
             if job.reduces and job.finished_maps == job.slowstart_maps:
                 self.wake_idle()  # reduces may start now
         if job.complete and job.state == "running":
@@ -206,25 +209,38 @@ class JobTracker:
             self.map_slot_freed = True
         if task.kind == TaskKind.REDUCE and attempt in task.job.reduce_attempts:
             task.job.reduce_attempts.remove(attempt)
+        if task.kind == TaskKind.REDUCE and self.model.serving is not None:
+            self.model.serving.drop_reduce(attempt)
         if self.wants_heartbeat(tracker):
             tracker.wake()
 
     # ---- shuffle --------------------------------------------------------------------------------------
-    def _feed_reduces(self, job: Job, map_output_mb: float) -> None:
-        """A map finished: every running reduce of the job can fetch its partition of the output.
+    def _feed_reduces(self, job: Job, map_output_mb: float, node: int) -> None:
+        """A map finished on `node`: every running reduce of the job can fetch its partition of the output.
 
         A reduce's shuffle is an open phase (vcloud `Phase.open`): each map output adds to it, and it ends only
-        after the last map's output has been added and fetched.
+        after the last map's output has been added and fetched. With `shuffle_serving` the partitions go to the
+        serving TaskTracker's queue instead (`ShuffleServer`), which adds them to the shuffle as they are sent.
         """
         if not job.reduces:
             return
         share = map_output_mb / len(job.reduces)
         last = job.finished_maps == len(job.maps)
         copied = job.finished_maps / len(job.maps) / 3.0  # the copy third of a reduce's progress
+        serving = self.model.serving
+        if serving is not None:
+            serving.map_done(job, node, share)
         shuffling = []
         for attempt in job.reduce_attempts:
+            if attempt.row is None:  # ended in this tick (a failure), its end not yet processed
+                continue
             attempt.maps_available += 1
-            if attempt.phase_index == SETUP:
+            if serving is not None:
+                if attempt.phase_index == SETUP:
+                    attempt.progress_marks[SHUFFLE] = (0.0, copied)
+                else:
+                    shuffling.append(attempt.row)
+            elif attempt.phase_index == SETUP:
                 shuffle = attempt.phases[SHUFFLE]
                 attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share)
                 attempt.progress_marks[SHUFFLE] = (0.0, copied)
@@ -232,11 +248,14 @@ class JobTracker:
                 shuffling.append(attempt.row)
         if shuffling:
             rows = np.array(shuffling)
-            self.model.add_work_rows(rows, share)
+            if serving is None:
+                self.model.add_work_rows(rows, share)
             self.model.items.progress_hi[rows] = copied
+            self.model._progress_tick = -1
         if last:
             for attempt in list(job.reduce_attempts):
-                self._finish_shuffle(attempt)
+                if attempt.row is not None:
+                    self._finish_shuffle(attempt)
 
     def _finish_shuffle(self, attempt: TaskAttempt) -> None:
         """All map outputs are known: close the shuffle and plan the merges, the reduce and the output."""
@@ -246,7 +265,9 @@ class JobTracker:
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
-        if attempt.phase_index == SETUP:
+        if self.model.serving is not None:
+            self.model.serving.finish(attempt)  # closes the shuffle once all is fetched
+        elif attempt.phase_index == SETUP:
             attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
         else:
             self.model.close_phase(attempt)

@@ -17,6 +17,7 @@ from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
+from hadoop_layer.shuffle import ServeItem, ShuffleServer
 from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
@@ -37,6 +38,7 @@ class HadoopModel(CloudModel):
         self.hadoop = hadoop or HadoopConfig()
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
+        self.serving = ShuffleServer(self) if self.hadoop.shuffle_serving else None
         self.node_racks = np.zeros(0, dtype=np.int64)
         # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
         # that policies can test running attempts per tick as arrays (ClusterView.running_arrays)
@@ -102,6 +104,8 @@ class HadoopModel(CloudModel):
         for tracker, offset in zip(self.trackers, offsets, strict=True):
             tracker.interval_s, tracker.offset_s = interval, float(offset)
         self.jobtracker.count_slots()
+        if self.serving is not None:
+            self.serving.start()
         super().start()
         for policy in self.jobtracker.periodic_policies():
             self._every(policy.period_s, partial(self.jobtracker.adjust, policy))
@@ -113,6 +117,21 @@ class HadoopModel(CloudModel):
             task = item.task
             self.items.tag[item.row] = task.gid
             self.task_start[task.gid] = task.start_s
+
+    def stop_item(self, item, state: str, at: float | None = None) -> None:
+        """Take an item off its VM; the shuffle server follows the item that moves into its row."""
+        last = self.items.owner[self.items.n - 1]
+        super().stop_item(item, state, at)
+        if self.serving is not None:
+            if last is not item:
+                self.serving.moved(last, last.row)
+            if isinstance(item, ServeItem):
+                self.serving.item_stopped(item)
+
+    def after_step(self) -> None:
+        """The shuffle servers move what they read and sent in the tick (ShuffleServer.tick), before attempts end."""
+        if self.serving is not None:
+            self.serving.tick()
 
     def after_tick(self, done: list) -> None:
         """A map slot freed: it may idle (SlotManager.idle_map_slot). A backup may have become possible as progress
@@ -214,6 +233,9 @@ class HadoopModel(CloudModel):
             "map_iowait_s": float(sum(a.iowait_s for a in done_maps)),
             "map_cputime_s": float(sum(a.cputime_s for a in done_maps)),
             "heartbeats": sum(t.heartbeats for t in self.trackers),
+            # map outputs served by the TaskTrackers (read from disk; of which fetched by a reduce on the same node)
+            "shuffle_served_mb": float(self.serving.served_read_mb.sum()) if self.serving is not None else None,
+            "shuffle_local_mb": self.serving.fetched_local_mb if self.serving is not None else None,
         }
 
     # ---- checks -----------------------------------------------------------------------------------

@@ -125,6 +125,7 @@ class TaskAttempt(WorkItem):
         self.number = n
         self.maps_available = 0  # reduces: map outputs made available to this attempt so far
         self.will_fail = False
+        self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
 
     @property
@@ -189,6 +190,8 @@ class Job(Agent):
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.map_output_done_mb = 0.0
+        self.map_output_node_mb = np.zeros(len(model.trackers))  # map output done, by the node that holds it
+        self.shuffle_cols: list[int] = []  # its reduce attempts' columns in the ShuffleServer's queues
         self.reduce_attempts: list[TaskAttempt] = []  # running reduce attempts, fed as maps finish
         racks = model.node_racks
         self._node_cache: dict[int, list[Task]] = defaultdict(list)

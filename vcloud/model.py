@@ -208,12 +208,21 @@ class CloudModel(Model):
         self.items.phase_amount[item.row] += amount
         self._progress_tick = -1
 
-    def add_work_rows(self, rows: np.ndarray, amount: float) -> None:
-        """`add_work` for many running items at once (their rows)."""
-        if amount < 0:
+    def add_work_rows(self, rows: np.ndarray, amount: float | np.ndarray) -> None:
+        """`add_work` for many running items at once (their rows; one amount for all, or one per row)."""
+        if np.any(np.asarray(amount) < 0):
             raise ValueError(f"add_work: amount must be >= 0, got {amount}")
         self.items.remaining[rows] += amount
         self.items.phase_amount[rows] += amount
+        self._progress_tick = -1
+
+    def set_remaining_rows(self, rows: np.ndarray, remaining: np.ndarray) -> None:
+        """Set what is left of the current phases of many running items (a producer-driven queue that grows and
+        shrinks); their phase amounts change by as much, so work already done stays done."""
+        if np.any(remaining < 0):
+            raise ValueError("set_remaining_rows: remaining must be >= 0")
+        self.items.phase_amount[rows] += remaining - self.items.remaining[rows]
+        self.items.remaining[rows] = remaining
         self._progress_tick = -1
 
     def replan(self, item: WorkItem, phases: list[Phase], marks: list[tuple[float, float]] | None = None) -> None:
@@ -286,6 +295,11 @@ class CloudModel(Model):
     def before_tick(self) -> None:
         """Hook for layers above (DESIGN.md 3, step 1: workload arrivals)."""
 
+    def after_step(self) -> None:
+        """Hook for layers above, right after the tick's physics and before items whose phase ended move on:
+        a layer that feeds work items from others' progress (a producer-consumer pipeline) syncs here, while every
+        item's `remaining` is what the tick left. It may start and stop items, but not the ones that just ended."""
+
     def after_tick(self, done: list[WorkItem]) -> None:
         """Hook for layers above, with the items that finished in this tick."""
 
@@ -298,6 +312,7 @@ class CloudModel(Model):
         start = float(self.time) - self.dt
         result = self.step_function(self.hosts, self.vms, self.items, self.dt, self.physics)
         owners = [self.items.owner[r] for r in result.done_rows]
+        self.after_step()
         finished = []
         for item, offset in zip(owners, result.done_offset_s, strict=True):
             at = start + float(offset)

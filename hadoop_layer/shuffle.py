@@ -1,0 +1,279 @@
+"""The serving side of the shuffle: each TaskTracker's HTTP server (Hadoop 1.x `MapOutputServlet`).
+
+A reduce fetches every map's partition from the TaskTracker that ran the map. The servlet reads the partition
+from its local disk and sends it over its NIC; a fetch from the reduce's own node reads the disk only. Here
+each TaskTracker runs up to two daemon work items of the cloud layer: `serve-read` (a disk read on its VM's
+host datastore) and `serve-send` (a network stream on its host's NIC). They are not task attempts: their I/O
+shows in the VM's disk, network and iowait, and in no attempt's charges.
+
+Bookkeeping is a pair of queues, node x reduce attempt (one column per shuffling reduce attempt), in MB:
+
+  read_q[n, c]  bytes of reduce c's partitions that node n's servlet has still to read from disk;
+  send_q[n, c]  bytes node n has read for reduce c (remote) and has still to send.
+
+A finished map adds its partition to `read_q[node, c]` of every running reduce of its job; a reduce that starts adds
+the partitions of all maps already done. Each tick (`tick`, right after the cloud's physics:
+`CloudModel.after_step`), what each servlet read (or sent) in the tick is shared among its pending requests equally,
+no request above what it still needs (water-filling: the servlet's threads serve the fetches in parallel). Bytes
+read for a local reduce are fetched at once (no NIC); bytes read for a remote reduce join the send queue; bytes sent
+are added to the reduce's open shuffle phase, which receives them over its own NIC. So every MB a reduce fetches
+crosses the serving disk, then the serving NIC, then the receiving NIC, each stage a tick after the one before it at
+most. A reduce whose JVM is still starting holds what arrives until its shuffle phase runs.
+The shuffle phase is closed when the last map is done and nothing is left for it in any queue.
+
+Each tick costs a few NumPy operations on the (nodes x shuffling reduces) queues, no Python loop over tasks;
+a node's items start the first time it serves, and columns open and close, on events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vcloud import WorkItem
+from vcloud.waterfill import waterfill
+from vcloud.work import Kind, Phase
+
+if TYPE_CHECKING:
+    from hadoop_layer.model import HadoopModel
+    from hadoop_layer.tasks import TaskAttempt
+
+_NET = int(Kind.NET)
+DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated subtraction)
+
+
+class ServeItem(WorkItem):
+    """A TaskTracker daemon's serving stream (not a task attempt): `stage` 0 reads, 1 sends. Its phase is open: the
+    server sets what is left after every tick; with nothing left it idles (no demand, no iowait) until more comes."""
+
+    def __init__(self, model: HadoopModel, node: int, stage: int, amount: float) -> None:
+        kind = Kind.DISK_READ if stage == 0 else Kind.NET
+        phase = Phase("serve-read" if stage == 0 else "serve-send", kind, amount, open=True)  # stopped by the server
+        super().__init__(model, [phase], name=f"{phase.name}@{model.trackers[node].name}")
+        self.node, self.stage = node, stage
+
+
+class ShuffleServer:
+    """Map-output serving for all TaskTrackers (see the module docstring)."""
+
+    def __init__(self, model: HadoopModel) -> None:
+        self.model = model
+        self.nodes = 0
+        self.cols = 0
+        # totals, MB: read from disk / sent by NIC per serving node; fetched by reduces (remote: through their NIC)
+        self.served_read_mb = np.zeros(0)
+        self.served_sent_mb = np.zeros(0)
+        self.queued_mb = 0.0  # partitions requested (one per map output and fetching reduce attempt)
+        self.fetched_local_mb = 0.0  # read for a reduce on the same node
+        self.fetched_remote_mb = 0.0  # sent and handed to the reduce's shuffle phase
+        # requested by reduce attempts that ended (killed, failed) before they had it: not yet read / read but not
+        # sent / sent but not handed over (the reduce was still starting)
+        self.dropped_mb = np.zeros(3)
+        self.active_cols = 0  # reduce attempts with a column
+
+    def start(self) -> None:
+        n = self.nodes = len(self.model.trackers)
+        self.served_read_mb, self.served_sent_mb = np.zeros(n), np.zeros(n)
+        self.items: list[ServeItem | None] = [None] * (2 * n)  # [read items by node, send items by node]
+        self.left = np.zeros(2 * n)  # what each item had left after our last write (its remaining)
+        self.serve_row = np.full(2 * n, -1, dtype=np.int64)  # the items' rows in the cloud's item table (-1: none)
+        self._grow(16)
+
+    def _grow(self, cols: int) -> None:
+        old, n = self.cols, self.nodes
+
+        def widen(a: np.ndarray | None, fill, dtype, rows: int | None = None) -> np.ndarray:
+            b = np.full((cols,) if rows is None else (rows, cols), fill, dtype=dtype)
+            if a is not None:
+                b[..., :old] = a
+            return b
+
+        first = old == 0
+        # one matrix for both queues (rows 0..n-1 read, n..2n-1 send): one pass of each operation per tick
+        self.queue = widen(None if first else self.queue, 0.0, float, 2 * n)
+        self.remote = widen(None if first else self.remote, 0.0, float, n)  # 1.0 where node != the reduce's node
+        self.held = widen(None if first else self.held, 0.0, float)
+        self.col_row = widen(None if first else self.col_row, -1, np.int64)
+        self.closing = widen(None if first else self.closing, False, bool)
+        self.col_attempt: list[TaskAttempt | None] = (self.col_attempt if not first else []) + [None] * (cols - old)
+        self.cols = cols
+
+    @property
+    def read_q(self) -> np.ndarray:
+        return self.queue[: self.nodes]
+
+    @property
+    def send_q(self) -> np.ndarray:
+        return self.queue[self.nodes :]
+
+    @property
+    def busy(self) -> bool:
+        """Anything queued at a server, or held for a reduce: else a tick has nothing to move."""
+        return bool(self.left.any() or self.held.any())
+
+    # ---- events ---------------------------------------------------------------------------------------
+    def add_reduce(self, attempt: TaskAttempt) -> None:
+        """A reduce attempt starts: it will fetch its partition of every map output already there and to come."""
+        free = [c for c, a in enumerate(self.col_attempt) if a is None]
+        c = free[0] if free else self.cols
+        if c >= self.cols:
+            self._grow(2 * self.cols)
+        job = attempt.task.job
+        self.col_attempt[c], self.col_row[c] = attempt, attempt.row
+        self.remote[:, c] = 1.0
+        self.remote[attempt.tracker.node, c] = 0.0
+        self.held[c], self.closing[c] = 0.0, False
+        job.shuffle_cols.append(c)
+        attempt.shuffle_col = c
+        self.active_cols += 1
+        self._enqueue(job.map_output_node_mb / len(job.reduces), np.array([c]))
+
+    def map_done(self, job, node: int, share_mb: float) -> None:
+        """A map of `job` on `node` finished: its partitions wait to be fetched by the job's running reduces."""
+        cols = job.shuffle_cols
+        if not cols or share_mb <= 0:
+            return
+        self.queue[node, cols] += share_mb
+        self.queued_mb += share_mb * len(cols)
+        item = self.items[node]
+        if item is None:
+            self._set_work()
+        else:  # the common case, one node's queue grows: no need to look at the others
+            self.model.add_work(item, share_mb * len(cols))
+            self.left[node] += share_mb * len(cols)
+
+    def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
+        self.queue[: self.nodes, cols] += per_node_mb[:, None]
+        self.queued_mb += float(per_node_mb.sum()) * len(cols)
+        self._set_work()
+
+    def finish(self, attempt: TaskAttempt) -> None:
+        """All map outputs are known (the last map is done): close the shuffle once nothing is left to fetch."""
+        self.closing[attempt.shuffle_col] = True
+        self._close_drained()
+
+    def drop_reduce(self, attempt: TaskAttempt) -> None:
+        """A reduce attempt ended (killed, failed; done ones were closed before): forget what it still had to fetch."""
+        c = getattr(attempt, "shuffle_col", None)
+        if c is None:
+            return
+        self.dropped_mb += (self.read_q[:, c].sum(), self.send_q[:, c].sum(), self.held[c])
+        self.queue[:, c] = 0.0
+        self._set_work()
+        self._free(c)
+
+    def _free(self, c: int) -> None:
+        attempt = self.col_attempt[c]
+        attempt.shuffle_col = None
+        attempt.task.job.shuffle_cols.remove(c)
+        self.col_attempt[c] = None
+        self.active_cols -= 1
+        self.col_row[c], self.held[c], self.closing[c] = -1, 0.0, False
+
+    def moved(self, owner, row: int) -> None:
+        """The cloud moved `owner` to item row `row` (another item's row was freed)."""
+        if isinstance(owner, ServeItem):
+            self.serve_row[owner.stage * self.nodes + owner.node] = row
+            return
+        c = getattr(owner, "shuffle_col", None)
+        if c is not None:
+            self.col_row[c] = row
+
+    def daemon_io_mb(self) -> np.ndarray:
+        """MB the cloud charged the daemons' items: read, sent."""
+        io = np.zeros(2)
+        for item in self.items:
+            if item is not None:
+                io[item.stage] += item.charged("io_mb")
+        return io
+
+    def item_stopped(self, item: ServeItem) -> None:
+        i = item.stage * self.nodes + item.node
+        if self.items[i] is item:
+            self.items[i], self.serve_row[i] = None, -1
+
+    # ---- the serving items ----------------------------------------------------------------------------
+    def _set_work(self, want: np.ndarray | None = None) -> None:
+        """Make each daemon item have exactly `want` MB left (default: its queue), in one array write. A node's
+        item starts the first time it has something to serve and then stays, idle (no demand, no iowait) while its
+        queue is empty, as the daemon does: starting and stopping items each time a queue drains costs more than
+        it saves."""
+        model = self.model
+        if want is None:
+            want = self.queue.sum(axis=1)
+        rows = self.serve_row
+        live = rows >= 0
+        model.set_remaining_rows(rows[live], want[live])
+        for i in np.flatnonzero(~live & (want > 0)):
+            node, stage = int(i) % self.nodes, int(i) // self.nodes
+            item = self.items[i] = ServeItem(model, node, stage, float(want[i]))
+            model.start_item(item, model.trackers[node].vm)
+            self.serve_row[i] = item.row
+        self.left[:] = want
+
+    @staticmethod
+    def _serve(queue: np.ndarray, done: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """Share each server's `done` MB among its pending requests (row entries) equally, none above its need.
+        Servers that served their whole queue (`total`; the usual case for small partitions) need no water-filling."""
+        got = queue * (done >= total)[:, None]
+        part = np.flatnonzero((done < total) & (done > 0))
+        if part.size:
+            sub = queue[part]
+            nodes, cols = np.nonzero(sub)
+            got[part[nodes], cols] = waterfill(nodes, None, sub[nodes, cols], done[part])
+        return got
+
+    def tick(self) -> None:
+        """Move what the servlets read and sent in the tick along the queues and into the reduces' shuffles."""
+        if not self.busy:
+            return
+        n, rows, queue = self.nodes, self.serve_row, self.queue
+        done = self.left - np.where(rows >= 0, self.model.items.remaining[np.maximum(rows, 0)], 0.0)
+        got = self._serve(queue, done, self.left)
+        queue -= got
+        read = got[:n]
+        by_server = got.sum(axis=1)
+        self.served_read_mb += by_server[:n]
+        self.served_sent_mb += by_server[n:]
+        self.held += got[n:].sum(axis=0)
+        remote = read * self.remote  # read for reduces on other nodes: to be sent; the rest is fetched locally
+        self.fetched_local_mb += float(by_server[:n].sum() - remote.sum())
+        queue[n:] += remote
+        want = queue.sum(axis=1)
+        dust = want <= DRAINED_MB  # float dust of repeated subtraction: served
+        if dust.any():
+            queue[dust] = 0.0
+            want[dust] = 0.0
+        self._set_work(want)
+        if self.held.any():
+            self._deliver()
+        self._close_drained()
+
+    def _deliver(self) -> None:
+        """Hand held bytes to the reduces whose shuffle phase runs (a reduce still starting keeps them held)."""
+        cols = np.flatnonzero(self.held)
+        if cols.size == 0:
+            return
+        rows = self.col_row[cols]
+        ready = self.model.items.kind[rows] == _NET
+        if ready.any():
+            self.model.add_work_rows(rows[ready], self.held[cols[ready]])
+            self.fetched_remote_mb += float(self.held[cols[ready]].sum())
+            self.held[cols[ready]] = 0.0
+
+    def _close_drained(self) -> None:
+        if not self.closing.any():
+            return
+        pending = self.queue.sum(axis=0) + self.held
+        for c in np.flatnonzero(self.closing & (pending <= DRAINED_MB)):
+            attempt = self.col_attempt[c]
+            self.queue[:, c] = 0.0
+            if self.model.items.kind[attempt.row] == _NET:
+                self.model.close_phase(attempt)
+            else:  # still in its JVM start: the shuffle phase is not loaded yet
+                from hadoop_layer.tasks import SHUFFLE
+
+                attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
+            self._free(int(c))
