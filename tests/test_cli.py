@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from scenarios.cli import main
+from scenarios.trace_replay import DEFAULT_TRACE
 from vcloud.trace import COLUMNS
 
 QUICK = ["duration_s=120", "trace_interval_s=20"]
@@ -102,6 +103,7 @@ def test_flexslot_run_writes_tasks_and_jobs_tables(tmp_path):
     assert (tasks.state == "done").groupby(tasks.task).sum().eq(1).all()
 
 
+@pytest.mark.skipif(not DEFAULT_TRACE.is_file(), reason="the default SWIM trace lives in ../shared/data")
 def test_trace_replay_runs_a_swim_trace_and_refuses_a_bad_one(tmp_path, capsys):
     out = tmp_path / "swim"
     assert main(["run", "trace-replay", "--set", "max_jobs=5", "--out", str(out), "--quiet"]) == 0
