@@ -48,6 +48,8 @@ class JobTracker:
         self.running_attempts = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
         self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
         self.map_slot_freed = False  # since the last look: for SlotManager.idle_map_slot (HadoopModel.after_tick)
+        # every reduce of a job fetches the same segments once its maps are done: one merge plan per (job, heap)
+        self._finish_plans: dict[tuple[str, float], tuple] = {}
 
     def count_slots(self) -> None:
         """Cluster slot capacity, recounted whenever slots change."""
@@ -260,8 +262,12 @@ class JobTracker:
     def _finish_shuffle(self, attempt: TaskAttempt) -> None:
         """All map outputs are known: close the shuffle and plan the merges, the reduce and the output."""
         job = attempt.task.job
-        segments = [t.output_mb_final / len(job.reduces) for t in job.maps]
-        phases, marks, input_mb, out_mb = reduce_finish_plan(segments, attempt.task, attempt.heap_mb, self.model.hadoop)
+        key = (job.job_id, attempt.heap_mb)
+        if key not in self._finish_plans:
+            n = len(job.reduces)
+            segments = [t.output_mb_final / n for t in job.maps]
+            self._finish_plans[key] = reduce_finish_plan(segments, attempt.task, attempt.heap_mb, self.model.hadoop)
+        phases, marks, input_mb, out_mb = self._finish_plans[key]
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
