@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hadoop_layer.tasks import SHUFFLE
 from vcloud import WorkItem
 from vcloud.waterfill import waterfill
 from vcloud.work import Kind, Phase
@@ -273,7 +274,5 @@ class ShuffleServer:
             if self.model.items.kind[attempt.row] == _NET:
                 self.model.close_phase(attempt)
             else:  # still in its JVM start: the shuffle phase is not loaded yet
-                from hadoop_layer.tasks import SHUFFLE
-
                 attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
             self._free(int(c))
