@@ -115,17 +115,23 @@ def _frozen(model):
         t.wake = lambda: None
 
 
-def test_wait_scheduling_places_reduces_near_the_map_outputs_round_by_round():
-    # 4 nodes, racks {0, 2} and {1, 3}; 3-second heartbeats ("1.0" formula): in any 3 s each tracker beats
-    # once, so t0 + 3k has seen exactly 4k cluster heartbeats.
-    sched = CouplingScheduler()
-    model = cluster(sched, reduce_slowstart=0.0)
+def two_map_outputs(sched, **settings):
+    """4 nodes, a wordcount job whose maps 0 and 1 are done: 60 MB of output on node 2, 20 MB on node 3."""
+    model = cluster(sched, reduce_slowstart=0.0, **settings)
     job = model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(4), 2)
     _frozen(model)
     model.run_until(1.0)
     for task, node, mb in ((job.maps[0], 2, 60.0), (job.maps[1], 3, 20.0)):
         job.set_state(task, "done")
         task.successful, task.output_mb_final = SimpleNamespace(tracker=model.trackers[node]), mb
+    return model, job
+
+
+def test_wait_scheduling_places_reduces_near_the_map_outputs_round_by_round():
+    # 4 nodes, racks {0, 2} and {1, 3}; 3-second heartbeats ("1.0" formula): in any 3 s each tracker beats
+    # once, so t0 + 3k has seen exactly 4k cluster heartbeats.
+    sched = CouplingScheduler()
+    model, job = two_map_outputs(sched)
     # mismatch: unit = (1 - e^(-2/3)) x 4 / 2 = 0.973166; (2 / 0.973166 - 1) / 2 = 0.527574 > 0.
     # C(0) = 60x1 + 20x2 = 100, C(1) = 60x2 + 20x1 = 140, C(2) = 20x2 = 40, C(3) = 60x2 = 120:
     # L1 = [2], L2 = [0, 3], L3 = [1]
@@ -234,13 +240,7 @@ def test_wait_scheduling_lists_keep_nodes_running_a_reduce_of_the_job_unless_tol
     # nodes with available reduce slots) and still the centrality; Algorithm 2 line 12 then skips it in round 1.
     # The other reading leaves it out: C(0) = 100, C(3) = 120, C(1) = 140.
     sched = CouplingScheduler()
-    model = cluster(sched, reduce_slots=2, reduce_slowstart=0.0)
-    job = model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(4), 2)
-    _frozen(model)
-    model.run_until(1.0)
-    for task, node, mb in ((job.maps[0], 2, 60.0), (job.maps[1], 3, 20.0)):
-        job.set_state(task, "done")
-        task.successful, task.output_mb_final = SimpleNamespace(tracker=model.trackers[node]), mb
+    model, job = two_map_outputs(sched, reduce_slots=2)
     model.jobtracker.launch(model.trackers[2], Launch(job.reduces[0]))
     view = model.jobtracker.view
     assert sched._lists(job, view) == ([2], [0, 3], [1])
