@@ -104,6 +104,16 @@ def submit_benchmark(model: HadoopModel, s: FlexSlotSettings) -> None:
     model.add_job(s.benchmark, profile, 0.0, maps, reduces, files=files)
 
 
+def run_pilot(s: FlexSlotSettings, seed: int) -> HadoopModel:
+    """A run that shapes another (its cluster or its neighbour): the same benchmark, to its end, like any run."""
+    from scenarios.cli import run_model
+
+    pilot = build_cluster(s, seed, check=False)
+    submit_benchmark(pilot, s)
+    run_model(pilot, s.max_duration_s, progress=False)
+    return pilot
+
+
 def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float], dict[tuple[int, int], frozenset]]:
     """FlexSlot 2.2: run "Homo.", find the stragglers, scale up the nodes that ran them, keep the pool's size.
 
@@ -112,11 +122,7 @@ def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float
     wait time in the last run"); the largest factor counts when a node ran several. Then all nodes are scaled
     together so the pool keeps its 153.6 GHz. Returns per-VM CPU (pool order) and the stragglers' pins.
     """
-    from scenarios.cli import run_model  # the pilot runs like any other run
-
-    pilot = build_cluster(s.model_copy(update={"allocator": "static"}), seed, check=False)
-    submit_benchmark(pilot, s)
-    run_model(pilot, s.max_duration_s, progress=False)
+    pilot = run_pilot(s.model_copy(update={"allocator": "static"}), seed)
     maps = [a for a in pilot.attempts() if a.task.kind == TaskKind.MAP and a.state == "done"]
     runtimes = np.array([a.runtime_s for a in maps])
     threshold = runtimes.mean() + s.straggler_sigma * runtimes.std()
@@ -136,13 +142,8 @@ def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float
 
 def co_cluster_loads(s: FlexSlotSettings, seed: int) -> dict[str, TraceLoad]:
     """Per VM of a stock run of the same job, alone: its CPU demand (share of its vCPUs) and disk MB/s over time."""
-    from scenarios.cli import run_model
-
     alone = s.model_copy(update={"co_cluster": False, "slot_manager": "none", "speculation": "hadoop"})
-    pilot = build_cluster(alone, seed, check=False)
-    submit_benchmark(pilot, alone)
-    run_model(pilot, s.max_duration_s, progress=False)
-    trace = pilot.vm_trace()
+    trace = run_pilot(alone, seed).vm_trace()
     full = trace.vcpus.to_numpy() * s.core_mhz
     trace = trace.assign(cpu=trace.cpu_demand_mhz.to_numpy() / full, start=trace.time_s - s.trace_interval_s)
     loads = {}

@@ -121,13 +121,7 @@ def test_a_straggler_on_a_starved_node_gets_a_backup_that_wins():
     job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(6, core_s=30.0), 0)
     model.run_until(600.0)
     assert job.state == "succeeded"
-    backed_up = [t for t in job.maps if len(t.attempts) == 2]
-    assert backed_up, "the task on the starved node was not backed up"
-    for task in backed_up:
-        first, backup = task.attempts
-        assert first.tracker is slow and first.state == "killed"
-        assert backup.speculative and backup.state == "done" and backup.tracker is not slow
-        assert backup.start_s - first.start_s >= 60.0
+    assert_backups_won_off(job, slow)
     model.check_hadoop_end()
 
 
@@ -158,3 +152,15 @@ def test_a_bigger_sort_buffer_spills_less_and_waits_less_for_disk():
     small, large = run(100), run(300)
     assert (small.spills == 2).all() and (large.spills == 1).all()  # 150 MB vs 76 MB and 228 MB spill limits
     assert large.iowait_s.sum() < small.iowait_s.sum()
+
+
+def assert_backups_won_off(job, slow) -> None:
+    """Some map was backed up; each backed-up map started on `slow`, was killed there, and its backup, launched at
+    least the 60 s lag later on another node, won."""
+    backed_up = [t for t in job.maps if len(t.attempts) == 2]
+    assert backed_up, "no task on the starved node was backed up"
+    for task in backed_up:
+        first, backup = task.attempts
+        assert first.tracker is slow and first.state == "killed"
+        assert backup.speculative and backup.state == "done" and backup.tracker is not slow
+        assert backup.start_s - first.start_s >= 60.0

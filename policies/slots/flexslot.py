@@ -99,8 +99,6 @@ class FlexSlotManager(SlotManager):
         self.previous_speed: dict[Task, float] = {}
         self._last: dict[TaskTracker, tuple[float, float, float]] = {}  # steal, iowait, idle at the last look
         self._slot_added_at: dict[TaskTracker, float] = {}
-        self.moves = 0
-        self.restarts = 0
 
     def adjust(self, cluster: ClusterView) -> list[SlotAction]:
         now = cluster.now
@@ -150,7 +148,6 @@ class FlexSlotManager(SlotManager):
         if not grow or heap > self.settings.max_heap_mb:
             return []
         self.kill_count[task] = kills + 1
-        self.restarts += 1
         io_sort = float(round(attempt.io_sort_mb * (1.0 + self.settings.alpha)))  # io.sort.mb is an int
         return [Restart(attempt, heap, io_sort)]
 
@@ -162,7 +159,6 @@ class FlexSlotManager(SlotManager):
         give, take = trackers[move[0]], trackers[move[1]]
         if give is take or give.map_slots <= 1:
             return []
-        self.moves += 1
         self._slot_added_at[take] = now
         return [SetSlots(give, map_slots=give.map_slots - 1), SetSlots(take, map_slots=take.map_slots + 1)]
 
