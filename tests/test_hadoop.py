@@ -154,6 +154,24 @@ def test_a_bigger_sort_buffer_spills_less_and_waits_less_for_disk():
     assert large.iowait_s.sum() < small.iowait_s.sum()
 
 
+def test_heaps_beyond_the_granted_memory_swap_and_slow_the_maps():
+    """Two 2,500 MB heaps (+ 64 MB JVM overhead each) and the 256 MB OS in a 4,096 MB VM: 1,288 MB swapped out,
+    paged back in from the host datastore, and the maps stall for the swapped part of their working set."""
+
+    def run(heap_mb):
+        model = small_cluster(slaves=1, child_heap_mb=heap_mb)
+        model.add_job("j", PUMA["grep"], 0.0, uniform_maps(2), 0)
+        model.run_until(2000.0)
+        frame = model.tasks_frame()
+        return model.vm_trace().swap_mb.max(), (frame.end_s - frame.start_s).mean()
+
+    swap_small, runtime_small = run(400.0)
+    swap_large, runtime_large = run(2500.0)
+    assert swap_small == 0.0
+    assert swap_large == pytest.approx(2 * (2500 + 64) + 256 - 4096, rel=0.01)
+    assert runtime_large > 1.2 * runtime_small
+
+
 def assert_backups_won_off(job, slow) -> None:
     """Some map was backed up; each backed-up map started on `slow`, was killed there, and its backup, launched at
     least the 60 s lag later on another node, won."""
