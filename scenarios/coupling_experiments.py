@@ -80,7 +80,7 @@ class CouplingExperiment(HadoopScenario):
         s = s.model_copy(update={"hosts": s.slaves + 2, "hosts_per_rack": max(1, (s.slaves + 2 + 1) // 2)})
         model = build_cluster(s, seed, check)
         nodes = None if self._data_nodes is None else list(range(min(self._data_nodes, s.slaves)))
-        for arrival in self._arrivals(model.rng)[: s.max_jobs]:
+        for arrival in self.arrivals(s, model.rng)[: s.max_jobs]:
             arrival = replace(arrival, input_mb=arrival.input_mb * s.scale, submit_s=arrival.submit_s * s.scale)
             table = jobmix.splits_for(arrival, s.hadoop.block_mb, model.rng)
             maps = table.map_specs()
@@ -88,6 +88,9 @@ class CouplingExperiment(HadoopScenario):
             model.add_job(arrival.name, arrival.profile, arrival.submit_s, maps, reduces, data_nodes=nodes,
                           pool=arrival.pool, user=arrival.user, priority=arrival.priority)  # fmt: skip
         return model
+
+    def arrivals(self, settings: CouplingSettings, rng: np.random.Generator) -> list[jobmix.JobArrival]:
+        return self._arrivals(rng)
 
     def summary(self, model: HadoopModel) -> dict[str, Any]:
         jobs = model.jobtracker.jobs
@@ -128,7 +131,28 @@ def _delay_locality(rng: np.random.Generator):
     return [jobmix.JobArrival("DL-01 WordCount wikiInput", profile, 0.0, wiki.input_mb, 427, 15)]
 
 
+TABLE_II_JOBS = ("grep", "random-writer", "monte-carlo", "sort1", "sort2")  # the rows of jobmix.TABLE_II_ROWS
+
+
+class SingleJobSettings(CouplingSettings):
+    job: Literal["grep", "random-writer", "monte-carlo", "sort1", "sort2"] = Field(
+        "sort2", description="the row of Table II to run alone"
+    )
+
+
+class SingleJob(CouplingExperiment):
+    """Table II / Fig. 12: one job alone on Set A (7 nodes); the paper ran each 15 times under Fair and Coupling to
+    show that Wait Scheduling's delays do not slow a job down on average."""
+
+    Settings = SingleJobSettings
+
+    def arrivals(self, settings: SingleJobSettings, rng: np.random.Generator) -> list[jobmix.JobArrival]:
+        return [jobmix.table_ii()[TABLE_II_JOBS.index(settings.job)]]
+
+
 EXPERIMENTS = [
+    SingleJob("coupling-single-job", "Coupling Table II / Fig 12: one job alone on 7 nodes (--set job=NAME)",
+              None, slaves=7),
     CouplingExperiment("coupling-two-grep", "Coupling Figs 1-2: two Grep jobs on 7 nodes; job 2 starves for reduce "
                        "slots under Fair", _fixed(jobmix.two_grep), slaves=7),
     CouplingExperiment("coupling-ten-grep", "Coupling Figs 5-6: 10 identical Grep jobs every 5 min on 8 nodes",
