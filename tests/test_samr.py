@@ -12,6 +12,7 @@ from hadoop_layer.tasks import TaskKind
 from policies.speculation.samr import (
     SamrSettings,
     SamrSpeculation,
+    eq15_room,
     samr_score,
     slow_tracker_set,
     stage_progress,
@@ -166,3 +167,21 @@ def test_nodes_learn_their_stage_weights_on_a_small_cluster():
         if REDUCE in kinds:
             weights = samr.weights(tracker, REDUCE)
             assert sum(weights) == pytest.approx(1.0) and weights != pytest.approx((1 / 3, 1 / 3, 1 / 3))
+
+
+def test_eq15_caps_backups_of_both_kinds_at_bp_times_the_running_jobs_tasks():
+    # jobs of 10 maps + 2 reduces and of 5 maps: TaskNum 17; BP 0.1 -> BackupNum < 1.7, i.e. at most 2 running
+    big, small = FakeJob(maps=10), FakeJob(maps=5)
+    big.reduces = [None, None]
+    nodes = [FakeTracker(0), FakeTracker(1)]
+    cluster = FakeCluster(100.0, [big, small], nodes)
+    assert eq15_room(cluster, TaskKind.MAP, 0.1, 1) == 2
+    run(big, nodes[1], 0.0, 0.5, kind=TaskKind.REDUCE, speculative=True)
+    run(big, nodes[0], 0.0, 0.5)
+    assert eq15_room(cluster, TaskKind.MAP, 0.1, 1) == 1  # the reduce backup takes its part; a first attempt none
+    assert eq15_room(cluster, TaskKind.REDUCE, 0.1, 1) == 2  # compared with the 1 reduce backup running
+    assert eq15_room(cluster, TaskKind.MAP, 0.2, 1) == 3  # ceil(3.4) = 4, less the reduce backup
+    assert eq15_room(FakeCluster(100.0, [small], nodes), TaskKind.MAP, 0.1, 1) == 0  # ceil(0.5) = 1, taken
+    assert SamrSpeculation().max_backups(cluster, TaskKind.MAP) == 1
+    slots = SamrSpeculation(SamrSettings(backup_base="slots", backup_pro=0.5))
+    assert slots.max_backups(cluster, TaskKind.MAP) == 2  # LATE's way: 0.5 x 4 map slots

@@ -11,7 +11,8 @@ phase). PR = PS / T, TTE = (1 - PS) / PR.
 Slow tasks: PR < (1 - STaC) x the average PR of the job's tasks of that kind (eq. 6-7). Slow TaskTrackers, per
 kind: TrR (mean PR of its tasks, eq. 8: running ones PS / T, finished ones 1 / runtime) < (1 - STrC) x the
 average TrR (eq. 10-13), at most a share STrP of the trackers (the slowest); they get no backups. At most
-BP x slots backups of a kind run at once (eq. 15 counts tasks; slots, as LATE's cap). Among slow tasks the one
+a backup is launched only while BackupNum < BP x TaskNum (eq. 15: running backups of both kinds against the tasks
+of the running jobs; `backup_base=slots` caps each kind at BP x its slots instead, as LATE). Among slow tasks the one
 with the longest TTE is backed up (Figure 4; LATE's rule, 3.1).
 
 The extracted paper gives no default values; ours (every one a setting) are argued in `SamrSettings`.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import Field, field_validator
@@ -46,7 +48,8 @@ class SamrSettings(BackupSettings):
     - STrC 0.2: a tracker below 80 % of the average tracker rate gets no backups (a backup must run on a node
       clearly faster than the straggler's).
     - STrP 0.3: at most 30 % of trackers (rounded up) are slow, so most nodes stay eligible for backups.
-    - BP 0.1: LATE's SpeculativeCap (10 % of slots), the scheme SAMR is compared with (section V).
+    - BP 0.1: the share LATE's SpeculativeCap uses (10 %), the scheme SAMR is compared with (section V); eq. 15
+      takes it of the tasks, LATE of the slots.
     - initial weights: Hadoop's static ones (M1 = 1, M2 = 0; R = 1/3 each), which SAMR starts from and tunes
       ("generally R1 R2 R3 M1 M2 are generated statically by default", Algorithm 1).
     """
@@ -55,7 +58,10 @@ class SamrSettings(BackupSettings):
     slow_task_cap: float = Field(0.3, ge=0, le=1, description="STaC: slow task if PR < (1 - STaC) x average")
     slow_tracker_cap: float = Field(0.2, ge=0, le=1, description="STrC: slow tracker if TrR < (1 - STrC) x average")
     slow_tracker_pro: float = Field(0.3, ge=0, le=1, description="STrP: most trackers classed slow (share)")
-    backup_pro: float = Field(0.1, ge=0, le=1, description="BP: most backups of a kind running, share of slots")
+    backup_pro: float = Field(0.1, ge=0, le=1, description="BP: most backups running, share of backup_base")
+    backup_base: Literal["tasks", "slots"] = Field(
+        "tasks", description="eq. 15: BP x the running jobs' tasks (both kinds); slots: BP x each kind's slots (LATE)"
+    )
     min_backups: int = Field(1, ge=0, description="the backup cap is at least this")
     only_if_faster: bool = Field(True, description="shortcoming (3) of samr.txt: skip tasks about to finish")
     map_weights: tuple[float, float] = (1.0, 0.0)
@@ -177,8 +183,20 @@ class SamrSpeculation(StageWeightHistory, TimeToEndSpeculation):
         return slow_tracker_set(rates, s.slow_tracker_cap, s.slow_tracker_pro, len(cluster.trackers))
 
     def max_backups(self, cluster: ClusterView, kind: TaskKind) -> int:
-        slots = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
-        return cap(slots, self.settings.backup_pro, self.settings.min_backups)
+        s = self.settings
+        if s.backup_base == "slots":
+            slots = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
+            return cap(slots, s.backup_pro, s.min_backups)
+        return eq15_room(cluster, kind, s.backup_pro, s.min_backups)
+
+
+def eq15_room(cluster: ClusterView, kind: TaskKind, bp: float, minimum: int) -> int:
+    """Eq. 15 as a cap on `kind`'s backups: launch while BackupNum < BP x TaskNum, i.e. while the backups of both
+    kinds number under ceil(BP x TaskNum) (at least `minimum`); the other kind's backups take their part."""
+    tasks = sum(len(job.maps) + len(job.reduces) for job in cluster.jobs)
+    total = max(math.ceil(bp * tasks - 1e-9), minimum)
+    other = TaskKind.REDUCE if kind == TaskKind.MAP else TaskKind.MAP
+    return total - TimeToEndSpeculation._speculating(cluster, other)
 
 
 def phase_fraction(attempt: TaskAttempt) -> float:
