@@ -12,7 +12,7 @@ spill writes, which in Hadoop overlap); a reduce's is (copy + sort + reduce) / 3
 
 from __future__ import annotations
 
-import numpy as np
+from itertools import accumulate
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
@@ -57,17 +57,18 @@ def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfi
     # Spills happen while the input is consumed (collection blocks on a full buffer), so the input consumed
     # (Hadoop's map progress) moves through the read, the map and the spill writes, in proportion to their MB:
     # a map that spills much progresses slowly, as a real one does.
+    # (plain floats, not NumPy: this runs at every map launch; the sums are left to right, as NumPy's of 3 are)
     chunks = max(1, min(plan.spills, MAX_CHUNKS))
-    weights = np.array([task.input_mb, task.input_mb, plan.spill_write_mb]) / chunks
-    steps = np.cumsum(np.tile(weights, chunks)) / max(weights.sum() * chunks, 1e-12)
-    edges = np.concatenate([[0.0], steps])
+    weights = [task.input_mb / chunks, task.input_mb / chunks, plan.spill_write_mb / chunks]
+    total = max((weights[0] + weights[1] + weights[2]) * chunks, 1e-12)
+    edges = [0.0, *(float(x / total) for x in accumulate(weights * chunks))]
     for k in range(chunks):
         phases += [
             read("read", task.input_mb / chunks),
             Phase.cpu("map", task.cpu_mc / chunks),
             Phase.write("spill", plan.spill_write_mb / chunks),
         ]
-        marks += [(float(edges[3 * k + i]), float(edges[3 * k + i + 1])) for i in range(3)]
+        marks += [(edges[3 * k + i], edges[3 * k + i + 1]) for i in range(3)]
     if plan.spills > 1:
         phases += [
             Phase.read("merge-read", plan.merge_read_mb),

@@ -126,7 +126,7 @@ class ShuffleServer:
         self.remote[:, c] = 1.0
         self.remote[attempt.tracker.node, c] = 0.0
         self.held[c], self.closing[c] = 0.0, False
-        job.shuffle_cols.append(c)
+        job.shuffle_cols = np.append(job.shuffle_cols, c)
         attempt.shuffle_col = c
         self.active_cols += 1
         self._enqueue(job.map_output_node_mb / len(job.reduces), np.array([c]))
@@ -134,7 +134,7 @@ class ShuffleServer:
     def map_done(self, job, node: int, share_mb: float) -> None:
         """A map of `job` on `node` finished: its partitions wait to be fetched by the job's running reduces."""
         cols = job.shuffle_cols
-        if not cols or share_mb <= 0:
+        if not len(cols) or share_mb <= 0:
             return
         self.queue[node, cols] += share_mb
         self.queued_mb += share_mb * len(cols)
@@ -168,7 +168,8 @@ class ShuffleServer:
     def _free(self, c: int) -> None:
         attempt = self.col_attempt[c]
         attempt.shuffle_col = None
-        attempt.task.job.shuffle_cols.remove(c)
+        job = attempt.task.job
+        job.shuffle_cols = job.shuffle_cols[job.shuffle_cols != c]
         self.col_attempt[c] = None
         self.active_cols -= 1
         self.col_row[c], self.held[c], self.closing[c] = -1, 0.0, False

@@ -30,10 +30,12 @@ MB = float(2**20)
 RECSIZE = 16  # MapOutputBuffer accounting bytes per record (kvoffsets int + kvindices 3 ints)
 
 
+@lru_cache(maxsize=256)
 def sort_buffer_limits(
     io_sort_mb: int = 100, spill_percent: float = 0.80, record_percent: float = 0.05
 ) -> tuple[int, int]:
-    """(softBufferLimit bytes, softRecordLimit records) of `MapOutputBuffer` (§2.2), in Java's float arithmetic."""
+    """(softBufferLimit bytes, softRecordLimit records) of `MapOutputBuffer` (§2.2), in Java's float arithmetic.
+    Cached: every map launch asks, with the few slot settings there are."""
     if int(io_sort_mb) != io_sort_mb or not 1 <= io_sort_mb <= 2047:  # Hadoop: (sortmb & 0x7FF) != sortmb
         raise ValueError(f"io_sort_mb={io_sort_mb!r} must be a whole number in 1..2047")
     if not (0.0 < spill_percent <= 1.0 and 0.01 <= record_percent <= 1.0):  # MapOutputBuffer's own checks

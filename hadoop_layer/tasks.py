@@ -191,7 +191,8 @@ class Job(Agent):
         self.end_s: float | None = None
         self.map_output_done_mb = 0.0
         self.map_output_node_mb = np.zeros(len(model.trackers))  # map output done, by the node that holds it
-        self.shuffle_cols: list[int] = []  # its reduce attempts' columns in the ShuffleServer's queues
+        # its reduce attempts' columns in the ShuffleServer's queues (an array: every map's end indexes with it)
+        self.shuffle_cols = np.zeros(0, dtype=np.int64)
         self.reduce_attempts: list[TaskAttempt] = []  # running reduce attempts, fed as maps finish
         racks = model.node_racks
         self._node_cache: dict[int, list[Task]] = defaultdict(list)

@@ -53,17 +53,15 @@ class HadoopSpeculation(SpeculationPolicy):
         when the arrays cannot (a call too close in floating point, or the tick's endings being processed)."""
         now = cluster.now
         if self._may[0] != now:
-            arrays = cluster.running_arrays()
-            if arrays is not None and arrays is not self._bounds_of:
-                self._bounds_of, self._bounds = arrays, lag_bounds(cluster, arrays)
+            bounds = self._lag_bounds(cluster)
             found = False
             for kind in TaskKind:
                 capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
                 if cluster.running(kind) >= capacity:
                     continue  # no free slot of this kind anywhere
                 verdict = None
-                if arrays is not None:
-                    sure, maybe = self._bounds[kind]
+                if bounds is not None:
+                    sure, maybe = bounds[kind]
                     if now - sure >= SPECULATIVE_LAG_S:
                         verdict = True
                     elif not now - maybe >= SPECULATIVE_LAG_S:
@@ -75,6 +73,16 @@ class HadoopSpeculation(SpeculationPolicy):
                     break
             self._may = (now, found)
         return self._may[1]
+
+    def _lag_bounds(self, cluster: ClusterView) -> dict[TaskKind, tuple[float, float]] | None:
+        """`lag_bounds` of the running attempts as they are now, once per `running_arrays` object (it changes with
+        progress and task states); None while the arrays are not available."""
+        arrays = cluster.running_arrays()
+        if arrays is None:
+            return None
+        if arrays is not self._bounds_of:
+            self._bounds_of, self._bounds = arrays, lag_bounds(cluster, arrays)
+        return self._bounds
 
     @staticmethod
     def _any_candidate(cluster: ClusterView, kind: TaskKind, now: float) -> bool:
@@ -93,6 +101,9 @@ class HadoopSpeculation(SpeculationPolicy):
         for kind, free in ((TaskKind.MAP, free_maps), (TaskKind.REDUCE, free_reduces)):
             if free <= 0:
                 continue
+            bounds = self._lag_bounds(cluster)
+            if bounds is not None and not cluster.now - bounds[kind][1] >= SPECULATIVE_LAG_S:
+                continue  # no task of this kind may be backed up anywhere (may_back_up's test): spare the task loop
             task = self._candidate(tracker, cluster, kind)
             if task is not None:
                 launches.append(Launch(task, cluster.locality(task, tracker) if kind == TaskKind.MAP else None, True))
