@@ -133,7 +133,6 @@ class JobTracker:
             available = job.map_output_done_mb / len(job.reduces) if model.serving is None else 0.0
             phases, marks = reduce_start_plan(available, cfg, core)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
-            attempt.maps_available = job.finished_maps
             attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
             job.reduce_attempts.append(attempt)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
@@ -232,22 +231,15 @@ class JobTracker:
         serving = self.model.serving
         if serving is not None:
             serving.map_done(job, node, share)
-        shuffling = []
-        for attempt in job.reduce_attempts:
-            if attempt.row is None:  # ended in this tick (a failure), its end not yet processed
-                continue
-            attempt.maps_available += 1
-            if serving is not None:
-                if attempt.phase_index == SETUP:
+        # a reduce whose row is None ended in this tick (a failure), its end not yet processed
+        shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index != SETUP]
+        if len(shuffling) < len(job.reduce_attempts):
+            for attempt in job.reduce_attempts:
+                if attempt.row is not None and attempt.phase_index == SETUP:
+                    if serving is None:
+                        shuffle = attempt.phases[SHUFFLE]
+                        attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share)
                     attempt.progress_marks[SHUFFLE] = (0.0, copied)
-                else:
-                    shuffling.append(attempt.row)
-            elif attempt.phase_index == SETUP:
-                shuffle = attempt.phases[SHUFFLE]
-                attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share)
-                attempt.progress_marks[SHUFFLE] = (0.0, copied)
-            else:
-                shuffling.append(attempt.row)
         if shuffling:
             rows = np.array(shuffling)
             if serving is None:

@@ -123,7 +123,6 @@ class TaskAttempt(WorkItem):
         self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
         self.spills, self.output_mb = spills, output_mb
         self.number = n
-        self.maps_available = 0  # reduces: map outputs made available to this attempt so far
         self.will_fail = False
         self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
