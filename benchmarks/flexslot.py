@@ -5,7 +5,8 @@
 Times build + run (not the pilot of `allocator=heterogeneous`, which is a second run) and prints one
 line per allocator: simulated seconds, ticks, maps, wall and CPU seconds (medians of the repeats) and the
 simulated-to-wall speed. CPU time is printed because the wall time of a shared machine drifts (up to 1.5x
-between minutes here); compare commits side by side. The issue's target: scale 1.0 (2,400 maps) in at most 2 s on 2 cores.
+between minutes here); compare commits side by side. The issue's target: scale 1.0 (2,400 maps) in at most
+2 s on 2 cores.
 """
 
 from __future__ import annotations
