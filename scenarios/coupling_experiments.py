@@ -16,7 +16,7 @@ auto value would be 1.5 heartbeats); heartbeats every 3 s, the minimum of every 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from pydantic import Field
@@ -131,13 +131,12 @@ def _delay_locality(rng: np.random.Generator):
     return [jobmix.JobArrival("DL-01 WordCount wikiInput", profile, 0.0, wiki.input_mb, 427, 15)]
 
 
-TABLE_II_JOBS = ("grep", "random-writer", "monte-carlo", "sort1", "sort2")  # the rows of jobmix.TABLE_II_ROWS
+TableIIJob = Literal["grep", "random-writer", "monte-carlo", "sort1", "sort2"]  # the rows of jobmix.TABLE_II_ROWS
+TABLE_II_JOBS: tuple[str, ...] = get_args(TableIIJob)
 
 
 class SingleJobSettings(CouplingSettings):
-    job: Literal["grep", "random-writer", "monte-carlo", "sort1", "sort2"] = Field(
-        "sort2", description="the row of Table II to run alone"
-    )
+    job: TableIIJob = Field("sort2", description="the row of Table II to run alone")
 
 
 class SingleJob(CouplingExperiment):

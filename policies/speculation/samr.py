@@ -10,9 +10,9 @@ SubPS, SubPS = share of the stage's phases done (the shuffle's: map outputs copi
 phase). PR = PS / T, TTE = (1 - PS) / PR.
 Slow tasks: PR < (1 - STaC) x the average PR of the job's tasks of that kind (eq. 6-7). Slow TaskTrackers, per
 kind: TrR (mean PR of its tasks, eq. 8: running ones PS / T, finished ones 1 / runtime) < (1 - STrC) x the
-average TrR (eq. 10-13), at most a share STrP of the trackers (the slowest); they get no backups. At most
-a backup is launched only while BackupNum < BP x TaskNum (eq. 15: running backups of both kinds against the tasks
-of the running jobs; `backup_base=slots` caps each kind at BP x its slots instead, as LATE). Among slow tasks the one
+average TrR (eq. 10-13), at most a share STrP of the trackers (the slowest); they get no backups. A backup is
+launched only while BackupNum < BP x TaskNum (eq. 15: running backups of both kinds against the tasks of the
+running jobs; `backup_base=slots` caps each kind at BP x its slots instead, as LATE). Among slow tasks the one
 with the longest TTE is backed up (Figure 4; LATE's rule, 3.1).
 
 The extracted paper gives no default values; ours (every one a setting) are argued in `SamrSettings`.
