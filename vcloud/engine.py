@@ -1,25 +1,33 @@
-"""One tick of the cloud, vectorized over all VMs and work items (DESIGN.md section 3, steps 2-4).
+"""One tick of the cloud, vectorized over all VMs, work items and I/O streams (DESIGN.md section 3, steps 2-4).
 
-Order inside the tick:
-  memory   guest memory in use vs granted -> swapped MB, a page-in stream and a stall fraction;
-  demand   every runnable thread wants one core; the VM's demand is capped by its vCPUs;
-  CPU      each host's cores go to its VMs by entitlement (weighted max-min, capped by min(demand,
-           limit)); each VM's grant goes to its threads (CFS: equal per thread, capped by want);
-  I/O      each host's datastore bandwidth goes to its outstanding streams (equal per stream,
-           swap streams included), NIC bandwidth likewise;
-  progress items advance; a phase that ends inside the tick ends at its interpolated time;
-  account  per VM and per item: usr, sys, steal, iowait, idle with
-           usr + sys + steal + iowait + idle = vCPUs x dt.
+The tick is a sequence of named stages over one `TickState` (`STAGES`); `reference.py` computes the same
+stages with plain loops, and the oracle test compares the two stage by stage, so a difference names its stage.
 
-Steal is runnable vCPU time the hypervisor did not deliver (capped by the VM's vCPUs: threads beyond
-that wait in the guest run queue, which is not steal). Iowait is idle vCPU time while a thread of the
-VM is blocked on I/O, at most one vCPU per blocked thread, as Linux counts it.
-`reference.py` computes exactly the same with plain loops; tests hold the two to 1e-9.
+  memory    guest memory in use vs granted -> swapped MB, a page-in stream and a stall fraction per VM;
+  demand    every item with CPU work wants its threads' cores (less the stall); its I/O streams want their
+            device's bandwidth (or the item's per-stream ceiling); the VM's demand is capped by its vCPUs;
+  cpu       each host's cores go to its VMs by entitlement (weighted max-min, capped by min(demand, limit));
+            each VM's grant goes to its threads (CFS: equal per thread, capped by want);
+  io        each host's datastore bandwidth goes to the streams on it (equal per stream, swap streams
+            included), each NIC's likewise; a stream may sit on another VM's host (a DataNode serving);
+  pipeline  a phase advances at one rate, its bottleneck's: min over its needs of grant / need per unit.
+            What a multi-resource phase cannot use of a contended resource goes to other work: its caps
+            there drop to rate x need and the cpu and io stages run again (`Physics.pipeline_rounds`);
+  progress  items advance; a phase that ends inside the tick ends at its interpolated time;
+  account   per VM and per item: usr, sys, steal, iowait, idle with usr + sys + steal + iowait + idle = vCPUs x dt.
+
+Guest accounting follows the bottleneck: a thread whose phase CPU bounds is runnable all tick; one that I/O
+bounds is runnable for the share of the tick its CPU work takes at the CPU rate it gets when runnable, and
+blocked (iowait) for the rest. Steal is runnable vCPU time the hypervisor did not deliver (capped by the VM's
+vCPUs: threads beyond that wait in the guest run queue, which is not steal). Iowait is idle vCPU time while a
+thread of the VM is blocked on I/O, at most one vCPU per blocked thread, as Linux counts it; a datastore
+stream served for another VM's item (a DataNode read) blocks a daemon thread of the serving VM for the share
+of the tick its requests are outstanding, and that iowait is the VM's, no item's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,9 +38,7 @@ from vcloud.work import Kind
 ENTITLEMENT_FLOOR_MHZ = 1e-6  # a VM with zero entitlement still takes idle cycles (work conserving)
 
 # the kinds as plain ints: comparing an int8 column with a plain int is cheaper than with an IntEnum member
-_CPU, _DISK_READ, _DISK_WRITE, _NET, _WAIT, _LOAD = (
-    int(k) for k in (Kind.CPU, Kind.DISK_READ, Kind.DISK_WRITE, Kind.NET, Kind.WAIT, Kind.LOAD)
-)
+_WAIT, _LOAD = int(Kind.WAIT), int(Kind.LOAD)
 
 
 @dataclass(frozen=True)
@@ -40,18 +46,90 @@ class Physics:
     """Constants of the cloud physics that are not per-host or per-VM configuration."""
 
     swap_touch_rate: float = 0.2  # fraction of swapped-out MB touched (paged in) per second
+    # sharing rounds of the pipeline stage: 1 = a multi-resource phase keeps what it cannot use (no
+    # redistribution); 2 = it hands that to other work once (the default; see the module docstring)
+    pipeline_rounds: int = 2
 
     def __post_init__(self) -> None:
         if not self.swap_touch_rate >= 0:
             raise ValueError(f"swap_touch_rate must be >= 0, got {self.swap_touch_rate}")
+        if self.pipeline_rounds not in (1, 2):
+            raise ValueError(f"pipeline_rounds must be 1 or 2, got {self.pipeline_rounds}")
 
 
 @dataclass
 class TickResult:
-    """Items whose phase ended in this tick, and when (seconds after the tick's start)."""
+    """Items whose phase ended in this tick, and when (seconds after the tick's start); the tick's state."""
 
     done_rows: np.ndarray
     done_offset_s: np.ndarray
+    state: TickState | None = None
+
+
+@dataclass
+class Streams:
+    """The running items' I/O streams, flattened: one entry per (item, stream column) in use."""
+
+    item: np.ndarray  # item row
+    col: np.ndarray  # stream column
+    vm: np.ndarray  # the VM whose host's device carries it
+    nic: np.ndarray  # NIC, else datastore
+    need: np.ndarray  # MB per unit of progress
+    multi: np.ndarray  # per item: the phase needs more than one resource
+    any_multi: bool
+
+
+@dataclass
+class TickState:
+    """Everything one tick computes, stage by stage (`STAGE_FIELDS`)."""
+
+    # memory (per VM)
+    used: np.ndarray = field(default=None)
+    active: np.ndarray = field(default=None)
+    swapped: np.ndarray = field(default=None)
+    stall: np.ndarray = field(default=None)
+    # demand
+    want_cpu: np.ndarray = field(default=None)  # per item, standalone (threads x core x (1 - stall))
+    cpu_weight: np.ndarray = field(default=None)
+    s_item: np.ndarray = field(default=None)  # streams (items' first, then LOAD items' disk streams)
+    s_group: np.ndarray = field(default=None)  # 0..n_host-1 datastores, n_host..2n_host-1 NICs
+    s_vm: np.ndarray = field(default=None)
+    s_need: np.ndarray = field(default=None)  # MB per unit (0 for LOAD streams)
+    s_want: np.ndarray = field(default=None)  # standalone MB/s
+    swap_want: np.ndarray = field(default=None)  # per VM, MB/s
+    # cpu (first round)
+    vm_got1: np.ndarray = field(default=None)
+    got_cpu1: np.ndarray = field(default=None)
+    # io (first round)
+    got_io1: np.ndarray = field(default=None)
+    # pipeline
+    rate: np.ndarray = field(default=None)  # units per second
+    got_cpu: np.ndarray = field(default=None)  # MHz granted in the last round
+    got_io: np.ndarray = field(default=None)  # streams, MB/s granted in the last round
+    swap_got: np.ndarray = field(default=None)
+    runnable_mhz: np.ndarray = field(default=None)  # the CPU rate the item's threads get while runnable
+    # progress
+    progress: np.ndarray = field(default=None)  # units done in the tick
+    frac_dt: np.ndarray = field(default=None)  # seconds each item spent in its phase in the tick
+    done_rows: np.ndarray = field(default=None)
+    # inputs and intermediate values the stages share
+    dt: float = 1.0
+    streams: Streams | None = None
+    has_load: bool = False
+    vm_host: np.ndarray = field(default=None)
+    io_bw: np.ndarray = field(default=None)  # datastores then NICs, MB/s
+    vm_want1: np.ndarray = field(default=None)
+    swap_got1: np.ndarray = field(default=None)
+
+
+STAGE_FIELDS = {
+    "memory": ("used", "active", "swapped", "stall"),
+    "demand": ("want_cpu", "cpu_weight", "s_item", "s_group", "s_vm", "s_need", "s_want", "swap_want"),
+    "cpu": ("vm_got1", "got_cpu1"),
+    "io": ("got_io1",),
+    "pipeline": ("rate", "got_cpu", "got_io", "swap_got", "runnable_mhz"),
+    "progress": ("progress", "frac_dt", "done_rows"),
+}
 
 
 def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -65,115 +143,202 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
     return used, active, swapped
 
 
-def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
-    # Speed notes (benchmarks/engine.py). Masks multiply values that are finite (x * True = x and
-    # x * False = 0, exactly), which is cheaper than np.where. LOAD items and phase ends are rare: their
-    # extra work runs only when present. Per-item arrays are updated in place once their old value is dead
-    # (fewer large temporaries, less time in the allocator). None of this changes a bit of the results:
-    # each value goes through the same floating-point operations as in the plain form of this function
-    # (up to commuting a product or a sum of two terms).
+def flat_streams(items: ItemTable) -> Streams:
+    """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases)."""
+    cached = getattr(items, "_flat_streams", None)
+    if cached is not None and cached[0] == items.layout:
+        return cached[1]
+    n = items.n
+    svm = items.stream_vm[:n]
+    item, col = np.nonzero(svm >= 0)
+    count = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0)
+    multi = count > 1
+    streams = Streams(item, col, svm[item, col], items.stream_nic[:n][item, col], items.stream_need[:n][item, col],
+                      multi, bool(multi.any()))  # fmt: skip
+    items._flat_streams = (items.layout, streams)
+    return streams
+
+
+# ---- stages -------------------------------------------------------------------------------------------
+def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    st.used, st.active, st.swapped = memory_state(vms, items)
+    st.stall = np.divide(st.swapped, st.used, out=np.zeros(vms.n), where=st.used > 0)
+
+
+def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    n_host, n_vm, n = hosts.n, vms.n, items.n
+    vm, kind = items.vm[:n], items.kind[:n]
+    vm_host = vms.host[:n_vm]
+    core_mhz = hosts.core_mhz[:n_host][vm_host][vm]
+    is_load = kind == _LOAD
+    cpu_threads = items.threads[:n] * (items.need_cpu[:n] > 0)
+    want_cpu = cpu_threads * core_mhz
+    cpu_weight = cpu_threads
+    if st.has_load:
+        want_cpu = np.where(is_load, items.load_cpu_mhz[:n], want_cpu)
+        cpu_weight = np.where(is_load, want_cpu / core_mhz, cpu_threads)
+    want_cpu *= (1.0 - st.stall)[vm]
+    st.want_cpu, st.cpu_weight = want_cpu, cpu_weight
+
+    fs = st.streams
+    s_item, s_vm, s_need = fs.item, fs.vm, fs.need
+    s_group = vm_host[s_vm] + n_host * fs.nic
+    if st.has_load:
+        load = np.flatnonzero(is_load)
+        s_item = np.concatenate((s_item, load))
+        s_vm = np.concatenate((s_vm, vm[load]))
+        s_need = np.concatenate((s_need, np.zeros(load.size)))
+        s_group = np.concatenate((s_group, vm_host[vm[load]]))
+    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host]))
+    s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
+    s_want *= (items.remaining[:n] > 0)[s_item]  # an open phase with nothing left waits without I/O
+    if st.has_load:
+        k = fs.item.size
+        s_want[k:] = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[k:]])
+    st.s_item, st.s_group, st.s_vm, st.s_need, st.s_want = s_item, s_group, s_vm, s_need, s_want
+    st.swap_want = np.minimum(st.swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host])
+    st.io_bw = io_bw
+
+
+def _share_cpu(hosts: HostTable, vms: VMTable, items: ItemTable, want: np.ndarray, weight: np.ndarray):
+    """Host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)."""
     n_host, n_vm, n = hosts.n, vms.n, items.n
     vm = items.vm[:n]
-    kind = items.kind[:n]
-    remaining = items.remaining[:n]
     vm_host = vms.host[:n_vm]
-    vcpus = vms.vcpus[:n_vm]
-    core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
-    core_mhz = core_mhz_vm[vm]
-
-    # memory: what does not fit in the grant is swapped; page-ins stall the VM's threads
-    used, active, swapped = memory_state(vms, items)
-    stall_vm = np.divide(swapped, used, out=np.zeros(n_vm), where=used > 0)
-
-    # demand
-    is_cpu = kind == _CPU
-    is_load = kind == _LOAD
-    has_load = bool(is_load.any())
-    cpu_threads = items.threads[:n] * is_cpu
-    want_cpu = cpu_threads * core_mhz
-    if has_load:
-        want_cpu = np.where(is_load, items.load_cpu_mhz[:n], want_cpu)
-    want_cpu *= (1.0 - stall_vm)[vm]
-    vm_want = np.bincount(vm, want_cpu, minlength=n_vm)
-    vm_demand = np.minimum(vm_want, vcpus * core_mhz_vm)
-
-    # CPU delivery: host -> VM by entitlement, VM -> thread equally
+    vm_want = np.bincount(vm, want, minlength=n_vm)
+    vm_demand = np.minimum(vm_want, vms.vcpus[:n_vm] * hosts.core_mhz[:n_host][vm_host])
     vm_cap = np.minimum(vm_demand, vms.cpu_limit_mhz[:n_vm])
     host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
-    weight_vm = vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ
-    vm_got = waterfill(vm_host, weight_vm, vm_cap, host_mhz)
-    cpu_weight = np.where(is_load, want_cpu / core_mhz, cpu_threads) if has_load else cpu_threads
-    got_cpu = waterfill(vm, cpu_weight, want_cpu, vm_got, cap_sum=vm_want)
+    vm_got = waterfill(vm_host, vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ, vm_cap, host_mhz)
+    return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want), vm_want
 
-    # disk and network: equal share per outstanding stream on the host's datastore / NIC. One water-filling
-    # for all streams: groups 0..n_host-1 are the datastores, n_host..2*n_host-1 the NICs; the items' streams
-    # come first, then one swap stream per VM.
-    is_disk = (kind == _DISK_READ) | (kind == _DISK_WRITE)
-    is_net = kind == _NET
-    is_io = (is_disk | is_net) & (remaining > 0)  # an open phase with nothing left waits without I/O
-    disk_bw = hosts.disk_mbps[:n_host]
-    io_bw = np.concatenate((disk_bw, hosts.nic_mbps[:n_host]))
-    stream_group = np.empty(n + n_vm, dtype=np.int64)
-    io_group = stream_group[:n]
-    np.add(vm_host[vm], n_host * is_net, out=io_group)
-    stream_group[n:] = vm_host
-    stream_want = np.empty(n + n_vm)
-    want_io = stream_want[:n]
-    np.take(io_bw, io_group, out=want_io, mode="clip")  # indices valid by construction; "clip" is not buffered
-    np.minimum(items.io_mbps_max[:n], want_io, out=want_io)
-    want_io *= is_io
-    io_active = is_io
-    if has_load:
-        load_disk = items.load_disk_mbps[:n]
-        np.copyto(want_io, np.minimum(load_disk, io_bw[io_group]), where=is_load)
-        io_active = is_io | (is_load & (load_disk > 0))
-    np.minimum(swapped * physics.swap_touch_rate, disk_bw[vm_host], out=stream_want[n:])
-    got_io = waterfill(stream_group, None, stream_want, io_bw)
-    swap_mb = got_io[n:] * dt
-    got_io = got_io[:n]
 
-    # progress: a phase that ends inside the tick ends at its interpolated time
-    if has_load:
-        load_cpu_mc, load_disk_mb = got_cpu * dt, got_io * dt
-    progress = got_cpu + got_io  # the rate of each item's phase (other grants are 0)
-    progress += kind == _WAIT
-    progress *= dt
+def _share_io(st: TickState, hosts: HostTable, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Equal shares per stream on each datastore and NIC; one swap stream per VM on its datastore."""
+    group = np.concatenate((st.s_group, st.vm_host))
+    got = waterfill(group, None, np.concatenate((s_want, st.swap_want)), st.io_bw)
+    k = st.s_group.size
+    return got[:k], got[k:]
+
+
+def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    st.vm_got1, st.got_cpu1, st.vm_want1 = _share_cpu(hosts, vms, items, st.want_cpu, st.cpu_weight)
+
+
+def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    st.got_io1, st.swap_got1 = _share_io(st, hosts, st.s_want)
+
+
+def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray):
+    """Each item's rate (min over its needs of grant / need) and its CPU and stream ratios."""
+    n = items.n
+    need_cpu = items.need_cpu[:n]
+    cpu_ratio = np.divide(got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
+    fs = st.streams
+    k = fs.item.size
+    s_ratio = got_io[:k] / fs.need
+    io_ratio = np.full((n, items.width), np.inf)
+    io_ratio[fs.item, fs.col] = s_ratio
+    rate = np.minimum(cpu_ratio, io_ratio.min(axis=1))
+    rate[items.kind[:n] == _WAIT] = 1.0
+    rate[np.isinf(rate)] = 0.0  # LOAD items: they never progress
+    return rate, cpu_ratio, s_ratio
+
+
+def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    n = items.n
+    fs = st.streams
+    rate, cpu_ratio, s_ratio = _rates(st, items, st.got_cpu1, st.got_io1)
+    got_cpu, got_io, swap_got, runnable = st.got_cpu1, st.got_io1, st.swap_got1, st.got_cpu1
+    if fs.any_multi and physics.pipeline_rounds > 1:
+        # a multi-resource phase hands back what it cannot use of a contended resource: its cap there drops
+        # to rate x need; on its bottleneck, and where nobody else wants more, it keeps its standalone want
+        vm = items.vm[:n]
+        cpu_contended = (st.vm_got1 < st.vm_want1)[vm]
+        cut = fs.multi & (cpu_ratio > rate) & cpu_contended
+        want2 = np.where(cut, rate * items.need_cpu[:n], st.want_cpu)
+        k = fs.item.size
+        n_groups = st.io_bw.size
+        group_got = np.bincount(st.s_group, st.got_io1, minlength=n_groups)
+        group_got += np.bincount(st.vm_host, st.swap_got1, minlength=n_groups)
+        group_want = np.bincount(st.s_group, st.s_want, minlength=n_groups)
+        group_want += np.bincount(st.vm_host, st.swap_want, minlength=n_groups)
+        s_cut = fs.multi[fs.item] & (s_ratio > rate[fs.item]) & (group_got < group_want)[st.s_group[:k]]
+        s_want2 = st.s_want.copy()
+        s_want2[:k] = np.where(s_cut, rate[fs.item] * fs.need, st.s_want[:k])
+        _, got_cpu, _ = _share_cpu(hosts, vms, items, want2, st.cpu_weight)
+        got_io, swap_got = _share_io(st, hosts, s_want2)
+        runnable = np.where(cut, st.got_cpu1, got_cpu)
+        rate, _, _ = _rates(st, items, got_cpu, got_io)
+    st.rate, st.got_cpu, st.got_io, st.swap_got, st.runnable_mhz = rate, got_cpu, got_io, swap_got, runnable
+
+
+def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    n, dt = items.n, st.dt
+    remaining = items.remaining[:n]
+    progress = st.rate * dt
     done = progress >= remaining
-    if has_load:
+    is_load = items.kind[:n] == _LOAD
+    if st.has_load:
         done &= ~is_load
     rows = np.flatnonzero(done)  # phases that run out of work in this tick; open ones wait for more
-    frac_dt = dt  # the time each item spent in its phase during the tick
+    frac_dt = np.full(n, dt)
     if rows.size:
         possible, left = progress[rows], remaining[rows]
-        frac = np.ones(n)
-        frac[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0)
-        frac_dt = frac * dt
+        frac_dt[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0) * dt
         progress[rows] = left
-    remaining -= np.where(is_load, 0.0, progress) if has_load else progress
+    remaining -= np.where(is_load, 0.0, progress) if st.has_load else progress
     if rows.size:
         remaining[rows] = 0.0
+    st.progress, st.frac_dt, st.done_rows = progress, frac_dt, rows
 
-    # what each item was charged
-    cpu_mc = progress * is_cpu
-    disk_mb = progress * is_disk
-    if has_load:
-        np.copyto(cpu_mc, load_cpu_mc, where=is_load)
-        np.copyto(disk_mb, load_disk_mb, where=is_load)
-    net_mb = progress
-    net_mb *= is_net
-    items.io_mb[:n] += disk_mb + net_mb
+
+def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    n_host, n_vm, n, dt = hosts.n, vms.n, items.n, st.dt
+    vm = items.vm[:n]
+    vcpus = vms.vcpus[:n_vm]
+    core_mhz_vm = hosts.core_mhz[:n_host][st.vm_host]
+    core_mhz = core_mhz_vm[vm]
+    fs = st.streams
+    k = fs.item.size
+    need_cpu = items.need_cpu[:n]
+    is_load = items.kind[:n] == _LOAD
+
+    # what each item and stream moved in the tick
+    cpu_mc = st.progress * need_cpu
+    s_mb = st.progress[st.s_item] * st.s_need
+    if st.has_load:
+        cpu_mc = np.where(is_load, st.got_cpu * dt, cpu_mc)
+        s_mb[k:] = st.got_io[k:] * dt
+    s_disk = ~fs.nic
+    if st.has_load:
+        s_disk = np.concatenate((s_disk, np.ones(st.s_item.size - k, dtype=bool)))
+    own = st.s_vm == vm[st.s_item]
+    items.io_mb[:n] += np.bincount(st.s_item, s_mb * own, minlength=n)
+    swap_mb = st.swap_got * dt
+    vm_disk = np.bincount(st.s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb
+    vm_net = np.bincount(st.s_vm, s_mb * ~s_disk, minlength=n_vm)
     vm_used_mhz = np.bincount(vm, cpu_mc, minlength=n_vm) / dt
-    vm_disk = np.bincount(vm, disk_mb, minlength=n_vm) + swap_mb
-    vm_net = np.bincount(vm, net_mb, minlength=n_vm)
-    cpu_s = cpu_mc
-    cpu_s /= core_mhz
-    runnable_s = want_cpu
-    runnable_s *= frac_dt
-    runnable_s /= core_mhz
-    blocked_s = stall_vm[vm]
-    blocked_s *= cpu_threads
-    blocked_s += io_active
-    blocked_s *= frac_dt
+
+    # the share of the tick CPU bounds each item's threads (1 for CPU-bound and LOAD items)
+    cpu_s = cpu_mc / core_mhz
+    used_mhz = st.rate * need_cpu
+    cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
+                                  <= st.rate)  # fmt: skip
+    f_run = np.divide(used_mhz, st.runnable_mhz, out=np.zeros(n), where=st.runnable_mhz > 0)
+    np.minimum(f_run, 1.0, out=f_run)
+    f_run[cpu_bound | is_load] = 1.0
+    runnable_s = f_run * st.want_cpu * st.frac_dt / core_mhz
+    io_active = np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0
+    cpu_threads = items.threads[:n] * (need_cpu > 0)
+    blocked_s = (st.stall[vm] * cpu_threads + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt
+    # a stream on another VM's datastore: that VM's daemon thread is blocked while its requests are outstanding
+    remote = s_disk & ~own & (st.got_io > 0)
+    daemon_blocked = np.zeros(n_vm)
+    if remote.any():
+        r = np.flatnonzero(remote)
+        busy = np.minimum(st.rate[st.s_item[r]] * st.s_need[r] / st.got_io[r], 1.0)
+        daemon_blocked = np.bincount(st.s_vm[r], busy * st.frac_dt[st.s_item[r]], minlength=n_vm)
 
     # guest accounting per VM: the /proc/stat identity by construction
     vcpu_s = vcpus * dt
@@ -181,7 +346,8 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
     vm_runnable = np.minimum(np.bincount(vm, runnable_s, minlength=n_vm), vcpu_s)
     vm_steal = np.maximum(vm_runnable - vm_cpu_s, 0.0)
     vm_idle_all = vcpu_s - vm_runnable
-    vm_blocked = np.bincount(vm, blocked_s, minlength=n_vm)
+    vm_item_blocked = np.bincount(vm, blocked_s, minlength=n_vm)
+    vm_blocked = vm_item_blocked + daemon_blocked
     vm_iowait = np.minimum(vm_idle_all, vm_blocked)
     vm_idle = vm_idle_all - vm_iowait
     sys_fraction = items.sys_fraction[:n]
@@ -190,23 +356,19 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
 
     # attribution to items, in proportion to what each contributed
     items.sys_s[:n] += sys_s
-    usr_s = 1.0 - sys_fraction
-    usr_s *= cpu_s
-    items.usr_s[:n] += usr_s
-    waiting = runnable_s
-    waiting -= cpu_s
+    items.usr_s[:n] += (1.0 - sys_fraction) * cpu_s
+    waiting = runnable_s - cpu_s
     vm_waiting = np.bincount(vm, waiting, minlength=n_vm)
-    waiting *= np.divide(vm_steal, vm_waiting, out=np.zeros(n_vm), where=vm_waiting > 0)[vm]
-    items.steal_s[:n] += waiting
-    blocked_s *= np.divide(vm_iowait, vm_blocked, out=np.zeros(n_vm), where=vm_blocked > 0)[vm]
-    items.iowait_s[:n] += blocked_s
+    items.steal_s[:n] += waiting * np.divide(vm_steal, vm_waiting, out=np.zeros(n_vm), where=vm_waiting > 0)[vm]
+    items.iowait_s[:n] += blocked_s * np.divide(vm_iowait, vm_blocked, out=np.zeros(n_vm), where=vm_blocked > 0)[vm]
 
-    # VM state of this tick and cumulative counters
+    # VM state of this tick and cumulative counters; demand is what the threads would run if never stolen
+    vm_demand = np.minimum(np.bincount(vm, f_run * st.want_cpu, minlength=n_vm), vcpus * core_mhz_vm)
     vms.cpu_demand_mhz[:n_vm] = vm_demand
     vms.cpu_used_mhz[:n_vm] = vm_used_mhz
-    vms.mem_used_mb[:n_vm] = used
-    vms.mem_active_mb[:n_vm] = active
-    vms.swap_mb[:n_vm] = swapped
+    vms.mem_used_mb[:n_vm] = st.used
+    vms.mem_active_mb[:n_vm] = st.active
+    vms.swap_mb[:n_vm] = st.swapped
     vms.disk_mbps[:n_vm] = vm_disk / dt
     vms.net_mbps[:n_vm] = vm_net / dt
     vms.usr_s[:n_vm] += vm_cpu_s - vm_sys
@@ -221,7 +383,37 @@ def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: P
     vms.net_mb[:n_vm] += vm_net
     vms.swap_io_mb[:n_vm] += swap_mb
 
+
+STAGES = (
+    ("memory", stage_memory),
+    ("demand", stage_demand),
+    ("cpu", stage_cpu),
+    ("io", stage_io),
+    ("pipeline", stage_pipeline),
+    ("progress", stage_progress),
+    ("account", stage_account),
+)
+
+
+def begin(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float) -> TickState:
+    st = TickState()
+    st.dt = dt
+    st.streams = flat_streams(items)
+    st.has_load = bool((items.kind[: items.n] == _LOAD).any())
+    st.vm_host = vms.host[: vms.n]
+    return st
+
+
+def finish(st: TickState, items: ItemTable) -> TickResult:
+    rows = st.done_rows
     if rows.size:
         ended = rows[~items.open[rows]]
-        return TickResult(ended, frac_dt[ended])
-    return TickResult(rows, np.zeros(0))
+        return TickResult(ended, st.frac_dt[ended], st)
+    return TickResult(rows, np.zeros(0), st)
+
+
+def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
+    st = begin(hosts, vms, items, dt)
+    for _, stage in STAGES:
+        stage(st, hosts, vms, items, physics)
+    return finish(st, items)

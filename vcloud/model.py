@@ -24,7 +24,7 @@ from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
-from vcloud.work import Kind, Phase
+from vcloud.work import Device, Kind, Phase
 
 StepFunction = Callable[[HostTable, VMTable, ItemTable, float, Physics], engine.TickResult]
 
@@ -170,8 +170,20 @@ class CloudModel(Model):
         self._load_phase(item)
 
     def _load_phase(self, item: WorkItem) -> None:
-        phase = item.phase
-        self.items.kind[item.row] = int(phase.kind)
+        phase, items, row = item.phase, self.items, item.row
+        items.kind[row] = int(phase.kind)
+        need_cpu, streams = phase.needs()
+        items.need_cpu[row] = need_cpu
+        streams = [s for s in streams if s.mb_per_unit > 0]
+        if len(streams) > items.width:
+            items.widen(len(streams))
+        items.stream_vm[row] = -1
+        items.stream_need[row] = 0.0
+        for k, s in enumerate(streams):
+            items.stream_vm[row, k] = item.vm.row if s.vm < 0 else s.vm
+            items.stream_nic[row, k] = s.device == Device.NIC
+            items.stream_need[row, k] = s.mb_per_unit
+        items.layout += 1
         self.items.remaining[item.row] = math.inf if phase.kind == Kind.LOAD else phase.amount
         self.items.sys_fraction[item.row] = phase.sys_fraction
         self.items.open[item.row] = phase.open

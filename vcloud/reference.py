@@ -1,7 +1,8 @@
-"""The tick of `engine.step`, written plainly per host, VM and item: the oracle the tests compare to.
+"""The tick of `engine.step`, written plainly per host, VM, item and stream: the oracle the tests compare to.
 
-Slow on purpose and never used by the model. Keep it in step with engine.py when the physics
-changes: the reading order is the same (memory, demand, CPU, I/O, progress, accounting).
+Slow on purpose and never used by the model. It runs the same named stages as engine.py (memory, demand, cpu,
+io, pipeline, progress, account) and fills the same `TickState`, so a test can say which stage differs. Keep it
+in step with engine.py when the physics changes.
 """
 
 from __future__ import annotations
@@ -10,159 +11,284 @@ import math
 
 import numpy as np
 
-from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, Physics, TickResult
+from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, Physics, TickResult, TickState
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill_reference
-from vcloud.work import DISK_KINDS, Kind
+from vcloud.work import Kind
+
+INF = math.inf
 
 
-def _share(groups: dict[int, list[int]], weight: dict, cap: dict, capacity: dict) -> dict[int, float]:
-    got: dict[int, float] = {}
+def _share(groups: dict[int, list], weight: dict, cap: dict, capacity: dict) -> dict:
+    got: dict = {}
     for g, members in groups.items():
         alloc = waterfill_reference([weight[i] for i in members], [cap[i] for i in members], capacity[g])
         got.update(zip(members, alloc, strict=True))
     return got
 
 
-def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
-    it = range(items.n)
-    vm_of = [int(items.vm[i]) for i in it]
-    kind = [Kind(int(items.kind[i])) for i in it]
-    host_of_vm = [int(vms.host[v]) for v in range(vms.n)]
-    core = [float(hosts.core_mhz[host_of_vm[v]]) for v in range(vms.n)]
-    items_of_vm: dict[int, list[int]] = {v: [] for v in range(vms.n)}
-    for i in it:
-        items_of_vm[vm_of[i]].append(i)
+class _Tick:
+    """One tick's plain computation; each method is one stage of engine.py."""
 
-    used, active, swapped, stall = {}, {}, {}, {}
-    for v in range(vms.n):
-        used[v] = vms.os_mem_mb[v] + sum(items.mem_mb[i] for i in items_of_vm[v])
-        active[v] = vms.os_mem_mb[v] * vms.os_active_fraction[v] + sum(items.mem_active_mb[i] for i in items_of_vm[v])
-        swapped[v] = max(used[v] - vms.mem_granted_mb[v], 0.0)
-        stall[v] = swapped[v] / used[v] if used[v] > 0 else 0.0
+    def __init__(self, hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> None:
+        self.hosts, self.vms, self.items, self.dt, self.physics = hosts, vms, items, dt, physics
+        self.st = TickState()
+        self.it = range(items.n)
+        self.vm_of = [int(items.vm[i]) for i in self.it]
+        self.kind = [Kind(int(items.kind[i])) for i in self.it]
+        self.host_of_vm = [int(vms.host[v]) for v in range(vms.n)]
+        self.core = [float(hosts.core_mhz[self.host_of_vm[v]]) for v in range(vms.n)]
+        self.items_of_vm: dict[int, list[int]] = {v: [] for v in range(vms.n)}
+        for i in self.it:
+            self.items_of_vm[self.vm_of[i]].append(i)
+        # streams: (item, column) in row-major order, then one disk stream per LOAD item
+        self.streams = [(i, c) for i in self.it for c in range(items.width) if items.stream_vm[i, c] >= 0]
+        self.streams += [(i, -1) for i in self.it if self.kind[i] == Kind.LOAD]
 
-    want_cpu, cpu_weight = {}, {}
-    for i in it:
-        v = vm_of[i]
-        if kind[i] == Kind.CPU:
-            want_cpu[i] = items.threads[i] * core[v] * (1 - stall[v])
-            cpu_weight[i] = items.threads[i]
-        elif kind[i] == Kind.LOAD:
-            want_cpu[i] = items.load_cpu_mhz[i] * (1 - stall[v])
-            cpu_weight[i] = want_cpu[i] / core[v]
-        else:
-            want_cpu[i], cpu_weight[i] = 0.0, 0.0
-    demand = {v: min(sum(want_cpu[i] for i in items_of_vm[v]), vms.vcpus[v] * core[v]) for v in range(vms.n)}
+    def memory(self) -> None:
+        vms, items = self.vms, self.items
+        self.used, self.active, self.swapped, self.stall = {}, {}, {}, {}
+        for v in range(vms.n):
+            mine = self.items_of_vm[v]
+            self.used[v] = vms.os_mem_mb[v] + sum(items.mem_mb[i] for i in mine)
+            self.active[v] = vms.os_mem_mb[v] * vms.os_active_fraction[v] + sum(items.mem_active_mb[i] for i in mine)
+            self.swapped[v] = max(self.used[v] - vms.mem_granted_mb[v], 0.0)
+            self.stall[v] = self.swapped[v] / self.used[v] if self.used[v] > 0 else 0.0
 
-    vms_of_host = {h: [v for v in range(vms.n) if host_of_vm[v] == h] for h in range(hosts.n)}
-    vm_got = _share(
-        vms_of_host,
-        {v: vms.cpu_entitlement_mhz[v] + ENTITLEMENT_FLOOR_MHZ for v in range(vms.n)},
-        {v: min(demand[v], vms.cpu_limit_mhz[v]) for v in range(vms.n)},
-        {h: hosts.cores[h] * hosts.core_mhz[h] for h in range(hosts.n)},
-    )
-    got_cpu = _share(items_of_vm, cpu_weight, want_cpu, vm_got)
-
-    # disk streams: ("item", i) and ("swap", v), equal shares per host datastore
-    disk_want, disk_groups = {}, {h: [] for h in range(hosts.n)}
-    for i in it:
-        h = host_of_vm[vm_of[i]]
-        if kind[i] in DISK_KINDS and items.remaining[i] > 0:
-            disk_want[("item", i)] = min(items.io_mbps_max[i], hosts.disk_mbps[h])
-        elif kind[i] == Kind.LOAD:
-            disk_want[("item", i)] = min(items.load_disk_mbps[i], hosts.disk_mbps[h])
-        else:
-            disk_want[("item", i)] = 0.0
-        disk_groups[h].append(("item", i))
-    for v in range(vms.n):
-        h = host_of_vm[v]
-        disk_want[("swap", v)] = min(swapped[v] * physics.swap_touch_rate, hosts.disk_mbps[h])
-        disk_groups[h].append(("swap", v))
-    disk_got = _share(
-        disk_groups,
-        {k: 1.0 if w > 0 else 0.0 for k, w in disk_want.items()},
-        disk_want,
-        {h: hosts.disk_mbps[h] for h in range(hosts.n)},
-    )
-    net_groups = {
-        h: [i for i in it if kind[i] == Kind.NET and items.remaining[i] > 0 and host_of_vm[vm_of[i]] == h]
-        for h in range(hosts.n)
-    }
-    net_got = _share(
-        net_groups,
-        {i: 1.0 for i in it},
-        {i: min(items.io_mbps_max[i], hosts.nic_mbps[host_of_vm[vm_of[i]]]) for i in it},
-        {h: hosts.nic_mbps[h] for h in range(hosts.n)},
-    )
-
-    done_rows, done_offset = [], []
-    cpu_s, runnable_s, blocked_s, io_mb = {}, {}, {}, {}
-    for i in it:
-        v, k = vm_of[i], kind[i]
-        rate = {Kind.CPU: got_cpu[i], Kind.NET: net_got.get(i, 0.0), Kind.WAIT: 1.0}.get(k, 0.0)
-        if k in DISK_KINDS:
-            rate = disk_got[("item", i)]
-        frac, progress, waiting_for_work = 1.0, 0.0, False
-        if k != Kind.LOAD:
-            possible = rate * dt
-            waiting_for_work = k in (*DISK_KINDS, Kind.NET) and items.remaining[i] <= 0  # open, nothing left
-            if possible >= items.remaining[i]:
-                frac = items.remaining[i] / possible if possible > 0 else 0.0  # nothing left: ends at once
-                progress = items.remaining[i]
-                items.remaining[i] = 0.0
-                if not items.open[i]:
-                    done_rows.append(i)
-                    done_offset.append(frac * dt)
+    def demand(self) -> None:
+        items, hosts = self.items, self.hosts
+        self.want_cpu, self.cpu_weight = {}, {}
+        for i in self.it:
+            v = self.vm_of[i]
+            if self.kind[i] == Kind.LOAD:
+                self.want_cpu[i] = items.load_cpu_mhz[i] * (1 - self.stall[v])
+                self.cpu_weight[i] = items.load_cpu_mhz[i] / self.core[v]
+            elif items.need_cpu[i] > 0:
+                self.want_cpu[i] = items.threads[i] * self.core[v] * (1 - self.stall[v])
+                self.cpu_weight[i] = items.threads[i]
             else:
-                progress = possible
-                items.remaining[i] -= possible
-        cpu_mc = progress if k == Kind.CPU else (got_cpu[i] * dt if k == Kind.LOAD else 0.0)
-        cpu_s[i] = cpu_mc / core[v]
-        runnable_s[i] = frac * dt * want_cpu[i] / core[v]
-        load_io = k == Kind.LOAD and disk_want[("item", i)] > 0
-        io_blocked = (k in DISK_KINDS or k == Kind.NET) and not waiting_for_work
-        blocked_s[i] = frac * dt * ((io_blocked or load_io) + (stall[v] * items.threads[i] if k == Kind.CPU else 0.0))
-        if k in DISK_KINDS or k == Kind.NET:
-            io_mb[i] = progress
-        elif k == Kind.LOAD:
-            io_mb[i] = disk_got[("item", i)] * dt
-        else:
-            io_mb[i] = 0.0
+                self.want_cpu[i], self.cpu_weight[i] = 0.0, 0.0
+        self.s_vm, self.s_group, self.s_need, self.s_want = {}, {}, {}, {}
+        for s in self.streams:
+            i, c = s
+            if c >= 0:
+                v, nic = int(items.stream_vm[i, c]), bool(items.stream_nic[i, c])
+                self.s_need[s] = float(items.stream_need[i, c])
+            else:
+                v, nic = self.vm_of[i], False
+                self.s_need[s] = 0.0
+            h = self.host_of_vm[v]
+            self.s_vm[s] = v
+            self.s_group[s] = (1, h) if nic else (0, h)
+            bw = hosts.nic_mbps[h] if nic else hosts.disk_mbps[h]
+            if c >= 0:
+                self.s_want[s] = min(items.io_mbps_max[i], bw) if items.remaining[i] > 0 else 0.0
+            else:
+                self.s_want[s] = min(items.load_disk_mbps[i], bw)
+        self.swap_want = {
+            v: min(self.swapped[v] * self.physics.swap_touch_rate, hosts.disk_mbps[self.host_of_vm[v]])
+            for v in range(self.vms.n)
+        }
 
-    for v in range(vms.n):
-        mine = items_of_vm[v]
-        vcpu_s = vms.vcpus[v] * dt
-        total_cpu = sum(cpu_s[i] for i in mine)
-        runnable = min(sum(runnable_s[i] for i in mine), vcpu_s)
-        steal = max(runnable - total_cpu, 0.0)
-        blocked = sum(blocked_s[i] for i in mine)
-        iowait = min(vcpu_s - runnable, blocked)
-        sys_s = sum(cpu_s[i] * items.sys_fraction[i] for i in mine)
-        waiting = sum(runnable_s[i] - cpu_s[i] for i in mine)
-        for i in mine:
-            items.usr_s[i] += cpu_s[i] * (1 - items.sys_fraction[i])
-            items.sys_s[i] += cpu_s[i] * items.sys_fraction[i]
-            items.steal_s[i] += (runnable_s[i] - cpu_s[i]) * steal / waiting if waiting > 0 else 0.0
-            items.iowait_s[i] += blocked_s[i] * iowait / blocked if blocked > 0 else 0.0
-            items.io_mb[i] += io_mb[i]
-        used_mc = sum(cpu_s[i] * core[v] for i in mine)
-        disk = sum(io_mb[i] for i in mine if kind[i] in DISK_KINDS or kind[i] == Kind.LOAD)
-        disk += disk_got[("swap", v)] * dt
-        net = sum(io_mb[i] for i in mine if kind[i] == Kind.NET)
-        vms.cpu_demand_mhz[v] = demand[v]
-        vms.cpu_used_mhz[v] = used_mc / dt
-        vms.mem_used_mb[v], vms.mem_active_mb[v], vms.swap_mb[v] = used[v], active[v], swapped[v]
-        vms.disk_mbps[v], vms.net_mbps[v] = disk / dt, net / dt
-        vms.usr_s[v] += total_cpu - sys_s
-        vms.sys_s[v] += sys_s
-        vms.steal_s[v] += steal
-        vms.iowait_s[v] += iowait
-        vms.idle_s[v] += vcpu_s - runnable - iowait
-        vms.cpu_used_mhz_s[v] += used_mc
-        vms.cpu_demand_mhz_s[v] += demand[v] * dt
-        vms.cpu_ready_mhz_s[v] += steal * core[v]
-        vms.disk_mb[v] += disk
-        vms.net_mb[v] += net
-        vms.swap_io_mb[v] += disk_got[("swap", v)] * dt
-    assert all(math.isfinite(x) for x in vms.usr_s[: vms.n])
-    return TickResult(np.array(done_rows, dtype=np.int64), np.array(done_offset))
+    def share_cpu(self, want: dict) -> tuple[dict, dict, dict]:
+        vms, hosts = self.vms, self.hosts
+        vm_want = {v: sum(want[i] for i in self.items_of_vm[v]) for v in range(vms.n)}
+        demand = {v: min(vm_want[v], vms.vcpus[v] * self.core[v]) for v in range(vms.n)}
+        vms_of_host = {h: [v for v in range(vms.n) if self.host_of_vm[v] == h] for h in range(hosts.n)}
+        vm_got = _share(
+            vms_of_host,
+            {v: vms.cpu_entitlement_mhz[v] + ENTITLEMENT_FLOOR_MHZ for v in range(vms.n)},
+            {v: min(demand[v], vms.cpu_limit_mhz[v]) for v in range(vms.n)},
+            {h: hosts.cores[h] * hosts.core_mhz[h] for h in range(hosts.n)},
+        )
+        got = _share(self.items_of_vm, self.cpu_weight, want, vm_got)
+        return vm_got, got, vm_want
+
+    def share_io(self, want: dict) -> tuple[dict, dict]:
+        hosts = self.hosts
+        groups: dict = {(d, h): [] for d in (0, 1) for h in range(hosts.n)}
+        caps, weights = {}, {}
+        for s in self.streams:
+            groups[self.s_group[s]].append(s)
+            caps[s], weights[s] = want[s], 1.0
+        for v in range(self.vms.n):
+            key = ("swap", v)
+            groups[(0, self.host_of_vm[v])].append(key)
+            caps[key], weights[key] = self.swap_want[v], 1.0
+        capacity = {(d, h): hosts.nic_mbps[h] if d else hosts.disk_mbps[h] for d, h in groups}
+        got = _share(groups, weights, caps, capacity)
+        return {s: got[s] for s in self.streams}, {v: got[("swap", v)] for v in range(self.vms.n)}
+
+    def cpu(self) -> None:
+        self.vm_got1, self.got_cpu1, self.vm_want1 = self.share_cpu(self.want_cpu)
+
+    def io(self) -> None:
+        self.got_io1, self.swap_got1 = self.share_io(self.s_want)
+
+    def rates(self, got_cpu: dict, got_io: dict) -> tuple[dict, dict, dict]:
+        items = self.items
+        cpu_ratio = {i: got_cpu[i] / items.need_cpu[i] if items.need_cpu[i] > 0 else INF for i in self.it}
+        s_ratio = {s: got_io[s] / self.s_need[s] for s in self.streams if s[1] >= 0}
+        rate = {}
+        for i in self.it:
+            r = min([cpu_ratio[i], *(x for (j, _), x in s_ratio.items() if j == i)])
+            if self.kind[i] == Kind.WAIT:
+                r = 1.0
+            rate[i] = 0.0 if r == INF else r
+        return rate, cpu_ratio, s_ratio
+
+    def pipeline(self) -> None:
+        items = self.items
+        n_needs = {i: int(items.need_cpu[i] > 0) for i in self.it}
+        for i, c in self.streams:
+            if c >= 0:
+                n_needs[i] += 1
+        multi = {i: n_needs[i] > 1 for i in self.it}
+        rate, cpu_ratio, s_ratio = self.rates(self.got_cpu1, self.got_io1)
+        got_cpu, got_io, swap_got, runnable = self.got_cpu1, self.got_io1, self.swap_got1, self.got_cpu1
+        if any(multi.values()) and self.physics.pipeline_rounds > 1:
+            want2, cut = {}, {}
+            for i in self.it:
+                contended = self.vm_got1[self.vm_of[i]] < self.vm_want1[self.vm_of[i]]
+                cut[i] = multi[i] and cpu_ratio[i] > rate[i] and contended
+                want2[i] = rate[i] * items.need_cpu[i] if cut[i] else self.want_cpu[i]
+            group_got, group_want = {}, {}
+            for s in self.streams:
+                g = self.s_group[s]
+                group_got[g] = group_got.get(g, 0.0) + self.got_io1[s]
+                group_want[g] = group_want.get(g, 0.0) + self.s_want[s]
+            for v in range(self.vms.n):
+                g = (0, self.host_of_vm[v])
+                group_got[g] = group_got.get(g, 0.0) + self.swap_got1[v]
+                group_want[g] = group_want.get(g, 0.0) + self.swap_want[v]
+            s_want2 = dict(self.s_want)
+            for s in self.streams:
+                i = s[0]
+                g = self.s_group[s]
+                if s[1] >= 0 and multi[i] and s_ratio[s] > rate[i] and group_got[g] < group_want[g]:
+                    s_want2[s] = rate[i] * self.s_need[s]
+            _, got_cpu, _ = self.share_cpu(want2)
+            got_io, swap_got = self.share_io(s_want2)
+            runnable = {i: self.got_cpu1[i] if cut[i] else got_cpu[i] for i in self.it}
+            rate, _, _ = self.rates(got_cpu, got_io)
+        self.rate, self.got_cpu, self.got_io, self.swap_got, self.runnable = rate, got_cpu, got_io, swap_got, runnable
+
+    def progress(self) -> None:
+        items, dt = self.items, self.dt
+        self.done_rows, self.done_offset = [], []
+        self.prog, self.frac = {}, {}
+        for i in self.it:
+            frac, progress = 1.0, 0.0
+            if self.kind[i] != Kind.LOAD:
+                possible = self.rate[i] * dt
+                if possible >= items.remaining[i]:
+                    frac = items.remaining[i] / possible if possible > 0 else 0.0  # nothing left: ends at once
+                    progress = items.remaining[i]
+                    items.remaining[i] = 0.0
+                    self.done_rows.append(i)
+                else:
+                    progress = possible
+                    items.remaining[i] -= possible
+            self.prog[i], self.frac[i] = progress, frac
+
+    def account(self) -> None:
+        items, vms, dt = self.items, self.vms, self.dt
+        cpu_s, runnable_s, blocked_s, own_mb = {}, {}, {}, {i: 0.0 for i in self.it}
+        vm_disk = {v: self.swap_got[v] * dt for v in range(vms.n)}
+        vm_net = {v: 0.0 for v in range(vms.n)}
+        daemon_blocked = {v: 0.0 for v in range(vms.n)}
+        for s in self.streams:
+            i, c = s
+            mb = self.got_io[s] * dt if c < 0 else self.prog[i] * self.s_need[s]
+            v = self.s_vm[s]
+            if self.s_group[s][0] == 1:
+                vm_net[v] += mb
+            else:
+                vm_disk[v] += mb
+                if v != self.vm_of[i] and self.got_io[s] > 0:
+                    busy = min(self.rate[i] * self.s_need[s] / self.got_io[s], 1.0)
+                    daemon_blocked[v] += busy * self.frac[i] * dt
+            if v == self.vm_of[i]:
+                own_mb[i] += mb
+        f_run = {}
+        for i in self.it:
+            v, need = self.vm_of[i], items.need_cpu[i]
+            load = self.kind[i] == Kind.LOAD
+            cpu_mc = self.got_cpu[i] * dt if load else self.prog[i] * need
+            cpu_s[i] = cpu_mc / self.core[v]
+            cpu_bound = need > 0 and self.got_cpu[i] / need <= self.rate[i]
+            if cpu_bound or load:
+                f_run[i] = 1.0
+            else:
+                f_run[i] = min(self.rate[i] * need / self.runnable[i], 1.0) if self.runnable[i] > 0 else 0.0
+            runnable_s[i] = f_run[i] * self.want_cpu[i] * self.frac[i] * dt / self.core[v]
+            io_active = any(self.s_want[s] > 0 for s in self.streams if s[0] == i)
+            threads = items.threads[i] if need > 0 else 0.0
+            blocked_s[i] = (self.stall[v] * threads + io_active * (1.0 - (0.0 if load else f_run[i]))) * self.frac[i] * dt
+        for v in range(vms.n):
+            mine = self.items_of_vm[v]
+            vcpu_s = vms.vcpus[v] * dt
+            total_cpu = sum(cpu_s[i] for i in mine)
+            runnable = min(sum(runnable_s[i] for i in mine), vcpu_s)
+            steal = max(runnable - total_cpu, 0.0)
+            blocked = sum(blocked_s[i] for i in mine) + daemon_blocked[v]
+            iowait = min(vcpu_s - runnable, blocked)
+            sys_s = sum(cpu_s[i] * items.sys_fraction[i] for i in mine)
+            waiting = sum(runnable_s[i] - cpu_s[i] for i in mine)
+            for i in mine:
+                items.usr_s[i] += cpu_s[i] * (1 - items.sys_fraction[i])
+                items.sys_s[i] += cpu_s[i] * items.sys_fraction[i]
+                items.steal_s[i] += (runnable_s[i] - cpu_s[i]) * steal / waiting if waiting > 0 else 0.0
+                items.iowait_s[i] += blocked_s[i] * iowait / blocked if blocked > 0 else 0.0
+                items.io_mb[i] += own_mb[i]
+            used_mc = sum(cpu_s[i] * self.core[v] for i in mine)
+            demand = min(sum(f_run[i] * self.want_cpu[i] for i in mine), vms.vcpus[v] * self.core[v])
+            vms.cpu_demand_mhz[v] = demand
+            vms.cpu_used_mhz[v] = used_mc / dt
+            vms.mem_used_mb[v], vms.mem_active_mb[v], vms.swap_mb[v] = self.used[v], self.active[v], self.swapped[v]
+            vms.disk_mbps[v], vms.net_mbps[v] = vm_disk[v] / dt, vm_net[v] / dt
+            vms.usr_s[v] += total_cpu - sys_s
+            vms.sys_s[v] += sys_s
+            vms.steal_s[v] += steal
+            vms.iowait_s[v] += iowait
+            vms.idle_s[v] += vcpu_s - runnable - iowait
+            vms.cpu_used_mhz_s[v] += used_mc
+            vms.cpu_demand_mhz_s[v] += demand * dt
+            vms.cpu_ready_mhz_s[v] += steal * self.core[v]
+            vms.disk_mb[v] += vm_disk[v]
+            vms.net_mb[v] += vm_net[v]
+            vms.swap_io_mb[v] += self.swap_got[v] * dt
+        assert all(math.isfinite(x) for x in vms.usr_s[: vms.n])
+
+    def state(self) -> TickState:
+        """The stages' results as the arrays engine.py keeps (for the stage-by-stage comparison)."""
+        st, it, vr = self.st, list(self.it), range(self.vms.n)
+        n_host = self.hosts.n
+        arr = np.array
+        st.used, st.active = arr([self.used[v] for v in vr]), arr([self.active[v] for v in vr])
+        st.swapped, st.stall = arr([self.swapped[v] for v in vr]), arr([self.stall[v] for v in vr])
+        st.want_cpu, st.cpu_weight = arr([self.want_cpu[i] for i in it]), arr([self.cpu_weight[i] for i in it])
+        st.s_item = arr([i for i, _ in self.streams], dtype=np.int64)
+        st.s_group = arr([g[1] + n_host * g[0] for g in (self.s_group[s] for s in self.streams)], dtype=np.int64)
+        st.s_vm = arr([self.s_vm[s] for s in self.streams], dtype=np.int64)
+        st.s_need = arr([self.s_need[s] for s in self.streams])
+        st.s_want = arr([self.s_want[s] for s in self.streams])
+        st.swap_want = arr([self.swap_want[v] for v in vr])
+        st.vm_got1, st.got_cpu1 = arr([self.vm_got1[v] for v in vr]), arr([self.got_cpu1[i] for i in it])
+        st.got_io1 = arr([self.got_io1[s] for s in self.streams])
+        st.rate, st.got_cpu = arr([self.rate[i] for i in it]), arr([self.got_cpu[i] for i in it])
+        st.got_io = arr([self.got_io[s] for s in self.streams])
+        st.swap_got = arr([self.swap_got[v] for v in vr])
+        st.runnable_mhz = arr([self.runnable[i] for i in it])
+        st.progress = arr([self.prog[i] for i in it])
+        st.frac_dt = arr([self.frac[i] * self.dt for i in it])
+        st.done_rows = arr(self.done_rows, dtype=np.int64)
+        return st
+
+
+def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
+    tick = _Tick(hosts, vms, items, dt, physics)
+    for stage in (tick.memory, tick.demand, tick.cpu, tick.io, tick.pipeline, tick.progress, tick.account):
+        stage()
+    ended = [(i, tick.frac[i] * dt) for i in tick.done_rows if not items.open[i]]
+    return TickResult(np.array([i for i, _ in ended], dtype=np.int64), np.array([o for _, o in ended]), tick.state())

@@ -11,14 +11,21 @@ import numpy as np
 
 
 class Columns:
-    """A bag of equally long NumPy columns declared by name and dtype."""
+    """A bag of equally long NumPy columns declared by name and dtype.
+
+    `WIDE` columns hold `width` values per row (a 2-D array, rows first), each filled with its default; the
+    width grows on demand (`widen`)."""
 
     SCHEMA: dict[str, type] = {}
+    WIDE: dict[str, tuple[type, float]] = {}
 
-    def __init__(self, capacity: int = 0) -> None:
+    def __init__(self, capacity: int = 0, width: int = 1) -> None:
         self.n = 0
+        self.width = width
         for name, dtype in self.SCHEMA.items():
             setattr(self, name, np.zeros(capacity, dtype=dtype))
+        for name, (dtype, fill) in self.WIDE.items():
+            setattr(self, name, np.full((capacity, width), fill, dtype=dtype))
 
     @property
     def capacity(self) -> int:
@@ -31,6 +38,22 @@ class Columns:
             col = np.zeros(new, dtype=old.dtype)
             col[: self.n] = old[: self.n]
             setattr(self, name, col)
+        for name, (dtype, fill) in self.WIDE.items():
+            old = getattr(self, name)
+            col = np.full((new, self.width), fill, dtype=dtype)
+            col[: self.n] = old[: self.n]
+            setattr(self, name, col)
+
+    def widen(self, width: int) -> None:
+        """Make room for `width` values per row in the wide columns."""
+        if width <= self.width:
+            return
+        for name, (dtype, fill) in self.WIDE.items():
+            old = getattr(self, name)
+            col = np.full((old.shape[0], width), fill, dtype=dtype)
+            col[:, : self.width] = old
+            setattr(self, name, col)
+        self.width = width
 
     def append(self, **values: float) -> int:
         """Add a row with the given values (others zero) and return its index."""
@@ -42,6 +65,8 @@ class Columns:
         row = self.n
         for name in self.SCHEMA:
             getattr(self, name)[row] = values.get(name, 0)
+        for name, (_, fill) in self.WIDE.items():
+            getattr(self, name)[row] = fill
         self.n += 1
         return row
 
@@ -112,6 +137,7 @@ class ItemTable(Columns):
     SCHEMA = {
         "vm": np.int64,
         "kind": np.int8,
+        "need_cpu": np.float64,  # megacycles per unit of progress of the current phase (work.Phase.needs)
         "remaining": np.float64,  # of the current phase, in the phase's unit
         "open": np.bool_,  # the phase may still grow (Phase.open): it does not end when remaining hits 0
         "phase_amount": np.float64,  # the current phase's amount (grows with an open phase)
@@ -130,16 +156,24 @@ class ItemTable(Columns):
         "sys_s": np.float64,
         "steal_s": np.float64,
         "iowait_s": np.float64,
-        "io_mb": np.float64,
+        "io_mb": np.float64,  # MB through its own VM's datastore and NIC (streams served elsewhere excluded)
+    }
+    # the current phase's I/O streams (work.Stream), one per column; vm -1 = no stream in this column
+    WIDE = {
+        "stream_vm": (np.int64, -1),  # the VM whose host's device carries it
+        "stream_nic": (np.bool_, False),  # NIC, else datastore
+        "stream_need": (np.float64, 0.0),  # MB per unit of progress
     }
 
     def __init__(self, capacity: int = 0) -> None:
-        super().__init__(capacity)
+        super().__init__(capacity, width=1)
         self.owner: list[object] = []
+        self.layout = 0  # bumped whenever a row's needs change (add, remove, new phase): a key for caches
 
     def add(self, owner: object, **values: float) -> int:
         row = self.append(**values)
         self.owner.append(owner)
+        self.layout += 1
         return row
 
     def remove(self, row: int) -> object | None:
@@ -147,11 +181,12 @@ class ItemTable(Columns):
         last = self.n - 1
         moved = None
         if row != last:
-            for name in self.SCHEMA:
+            for name in (*self.SCHEMA, *self.WIDE):
                 col = getattr(self, name)
                 col[row] = col[last]
             moved = self.owner[last]
             self.owner[row] = moved
         self.owner.pop()
         self.n -= 1
+        self.layout += 1
         return moved

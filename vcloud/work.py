@@ -1,10 +1,16 @@
 """Guest work: what a VM runs, described without any knowledge of Hadoop.
 
-A work item is a sequence of phases. Each phase needs one resource: CPU megacycles, local disk MB
-(read or write), network MB, or a plain wait. Real programs overlap CPU and I/O inside a phase; here
-the layer above (Hadoop) expresses overlap by splitting its work into alternating phases. Keeping
-phases single-resource makes the tick exact (no coupled allocation inside a VM) and the guest
-accounting unambiguous: a thread in a CPU phase is runnable, a thread in an I/O phase is blocked.
+A work item is a sequence of phases. A phase advances in *units* of progress and needs, per unit, some
+CPU megacycles and some MB on I/O streams (a datastore or a NIC, its own host's or another's). All of a
+phase's needs are served at once and the phase advances at one rate, set by its bottleneck (SimGrid's
+`ptask_L07` model of a parallel task; reference/algorithms.md 10.2): a program that streams its input
+while it computes is one phase, not a read followed by a compute. What the phase cannot use of its other
+resources in a tick goes to other work (`engine.py`, stage `pipeline`).
+
+The single-resource kinds (CPU, DISK_READ, DISK_WRITE, NET) are phases with one need of 1 per unit; WAIT
+advances one unit per second and needs nothing; LOAD is a background tenant's never-ending demand.
+Guest accounting follows the bottleneck: the share of a tick that CPU bounds the thread counts as
+runnable (CPU or steal), the share that I/O bounds it as blocked (iowait).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from enum import IntEnum
 
 
 class Kind(IntEnum):
-    """Which resource a phase consumes. Stored as int8 in the item table."""
+    """What a phase is made of. Stored as int8 in the item table."""
 
     CPU = 0  # amount: megacycles; rate: MHz granted to the item's threads
     DISK_READ = 1  # amount: MB from the host's datastore
@@ -23,9 +29,41 @@ class Kind(IntEnum):
     NET = 3  # amount: MB through the host's NIC (remote read/write)
     WAIT = 4  # amount: seconds (sleep, wait for a peer); consumes nothing
     LOAD = 5  # background tenant: steady CPU/disk demand set by a load profile; never completes
+    PIPE = 6  # amount: units; per unit `cpu_per_unit` megacycles and each stream's MB, all at once
 
 
 DISK_KINDS = (Kind.DISK_READ, Kind.DISK_WRITE)
+
+
+class Device(IntEnum):
+    DISK = 0  # a host's datastore
+    NIC = 1  # a host's network interface
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """`mb_per_unit` MB through `device` of the host of VM row `vm` (-1: the item's own VM) per unit of progress.
+
+    A stream on another VM's host is work done there for this item (a DataNode serving a block, a replica's
+    disk in a write pipeline): it loads that host's device and shows in that VM's disk, network and iowait,
+    not in this item's charges. `write` marks data written (the page cache treats it apart)."""
+
+    device: Device
+    mb_per_unit: float = 1.0
+    vm: int = -1
+    write: bool = False
+
+    def __post_init__(self) -> None:
+        if not (self.mb_per_unit >= 0 and math.isfinite(self.mb_per_unit)):
+            raise ValueError(f"stream mb_per_unit must be finite and >= 0, got {self.mb_per_unit}")
+
+
+def disk(mb_per_unit: float = 1.0, vm: int = -1, write: bool = False) -> Stream:
+    return Stream(Device.DISK, mb_per_unit, vm, write)
+
+
+def nic(mb_per_unit: float = 1.0, vm: int = -1) -> Stream:
+    return Stream(Device.NIC, mb_per_unit, vm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,12 +80,33 @@ class Phase:
     amount: float
     sys_fraction: float = 0.0
     open: bool = False
+    cpu_per_unit: float = 0.0  # PIPE: megacycles per unit
+    streams: tuple[Stream, ...] = ()  # PIPE: I/O per unit
 
     def __post_init__(self) -> None:
         if not (self.amount >= 0 and math.isfinite(self.amount)):
             raise ValueError(f"phase {self.name!r}: amount must be finite and >= 0, got {self.amount}")
         if not 0.0 <= self.sys_fraction <= 1.0:
             raise ValueError(f"phase {self.name!r}: sys_fraction must be in [0, 1], got {self.sys_fraction}")
+        if self.kind == Kind.PIPE and not (self.cpu_per_unit > 0 or any(s.mb_per_unit > 0 for s in self.streams)):
+            raise ValueError(f"phase {self.name!r}: a pipelined phase needs CPU or I/O per unit")
+        if not (self.cpu_per_unit >= 0 and math.isfinite(self.cpu_per_unit)):
+            raise ValueError(f"phase {self.name!r}: cpu_per_unit must be finite and >= 0, got {self.cpu_per_unit}")
+
+    def needs(self) -> tuple[float, tuple[Stream, ...]]:
+        """(megacycles per unit, streams per unit): every kind but WAIT and LOAD in one form."""
+        kind = self.kind
+        if kind == Kind.PIPE:
+            return self.cpu_per_unit, self.streams
+        if kind == Kind.CPU:
+            return 1.0, ()
+        if kind == Kind.DISK_READ:
+            return 0.0, (disk(),)
+        if kind == Kind.DISK_WRITE:
+            return 0.0, (disk(write=True),)
+        if kind == Kind.NET:
+            return 0.0, (nic(),)
+        return 0.0, ()
 
     @classmethod
     def cpu(cls, name: str, megacycles: float, sys_fraction: float = 0.0) -> Phase:
@@ -68,3 +127,18 @@ class Phase:
     @classmethod
     def wait(cls, name: str, seconds: float) -> Phase:
         return cls(name, Kind.WAIT, seconds)
+
+    @classmethod
+    def pipe(
+        cls, name: str, units: float, cpu_per_unit: float, streams: tuple[Stream, ...] | list[Stream] = (),
+        sys_fraction: float = 0.0,
+    ) -> Phase:
+        """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.
+        Streams on the same device of the same VM are merged (one request queue per device and VM)."""
+        merged: dict[tuple[Device, int, bool], float] = {}
+        for s in streams:
+            if s.mb_per_unit > 0:
+                key = (s.device, s.vm, s.write)
+                merged[key] = merged.get(key, 0.0) + s.mb_per_unit
+        kept = tuple(Stream(d, mb, vm, w) for (d, vm, w), mb in merged.items())
+        return cls(name, Kind.PIPE, units, sys_fraction, cpu_per_unit=cpu_per_unit, streams=kept)  # fmt: skip
