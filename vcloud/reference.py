@@ -224,7 +224,8 @@ class _Tick:
             runnable_s[i] = f_run[i] * self.want_cpu[i] * self.frac[i] * dt / self.core[v]
             io_active = any(self.s_want[s] > 0 for s in self.streams if s[0] == i)
             threads = items.threads[i] if need > 0 else 0.0
-            blocked_s[i] = (self.stall[v] * threads + io_active * (1.0 - (0.0 if load else f_run[i]))) * self.frac[i] * dt
+            io_blocked = io_active * (1.0 - (0.0 if load else f_run[i]))
+            blocked_s[i] = (self.stall[v] * threads + io_blocked) * self.frac[i] * dt
         for v in range(vms.n):
             mine = self.items_of_vm[v]
             vcpu_s = vms.vcpus[v] * dt
