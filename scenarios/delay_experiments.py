@@ -129,7 +129,7 @@ class DelayScheduling(HadoopScenario):
         submit = np.concatenate([[0.0], np.cumsum(gaps)])
         paper_maps = {b: m for b, m, _ in BINS}
         block = s.hadoop.block_mb
-        for k, (b, t) in enumerate(zip(bins[: s.max_jobs], submit[: s.max_jobs], strict=False)):
+        for k, (b, t) in enumerate(zip(bins[: s.max_jobs], submit[: s.max_jobs], strict=True)):
             maps = scaled_maps(paper_maps[int(b)], s.scale)
             table = splits(TEXT_SEARCH, maps * block / TEXT_SEARCH.input_mb, block, rng)
             model.add_job(f"J{k + 1:03d} bin{b}", TEXT_SEARCH, float(t), table.map_specs(), s.reduces)
