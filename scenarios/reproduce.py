@@ -6,7 +6,8 @@ can afford it; the numbers then differ from the full-scale ones given in the iss
 Covered: FlexSlot section 2 (Figs 3, 4, 6 and Table 1) and section 4 (Figs 7-14, `flexslot_figures.py`);
 the Coupling paper's Figs 1-2, 5-6, 10-11, 12, 16 and Tables II-IV (docs/results-coupling.md discusses them);
 SAMR Fig 9 (samr-heterogeneous).
-the cluster schedulers: Capacity's queues and user limits, Quincy against Fair (scheduler_experiments.py).
+the cluster schedulers: Capacity's queues and user limits, Quincy against Fair (scheduler_experiments.py);
+Delay Scheduling section 5, IO-heavy (`delay_figures.py`; docs/results-delay.md).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pandas as pd
 
 from hadoop_layer import jobmix
 from hadoop_layer.model import HadoopModel
-from scenarios import flexslot_figures, plots
+from scenarios import delay_figures, flexslot_figures, plots
 from scenarios.cli import run_model
 from scenarios.coupling_experiments import TABLE_II_JOBS
 from scenarios.registry import SCENARIOS
@@ -338,6 +339,10 @@ ENTRIES = [
         "up to 3.9x less cross-cluster data than greedy",
         quincy_locality,
     ),
+    Entry("Delay Scheduling Sec. 5, IO-heavy: node-local maps per bin", "fair + delay near 1 in every bin; naive "
+          "fair and FIFO far lower for small jobs", delay_figures.locality),
+    Entry("Delay Scheduling Sec. 5, IO-heavy: response time per bin", "fair + delay faster than naive fair for "
+          "small and medium jobs (bins 1-6)", delay_figures.response_times),
 ]  # fmt: skip
 
 

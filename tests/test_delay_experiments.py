@@ -1,0 +1,102 @@
+"""The delay-scheduling scenario (Zaharia et al., EuroSys 2010, section 5, IO-heavy): its workload is the paper's,
+and delay scheduling gives the paper's locality; the response-time direction waits for DataNode serving (issue 11).
+"""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from hadoop_layer.hdfs import Locality
+from hadoop_layer.model import HadoopModel
+from scenarios.cli import run_model
+from scenarios.delay_experiments import BINS, POLICIES, job_bin, scaled_maps
+from scenarios.registry import SCENARIOS
+from scenarios.settings import validate
+
+SCENARIO = SCENARIOS["delay-scheduling"]
+SMALL = (1, 2, 3, 4)  # bins of 1-60 maps in the paper: 1, 2, 10 and (scaled) 10 maps here
+
+
+def _build(**settings) -> HadoopModel:
+    return SCENARIO.build(validate(SCENARIO.Settings, settings), seed=1)
+
+
+def _node_local(model: HadoopModel, bins: tuple[int, ...]) -> float:
+    """Node-local share of the launched maps of the jobs in `bins`."""
+    levels = [a.locality for j in model.jobtracker.jobs if job_bin(j) in bins for t in j.maps for a in t.attempts
+              if a.locality is not None]  # fmt: skip
+    return sum(lv == Locality.NODE for lv in levels) / len(levels)
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, tuple[HadoopModel, dict]]:
+    """The default configuration (scale 0.2: 20 slaves, 100 jobs), seed 1, under each of the paper's policies."""
+    out = {}
+    for label, settings in POLICIES.items():
+        model = _build(**settings)
+        run_model(model, SCENARIO.horizon_s(model), progress=False)
+        out[label] = (model, SCENARIO.summary(model))
+    return out
+
+
+def test_the_workload_has_the_papers_bins_scaled_maps_random_arrivals_and_three_rack_aware_replicas(runs):
+    model = runs["Fair delay"][0]  # the jobs are the JobTracker's once submitted
+    jobs = model.jobtracker.jobs
+    assert len(model.trackers) == 20
+    assert Counter(job_bin(j) for j in jobs) == {b: n for b, _, n in BINS}
+    assert {job_bin(j): len(j.maps) for j in jobs} == {1: 1, 2: 2, 3: 10, 4: 10, 5: 20, 6: 40, 7: 80, 8: 160, 9: 960}
+    gaps = np.diff(sorted(j.submit_s for j in jobs))
+    assert gaps.mean() == pytest.approx(14.0, abs=4.5)  # 99 exponential gaps: the mean's sd is 1.4 s
+    assert gaps.std() == pytest.approx(gaps.mean(), rel=0.35)  # exponential: sd = mean (a fixed gap has sd 0)
+    racks = model.node_racks
+    for task in (t for j in jobs for t in j.maps):
+        assert len(set(task.replicas)) == 3 and len(set(racks[task.replicas])) == 2
+    # not all small jobs first: the bins are shuffled over the submissions
+    assert len({job_bin(j) for j in sorted(jobs, key=lambda j: j.submit_s)[:20]}) > 2
+
+
+def test_scale_one_is_the_papers_size():
+    assert [scaled_maps(m, 1.0) for _, m, _ in BINS] == [m for _, m, _ in BINS]
+    assert len(_build(scale=1.0, max_jobs=1).trackers) == 100
+
+
+def test_delay_scheduling_makes_every_bin_node_local_and_naive_fair_and_fifo_leave_small_jobs_remote(runs):
+    # Measured (seed 1): small bins 0.45 FIFO, 0.26 naive, 0.98 delay; every bin of delay >= 0.94.
+    fifo, naive, delay = (runs[k][0] for k in POLICIES)
+    assert _node_local(delay, SMALL) >= 0.95
+    assert all(b["node_local"] >= 0.9 for b in runs["Fair delay"][1]["bins"].values())
+    assert _node_local(naive, SMALL) < _node_local(delay, SMALL) - 0.4
+    assert _node_local(fifo, SMALL) < _node_local(delay, SMALL) - 0.4
+    overall = {k: runs[k][1]["locality"]["node"] for k in POLICIES}
+    assert overall["Fair naive"] < overall["Fair delay"] and overall["FIFO"] < overall["Fair delay"]
+    assert overall["Fair delay"] >= 0.99
+
+
+@pytest.mark.xfail(strict=False, reason="measured FIFO >= naive fair (seeds 1-3 at scale 0.2, seed 1 at scale 1): "
+                   "FIFO's head job takes any free slot as naive fair's neediest job does, and its node-or-rack-"
+                   "local-first scan favours local tasks; the FIFO < naive ordering (issue 11) is not verified "
+                   "against the paper (docs/results-delay.md)")  # fmt: skip
+def test_fifo_is_less_node_local_than_naive_fair(runs):
+    assert _node_local(runs["FIFO"][0], SMALL) < _node_local(runs["Fair naive"][0], SMALL)
+
+
+@pytest.mark.xfail(strict=False, reason="no DataNode serving yet (issue 11): a remote HDFS read is charged only to "
+                   "the reader's NIC, so a remote map (8.7 s) beats a node-local one (13.4 s) on a busy disk and the "
+                   "locality delay buys no speed")  # fmt: skip
+def test_delay_scheduling_answers_small_and_medium_jobs_faster_than_naive_fair(runs):
+    naive, delay = runs["Fair naive"][1]["bins"], runs["Fair delay"][1]["bins"]
+    for group in (("1", "2", "3"), ("4", "5", "6")):  # small, medium
+        times = {k: [bins[b]["mean_response_s"] for b in group] for k, bins in (("naive", naive), ("delay", delay))}
+        assert np.mean(times["delay"]) < np.mean(times["naive"]), group
+
+
+def test_the_summary_reports_each_bin_and_throughput(runs):
+    summary = runs["Fair delay"][1]
+    assert summary["policy"] == "fair/delay" and runs["Fair naive"][1]["policy"] == "fair/naive"
+    assert summary["jobs_done"] == 100 and list(summary["bins"]) == [str(b) for b, _, _ in BINS]
+    for b in summary["bins"].values():
+        assert b["unfinished"] == 0 and b["median_response_s"] > 0 and b["mean_response_s"] > 0
+    model = runs["Fair delay"][0]
+    input_mb = sum(t.input_mb for j in model.jobtracker.jobs for t in j.maps)
+    assert summary["throughput_mb_per_s"] == pytest.approx(input_mb / summary["makespan_s"])
