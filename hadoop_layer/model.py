@@ -205,7 +205,7 @@ class HadoopModel(CloudModel):
         task_times = np.array([a.end_s - min(b.start_s for b in a.task.attempts if b.start_s is not None)
                                for a in done_maps])  # fmt: skip
         per_node = {
-            t.name: sum(1 for a in t.history if a.state == "done" and a.task.kind == TaskKind.MAP)
+            t.name: sum(1 for a in t.history if a.state == "done" and a.task.kind == TaskKind.MAP and not a.task.role)
             for t in self.trackers
         }
         counts = np.array(list(per_node.values()))
