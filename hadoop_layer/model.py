@@ -72,6 +72,7 @@ class HadoopModel(CloudModel):
         `files[i]`: the input file of map i. Each file was written from one DataNode (a copy job's map), which
         holds the first replica of all its blocks; None: the input came from outside, blocks spread at random.
         `data_nodes`: the only DataNodes that hold the input (e.g. 7 of 15 slaves); None: all of them.
+        A map dict with `replicas` (node indices) keeps them: a trace's recorded split locations.
         """
         if not self.trackers:
             raise RuntimeError("add slaves before jobs: HDFS needs DataNodes")
@@ -83,7 +84,7 @@ class HadoopModel(CloudModel):
             writers = self.rng.integers(len(nodes), size=int(np.max(files)) + 1)[files]
         local = place_blocks(len(maps), self.node_racks[nodes], self.hadoop.replication, self.rng, writers)
         replicas = nodes[local]
-        maps = [{**m, "replicas": replicas[i]} for i, m in enumerate(maps)]
+        maps = [{"replicas": replicas[i], **m} for i, m in enumerate(maps)]  # a map's own replicas win (a trace's)
         self.jobtracker.expected_jobs += 1
         job = Job(self, self.jobtracker.expected_jobs, name, submit_s, maps, reduces, profile, **job_kwargs)
         first = len(self.task_job)
