@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import sys
 from functools import partial
 from pathlib import Path
@@ -35,7 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
@@ -65,6 +66,15 @@ class TraceReplaySettings(HadoopClusterSettings):
     time_scale: float = Field(1.0, gt=0, description="submit times are multiplied by this")
     profile: Benchmark = Field("wordcount", description="CPU per MB and record size when the trace has no counters")
     hadoop: HadoopConfig = Field(default_factory=lambda: TRACE_HADOOP.model_copy())
+    replay_io: bool = Field(
+        True, description="durations: charge the recorded bytes as I/O (False: the whole runtime is CPU, as Mumak)"
+    )
+
+    @field_validator("hadoop", mode="before")
+    @classmethod
+    def _over_trace_defaults(cls, value: Any) -> Any:
+        """`--set hadoop.KEY=V` changes KEY of this scenario's Hadoop (lifecycle on), not of stock defaults."""
+        return {**TRACE_HADOOP.model_dump(), **value} if isinstance(value, dict) else value
 
 
 @dataclasses.dataclass
@@ -92,7 +102,10 @@ class TraceReplay(HadoopScenario):
             model, nodes, cluster = build_cluster(settings, seed, check), {}, "testbed"
         else:
             model, nodes = build_trace_cluster(settings, seed, check, topology, jobs, kind)
-            cluster = f"{len(nodes)} nodes in {len(topology.racks)} racks"
+            n = model.traced_node
+            racks = len(set(model.node_racks.tolist()))
+            cluster = (f"{len(nodes)} nodes in {racks} racks, {n.map_slots} map + {n.reduce_slots} reduce slots, "
+                       f"disk {n.disk_mbps:.0f} MB/s, NIC {n.nic_mbps:.0f} MB/s")  # fmt: skip
         first = min(j.submit_s for j in jobs)
         replay = Replay(mode, cluster, [], [])
         for job in jobs:
@@ -187,31 +200,56 @@ def _attempt_hosts(jobs: list[TraceJob]) -> list[str]:
     return [h for h in names if h]
 
 
-def traced_slots(trace: str) -> tuple[int, int]:
-    """Map and reduce slots per node: the most attempts of each kind the trace ran at once on one host (Rumen
-    keeps no slot counts). Reads the attempts' start and finish times again from the trace."""
+@dataclasses.dataclass(frozen=True)
+class TracedNode:
+    """What a trace shows of its nodes (Rumen keeps no hardware or slot counts): the most map and reduce
+    attempts one host ran at once, and the most disk and network MB/s that one host's running attempts moved
+    together (each attempt's bytes spread evenly over its runtime), a floor for that node's hardware."""
+
+    map_slots: int = 1
+    reduce_slots: int = 1
+    disk_mbps: float = 0.0
+    nic_mbps: float = 0.0
+
+
+def _mb(attempt: dict, key: str) -> float:
+    value = attempt.get(key)
+    return value / 2**20 if isinstance(value, int | float) and value > 0 else 0.0
+
+
+def traced_node(trace: str, replication: int) -> TracedNode:
+    """Read the attempts' hosts, times and byte counters again (the trace was validated before)."""
     text, pos, decoder = read_text(trace), 0, json.JSONDecoder()
-    peaks = {"mapTasks": 1, "reduceTasks": 1}
+    events: dict[str, list[tuple[float, int, int, float, float]]] = {}  # host -> (time, kind, +-1, disk, net)
     while True:
         while pos < len(text) and text[pos].isspace():
             pos += 1
         if pos >= len(text):
             break
         obj, pos = decoder.raw_decode(text, pos)
-        for key in peaks:
-            events: dict[str, list[tuple[float, int]]] = {}
+        for k, key in enumerate(("mapTasks", "reduceTasks")):
             for task in obj.get(key) or []:
                 for a in task.get("attempts") or []:
                     start, end = a.get("startTime"), a.get("finishTime")
-                    if isinstance(start, int | float) and isinstance(end, int | float) and 0 <= start <= end:
-                        host = _split_host(a.get("hostName") or "")[1]
-                        events.setdefault(host, []).extend([(end, -1), (start, 1)])
-            for evs in events.values():
-                running = 0
-                for _, step in sorted(evs):  # an end before a start at the same instant
-                    running += step
-                    peaks[key] = max(peaks[key], running)
-    return peaks["mapTasks"], peaks["reduceTasks"]
+                    if not (isinstance(start, int | float) and isinstance(end, int | float) and 0 <= start < end):
+                        continue
+                    secs = (end - start) / 1000.0
+                    disk = sum(
+                        _mb(a, f) for f in ("hdfsBytesRead", "hdfsBytesWritten", "fileBytesRead", "fileBytesWritten")
+                    )
+                    net = _mb(a, "hdfsBytesWritten") * (replication - 1) + _mb(a, "reduceShuffleBytes")
+                    host = _split_host(a.get("hostName") or "")[1]
+                    evs = events.setdefault(host, [])
+                    evs += [(end, k, -1, -disk / secs, -net / secs), (start, k, 1, disk / secs, net / secs)]
+    slots, disk_peak, net_peak = [1, 1], 0.0, 0.0
+    for evs in events.values():
+        running, disk, net = [0, 0], 0.0, 0.0
+        for _, k, step, d, n in sorted(evs):  # ends sort before starts at the same instant
+            running[k] += step
+            disk, net = disk + d, net + n
+            slots[k] = max(slots[k], running[k])
+            disk_peak, net_peak = max(disk_peak, disk), max(net_peak, net)
+    return TracedNode(slots[0], slots[1], disk_peak, net_peak)
 
 
 def build_trace_cluster(
@@ -227,7 +265,12 @@ def build_trace_cluster(
             known.add(host)
     if not known:
         raise ValueError(f"setting trace={s.trace!r}: no topology file and no recorded hosts to build a cluster")
-    map_slots, reduce_slots = traced_slots(s.trace) if kind == "rumen" else (s.hadoop.map_slots, s.hadoop.reduce_slots)
+    seen = traced_node(s.trace, s.hadoop.replication) if kind == "rumen" else None
+    map_slots, reduce_slots = (
+        (seen.map_slots, seen.reduce_slots) if seen else (s.hadoop.map_slots, s.hadoop.reduce_slots)
+    )
+    disk_mbps = max(s.disk_mbps, seen.disk_mbps) if seen else s.disk_mbps
+    nic_mbps = max(s.nic_mbps, seen.nic_mbps) if seen else s.nic_mbps
     hadoop = s.hadoop.model_copy(update={"map_slots": map_slots, "reduce_slots": reduce_slots})
     cores = max(s.cores_per_host, map_slots + reduce_slots)
     model = HadoopModel(
@@ -248,16 +291,17 @@ def build_trace_cluster(
     for r, hosts in enumerate(racks.values()):
         for host in hosts:
             h = model.add_host(host, cores=cores, core_mhz=s.core_mhz, mem_mb=max(s.host_mem_mb, vm_mem + 1024),
-                               disk_mbps=s.disk_mbps, nic_mbps=s.nic_mbps, rack=r)  # fmt: skip
+                               disk_mbps=disk_mbps, nic_mbps=nic_mbps, rack=r)  # fmt: skip
             vm = model.add_vm(host, h, vcpus=map_slots + reduce_slots, mem_mb=vm_mem, os_mem_mb=s.daemon_mem_mb)
             nodes[host] = model.add_slave(vm).node
     model.settings = s
+    model.traced_node = TracedNode(map_slots, reduce_slots, disk_mbps, nic_mbps)
     return model, nodes
 
 
-def _io_s(read_mb: float, write_mb: float, net_mb: float, s: TraceReplaySettings) -> float:
-    """Seconds an uncontended node spends on this I/O (its datastore and NIC to itself)."""
-    return read_mb / s.disk_mbps + write_mb / s.disk_mbps + net_mb / s.nic_mbps
+def _io_s(read_mb: float, write_mb: float, net_mb: float, rates: tuple[float, float]) -> float:
+    """Seconds an uncontended node spends on this I/O (its datastore and NIC to itself): rates (disk, NIC) MB/s."""
+    return (read_mb + write_mb) / rates[0] + net_mb / rates[1]
 
 
 def add_trace_job(
@@ -266,6 +310,10 @@ def add_trace_job(
     """Add one trace job; durations mode sizes each task from its recorded runtime (module docstring)."""
     base = PUMA[s.profile]
     cfg = model.hadoop
+    node = getattr(model, "traced_node", None)
+    rates = (node.disk_mbps, node.nic_mbps) if node is not None else (s.disk_mbps, s.nic_mbps)
+    if not s.replay_io:
+        rates = (math.inf, math.inf)
     core = s.core_mhz
     inputs = list(job.map_input_mb)
     unfinished = list(job.unfinished_maps)
@@ -287,8 +335,10 @@ def add_trace_job(
     for i, (x, o) in enumerate(zip(inputs, outs, strict=True)):
         if mode == "durations":
             replicate = o * (cfg.replication - 1) if job.reduces == 0 else 0.0  # map-only: an HDFS write
-            io = _io_s(x, o, replicate, s)
+            io = _io_s(x, o, replicate, rates)
             cpu_mc = max(durations[i] - cfg.jvm_start_core_s - io, 0.0) * core
+            if not s.replay_io:
+                x = o = 0.0  # the recorded time is all CPU: no bytes to move
         else:
             cpu_mc = cpus[i] * core if cpus[i] is not None else x * base.map_cpu_mc_per_mb
         maps.append(
@@ -320,7 +370,7 @@ def add_trace_job(
             own = after[i] if i < job.reduces and after[i] is not None else (rdur[i] if i < job.reduces else None)
             if own is None:
                 own = median_or([a for a in after if a is not None] or rdur, 10.0)
-            io = _io_s(0.0, out_per_reduce, out_per_reduce * (cfg.replication - 1), s)
+            io = _io_s(0.0, out_per_reduce, out_per_reduce * (cfg.replication - 1), rates)
             task.cpu_mc = max(own - io, 1e-3) * core
         elif i < job.reduces and rcpu[i] is not None:
             task.cpu_mc = rcpu[i] * core
