@@ -412,3 +412,23 @@ def test_rumen_zombie_outcomes_and_lifecycle():
     assert [j.cleanup_s for j in jobs] == [2.423, 1.757, 1.794, None]
     assert sum(len(r) for r in jobs[3].map_retries) == 3  # failed attempts before a success; kills overlap it
     assert len(jobs[3].unfinished_reduces) == 47 - 28  # the trace ends before 19 of its 47 reduces started
+
+
+@needs_data
+@pytest.mark.parametrize("name", ["sls-2jobs2min-rumen-jh.json", "zombie-input-trace.json"])
+def test_every_shipped_rumen_trace_and_its_gzip_copy_load_by_content(tmp_path, name):
+    source = DATA / "rumen" / name
+    kind, plain = read_trace(source)
+    copy = tmp_path / "copy"  # gzip'd, no suffix at all
+    copy.write_bytes(gzip.compress(source.read_bytes()))
+    kind_gz, zipped = read_trace(copy)
+    assert kind == kind_gz == "rumen" and len(plain) >= 2
+    assert [dataclasses.replace(j, source="") for j in zipped] == [dataclasses.replace(j, source="") for j in plain]
+
+
+@needs_data
+def test_the_shipped_topology_is_a_topology_not_a_trace():
+    topo = read_topology(DATA / "rumen" / "zombie-input-topology.json")
+    assert len(topo.racks) == 41 and len(topo.hosts) == 522
+    with pytest.raises(TraceError, match="topology file, not a job trace"):
+        read_trace(DATA / "rumen" / "zombie-input-topology.json")
