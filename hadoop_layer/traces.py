@@ -39,7 +39,10 @@ class TraceJob:
     `init_s` (launch - submit: the JobTracker's initialization), the setup and cleanup attempts' runtimes, the
     CPU counters (s; None when absent), a reduce's time after its shuffle (finish - shuffleFinished), the hosts
     holding each map's split (`preferredLocations`), the unsuccessful attempts that ran before each success
-    (`*_retries`), and the tasks that never succeeded (`unfinished_*`: their attempts).
+    (`*_retries`), and the tasks that never succeeded (`unfinished_*`: their attempts). `head_s` (launch to
+    the first map or reduce attempt's start) and `tail_s` (the last attempt's end to the job's finish) time the
+    job setup and commit that MapReduce 2 runs inside its ApplicationMaster, not as tasks; None when unknown or
+    negative (host clocks skewed against the JobTracker's).
     """
 
     name: str
@@ -68,6 +71,8 @@ class TraceJob:
     reduce_retries: tuple[tuple[Retry, ...], ...] | None = None
     unfinished_maps: tuple[tuple[Retry, ...], ...] = ()
     unfinished_reduces: tuple[tuple[Retry, ...], ...] = ()
+    head_s: float | None = None
+    tail_s: float | None = None
 
 
 def read_text(path: str | Path) -> str:
@@ -465,6 +470,10 @@ def _rumen_job(obj: object, where: str) -> tuple[TraceJob, float, str]:
         end = _rumen_number(att, "finishTime", at)
         known = shuffled is not None and shuffled > 0 and end is not None and end >= shuffled
         after_shuffle.append((end - shuffled) / 1000.0 if known else None)
+    starts = [_rumen_number(a, "startTime", at) for _, a, at, _ in (*maps, *reduces)]
+    ends = [_rumen_number(a, "finishTime", at) for _, a, at, _ in (*maps, *reduces)]
+    head = (min(starts) - launch) / 1000.0 if starts and launch is not None and launch >= submit else None
+    tail = (finish - max(ends)) / 1000.0 if ends and finish is not None and finish >= submit else None
     job = TraceJob(
         name=job_id,
         submit_s=0.0,
@@ -491,6 +500,8 @@ def _rumen_job(obj: object, where: str) -> tuple[TraceJob, float, str]:
         reduce_retries=tuple(r for *_, r in reduces),
         unfinished_maps=tuple(unfinished_maps),
         unfinished_reduces=tuple(unfinished_reduces),
+        head_s=head if head is not None and head >= 0 else None,
+        tail_s=tail if tail is not None and tail >= 0 else None,
     )
     return job, submit, job_id
 

@@ -374,8 +374,10 @@ def add_trace_job(
             task.cpu_mc = max(own - io, 1e-3) * core
         elif i < job.reduces and rcpu[i] is not None:
             task.cpu_mc = rcpu[i] * core
-    if mode == "durations":
-        added.init_s, added.setup_s, added.cleanup_s = job.init_s, job.setup_s, job.cleanup_s
+    if mode == "durations":  # MapReduce 2 traces record no setup/cleanup tasks: their gaps time the AM's work
+        added.init_s = job.init_s
+        added.setup_s = job.setup_s if job.setup_s is not None or job.cleanup_s is not None else job.head_s
+        added.cleanup_s = job.cleanup_s if job.setup_s is not None or job.cleanup_s is not None else job.tail_s
     if job.outcome != "SUCCESS":
         added.hold_setup = job.setup_s is None and job.maps == 0 and not job.unfinished_maps
         if job.duration_s is not None:

@@ -401,6 +401,7 @@ def test_rumen_outcome_lifecycle_counters_and_retries(tmp_path):
     assert j.map_replicas == (("/r/h", "/r2/h9"),)
     assert j.map_retries == ((),) and j.reduce_retries == ((),)
     assert j.unfinished_maps == ((("FAILED", 1.0), ("FAILED", 3.0)),) and j.unfinished_reduces == ()
+    assert (j.head_s, j.tail_s) == (3.25, 30.0)  # launch 10.75 s -> first success 14 s; last success 40 s -> 70 s
 
 
 @needs_data
