@@ -117,6 +117,7 @@ class JobTracker:
         task = Task(job, TaskKind.MAP, -1, 0.0)
         task.role = role
         job.lifecycle_task = task
+        job.lifecycle_tasks.append(task)
         self.lifecycle_queue.append(task)
         self.wake_idle()
 
@@ -462,6 +463,8 @@ class JobTracker:
                 self.apply(action)
 
     def apply(self, action: SlotAction) -> None:
+        if isinstance(action, Kill | Restart | Repartition) and action.attempt.task.role:
+            return  # a job's setup or cleanup attempt holds a slot but is no map for a slot manager to act on
         if isinstance(action, Repartition):
             self.repartition(action)
         elif isinstance(action, Kill):

@@ -154,14 +154,15 @@ class HadoopModel(CloudModel):
     def tasks_frame(self) -> pd.DataFrame:
         """One row per attempt (DESIGN.md 7)."""
         rows = []
-        for a in self.attempts():
+        lifecycle = [a for job in self.jobtracker.jobs for t in job.lifecycle_tasks for a in t.attempts]
+        for a in (*self.attempts(), *lifecycle):
             t = a.task
             rows.append(
                 {
                     "job": t.job.job_id,
                     "task": t.task_id,
                     "attempt": a.name,
-                    "kind": t.kind.value,
+                    "kind": t.role or t.kind.value,  # m, r, or a job's setup / cleanup (job_setup_cleanup)
                     "vm": a.tracker.name,
                     "host": a.tracker.vm.host.name,
                     "locality": a.locality.name.lower() if a.locality is not None else "",

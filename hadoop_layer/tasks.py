@@ -202,6 +202,7 @@ class Job(Agent):
         self.hold_setup = False
         self.final_state: str | None = None  # set when the job's end is decided, before its cleanup task runs
         self.lifecycle_task: Task | None = None  # its setup task, then its cleanup task
+        self.lifecycle_tasks: list[Task] = []  # both, for the tasks table
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.map_output_done_mb = 0.0

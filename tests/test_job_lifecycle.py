@@ -128,3 +128,20 @@ def test_recorded_failures_up_to_max_attempts_fail_the_job():
     model.run_until(120.0)
     assert job.state == "failed" and job.maps[0].failures == 2
     assert [a.task.role for a in model.trackers[0].history if a.task.role] == ["setup", "cleanup"]
+
+
+def test_the_tasks_table_lists_setup_and_cleanup_and_slot_managers_cannot_kill_them():
+    from hadoop_layer.interfaces import Kill
+
+    model = one_slave()
+    job = model.add_job("one-map", PUMA["grep"], 0.0, [cpu_map(1.0)], 0)
+    model.start()
+    model.run_until(first_beat_after(model, 1.0) + 0.5)  # the setup attempt is running
+    (setup,) = job.lifecycle_task.active
+    model.jobtracker.apply(Kill(setup))
+    assert setup.state == "running"
+    model.run_until(60.0)
+    frame = model.tasks_frame()
+    assert frame.kind.tolist() == ["m", "setup", "cleanup"]
+    assert frame.task.tolist() == ["job_0001_m_000000", "job_0001_setup", "job_0001_cleanup"]
+    assert (frame.state == "done").all() and job.state == "succeeded"
