@@ -7,10 +7,13 @@ attempt of a task to finish wins; the others are killed (TaskInProgress, algorit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
+from mesa.time import Priority
 
 from hadoop_layer.interfaces import (
     ClusterView,
@@ -50,6 +53,11 @@ class JobTracker:
         self.map_slot_freed = False  # since the last look: for SlotManager.idle_map_slot (HadoopModel.after_tick)
         # every reduce of a job fetches the same segments once its maps are done: one merge plan per (job, heap)
         self._finish_plans: dict[tuple[str, float], tuple] = {}
+        # Hadoop 1.x lifecycle (hadoop.job_setup_cleanup): jobs submitted but not in running_jobs (initializing,
+        # waiting for or running their setup, or their cleanup), and setup/cleanup tasks waiting for a slot
+        self.other_jobs: list[Job] = []
+        self.lifecycle_queue: list[Task] = []
+        self._calls: set[_Call] = set()
 
     def count_slots(self) -> None:
         """Cluster slot capacity, recounted whenever slots change."""
@@ -63,23 +71,132 @@ class JobTracker:
     def submit(self, job: Job) -> None:
         job.state, job.start_s = "running", float(self.model.time)
         self.jobs.append(job)
+        if self.model.hadoop.job_setup_cleanup:
+            job.state = "prep"
+            self.other_jobs.append(job)
+            init = job.init_s if job.init_s is not None else self.model.hadoop.job_init_s
+            self.later(float(self.model.time) + init, partial(self._initialized, job))
+            return
         self.running_jobs.append(job)
         if not job.maps and not job.reduces:
             self._job_done(job)
         self.wake_idle()
 
-    def _job_done(self, job: Job, failed: bool = False) -> None:
-        job.state, job.end_s = ("failed" if failed else "succeeded"), float(self.model.time)
-        self.running_jobs.remove(job)
-        if failed:
+    def _job_done(self, job: Job, failed: bool = False, state: str | None = None) -> None:
+        state = state or ("failed" if failed else "succeeded")
+        if failed or state != "succeeded":
             for task in (*job.maps, *job.reduces):
                 for attempt in list(task.active):
                     self.kill(attempt)
-        if not self.running_jobs and len(self.jobs) == self.expected_jobs:
+        if self.model.hadoop.job_setup_cleanup and job.final_state is None:
+            self._cleanup(job, state)  # the job ends when its cleanup task is reported done
+            return
+        job.state, job.end_s = state, float(self.model.time)
+        if job in self.running_jobs:
+            self.running_jobs.remove(job)
+        if job in self.other_jobs:
+            self.other_jobs.remove(job)
+        if not self.running_jobs and not self.other_jobs and len(self.jobs) == self.expected_jobs:
             self.model.stop()
+
+    def kill_job(self, job: Job, state: str = "killed") -> None:
+        """End a job as killed (or failed) now: its attempts are killed; with the lifecycle its cleanup runs."""
+        if job.state in ("running", "prep") and job.final_state is None:
+            self._job_done(job, state=state)
+
+    # ---- Hadoop 1.x job lifecycle (hadoop.job_setup_cleanup) ------------------------------------------------
+    # JobInProgress.initTasks makes a setup and a cleanup TIP per job; JobTracker.getSetupAndCleanupTasks hands
+    # them out before the scheduler is asked, cleanups first, in a free map slot else a reduce slot, one per
+    # heartbeat. A job is RUNNING once its setup is reported done, and ends when its cleanup is (HADOOP-3150).
+    # Out-of-band heartbeats are off in Hadoop 1.x, so those reports come at the tracker's next heartbeat.
+    def _initialized(self, job: Job) -> None:
+        if job.state == "prep" and job.final_state is None and not job.hold_setup:
+            self._queue_lifecycle(job, "setup")
+
+    def _queue_lifecycle(self, job: Job, role: str) -> None:
+        task = Task(job, TaskKind.MAP, -1, 0.0)
+        task.role = role
+        job.lifecycle_task = task
+        job.lifecycle_tasks.append(task)
+        self.lifecycle_queue.append(task)
+        self.wake_idle()
+
+    def _cleanup(self, job: Job, state: str, tracker: TaskTracker | None = None) -> None:
+        """The job's end is decided: out of the scheduler's sight; its cleanup task is queued (when `tracker`
+        reports it, at its next heartbeat)."""
+        job.final_state = state
+        if job in self.running_jobs:
+            self.running_jobs.remove(job)
+            self.other_jobs.append(job)
+        setup = job.lifecycle_task
+        if setup is not None and setup.role == "setup":
+            if setup in self.lifecycle_queue:
+                self.lifecycle_queue.remove(setup)
+            for attempt in list(setup.active):
+                self.kill(attempt)
+        if tracker is None:
+            self._queue_lifecycle(job, "cleanup")
+        else:
+            self._report(tracker, partial(self._queue_lifecycle, job, "cleanup"))
+
+    def _report(self, tracker: TaskTracker, event) -> None:
+        """Run `event` when `tracker` next heartbeats, before the heartbeat hands out tasks."""
+        self.later(tracker.next_beat_s(), event, Priority.HIGH)
+        tracker.wake()  # that heartbeat happens even if the tracker has nothing else to ask for
+
+    def later(self, at: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
+        """Call `fn` at time `at` (Mesa keeps only weak references to event functions: this holds it)."""
+        call = _Call(self._calls, fn)
+        self._calls.add(call)
+        self.model.schedule_event(call.fire, at=at, priority=priority)
+
+    def _launch_lifecycle(self, tracker: TaskTracker) -> bool:
+        """getSetupAndCleanupTasks: a free map slot, else a free reduce slot, takes a cleanup task, else a setup."""
+        for kind in (TaskKind.MAP, TaskKind.REDUCE):
+            if tracker.free(kind) <= 0:
+                continue
+            task = next((t for t in self.lifecycle_queue if t.role == "cleanup"), self.lifecycle_queue[0])
+            self.lifecycle_queue.remove(task)
+            task.kind, task.state, task.start_s = kind, "running", float(self.model.time)
+            job, cfg, core = task.job, self.model.hadoop, self.model.hosts.core_mhz[tracker.vm.host.row]
+            own = job.setup_s if task.role == "setup" else job.cleanup_s
+            wait_s = max(own - cfg.jvm_start_core_s, 0.0) if own is not None else cfg.setup_cleanup_s
+            phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core)]
+            if wait_s > 0:
+                phases.append(Phase.wait(task.role, wait_s))
+            attempt = TaskAttempt(self.model, task, tracker, None, False, phases, [(0.0, 1.0)] * len(phases),
+                                  tracker.heap_mb + cfg.jvm_overhead_mb)  # fmt: skip
+            task.attempts.append(attempt)
+            task.active.append(attempt)
+            tracker.running[kind].add(attempt)
+            self.model.start_item(attempt, tracker.vm)
+            return True
+        return False
+
+    def _lifecycle_finished(self, attempt: TaskAttempt) -> None:
+        task = attempt.task
+        self._release(attempt)
+        task.state, task.end_s, task.successful = "done", attempt.end_s, attempt
+        self._report(attempt.tracker, partial(self._lifecycle_reported, task))
+
+    def _lifecycle_reported(self, task: Task) -> None:
+        job = task.job
+        if task.role == "cleanup":
+            self._job_done(job, state=job.final_state)
+            return
+        if job.final_state is not None:
+            return
+        job.state = "running"
+        self.other_jobs.remove(job)
+        self.running_jobs.append(job)
+        if job.complete:  # no maps, no reduces: Hadoop runs the cleanup at once
+            self._cleanup(job, "succeeded")
+        self.wake_idle()
 
     # ---- heartbeats ---------------------------------------------------------------------------------
     def heartbeat(self, tracker: TaskTracker) -> None:
+        if self.lifecycle_queue and self._launch_lifecycle(tracker):
+            return  # a heartbeat given a setup or cleanup task gets nothing else (getSetupAndCleanupTasks)
         if not self.running_jobs:
             return
         for launch in self.scheduler.assign(tracker, self.view):
@@ -92,6 +209,8 @@ class JobTracker:
     def wants_heartbeat(self, tracker: TaskTracker) -> bool:
         """Is there anything this tracker's free slots could get? If not, it may skip heartbeats until woken."""
         free_maps, free_reduces = tracker.free(TaskKind.MAP), tracker.free(TaskKind.REDUCE)
+        if self.lifecycle_queue and (free_maps or free_reduces):
+            return True
         if not (free_maps or free_reduces) or not self.running_jobs:
             return False
         if free_maps and any(j.pending_maps for j in self.running_jobs):
@@ -118,6 +237,8 @@ class JobTracker:
         if not 0 < io_sort < heap:
             raise ValueError(f"slot memory: need 0 < io_sort_mb < heap_mb, got {io_sort} / {heap}")
         mem = heap + cfg.jvm_overhead_mb
+        if task.replay and not launch.speculative:
+            return self._launch_replayed(tracker, launch, mem, heap, io_sort)
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
             phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces))
@@ -155,14 +276,49 @@ class JobTracker:
             self._finish_shuffle(attempt)
         return attempt
 
+    def _launch_replayed(self, tracker: TaskTracker, launch: Launch, mem: float, heap: float, io_sort: float):
+        """A recorded attempt that failed or was killed (trace replay): JVM start, then CPU for the rest of its
+        recorded runtime on an uncontended core, then it fails or is killed (`Task.replay`)."""
+        task, model = launch.task, self.model
+        result, runtime_s = task.replay.pop(0)
+        cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
+        phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core)]
+        if runtime_s > cfg.jvm_start_core_s:
+            phases.append(Phase.cpu("work", (runtime_s - cfg.jvm_start_core_s) * core))
+        locality = model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
+        marks = [(0.0, 0.0), (0.0, 0.5)][: len(phases)]
+        attempt = TaskAttempt(model, task, tracker, locality, False, phases, marks, mem)
+        attempt.will_fail, attempt.replayed = True, result
+        attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
+        task.attempts.append(attempt)
+        task.active.append(attempt)
+        task.nodes_tried.add(tracker.node)
+        if task.start_s is None:
+            task.start_s = float(model.time)
+        task.job.set_state(task, "running")
+        tracker.running[task.kind].add(attempt)
+        self.running_attempts[task.kind] += 1
+        model.start_item(attempt, tracker.vm)
+        return attempt
+
     # ---- endings ------------------------------------------------------------------------------------
     def attempt_finished(self, attempt: TaskAttempt) -> None:
         """Called by the cloud when an attempt's last phase ends."""
         task, job = attempt.task, attempt.task.job
+        if task.role:
+            self._lifecycle_finished(attempt)
+            return
         self._release(attempt)
         if task.state == "done":  # another attempt of the task finished earlier in the same tick: this one lost
             attempt.state = "killed"
             task.kill_count += 1
+            return
+        if attempt.will_fail and attempt.replayed == "KILLED":
+            attempt.state = "killed"  # a recorded kill (e.g. a lost tracker): retried, not counted as a failure
+            task.kill_count += 1
+            if not task.active:
+                job.set_state(task, "pending")
+                self.wake_idle()
             return
         if attempt.will_fail:
             attempt.state = "failed"
@@ -185,8 +341,11 @@ class JobTracker:
             self._feed_reduces(job, attempt.output_mb, attempt.tracker.node)
             if job.reduces and job.finished_maps == job.slowstart_maps:
                 self.wake_idle()  # reduces may start now
-        if job.complete and job.state == "running":
-            self._job_done(job)
+        if job.complete and job.state == "running" and job.final_state is None:
+            if self.model.hadoop.job_setup_cleanup:
+                self._cleanup(job, "succeeded", attempt.tracker)  # the JobTracker hears of it at the next beat
+            else:
+                self._job_done(job)
 
     def kill(self, attempt: TaskAttempt) -> None:
         """Kill a running attempt: its work is lost; the task goes back to pending if nothing else runs it."""
@@ -195,6 +354,9 @@ class JobTracker:
         self.model.stop_item(attempt, "killed")
         self._release(attempt)
         task = attempt.task
+        if task.role:
+            task.state = "killed"
+            return
         task.kill_count += 1
         if not task.active and task.state == "running":
             task.job.set_state(task, "pending")
@@ -204,8 +366,12 @@ class JobTracker:
         task, tracker = attempt.task, attempt.tracker
         task.active.remove(attempt)
         tracker.running[task.kind].discard(attempt)
-        self.running_attempts[task.kind] -= 1
         tracker.history.append(attempt)
+        if task.role:  # a setup or cleanup attempt: not a map or reduce to the policies
+            if self.wants_heartbeat(tracker):
+                tracker.wake()
+            return
+        self.running_attempts[task.kind] -= 1
         if task.kind == TaskKind.MAP:
             self.map_slot_freed = True
         if task.kind == TaskKind.REDUCE and attempt in task.job.reduce_attempts:
@@ -260,6 +426,8 @@ class JobTracker:
             segments = [t.output_mb_final / n for t in job.maps]
             self._finish_plans[key] = reduce_finish_plan(segments, attempt.task, attempt.heap_mb, self.model.hadoop)
         phases, marks, input_mb, out_mb = self._finish_plans[key]
+        if attempt.task.cpu_mc > 0:  # a reduce with its own CPU (trace replay) instead of the profile's per MB
+            phases, marks = _own_reduce_cpu(phases, marks, attempt.task.cpu_mc)
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
@@ -295,6 +463,8 @@ class JobTracker:
                 self.apply(action)
 
     def apply(self, action: SlotAction) -> None:
+        if isinstance(action, Kill | Restart | Repartition) and action.attempt.task.role:
+            return  # a job's setup or cleanup attempt holds a slot but is no map for a slot manager to act on
         if isinstance(action, Repartition):
             self.repartition(action)
         elif isinstance(action, Kill):
@@ -366,3 +536,25 @@ class JobTracker:
         task.children += new
         self.wake_idle()
         return new
+
+
+def _own_reduce_cpu(phases: list[Phase], marks: list, cpu_mc: float) -> tuple[list[Phase], list]:
+    """The reduce phase of a finish plan with `cpu_mc` megacycles (added before the output write if the profile
+    had none)."""
+    names = [p.name for p in phases]
+    if "reduce" in names:
+        i = names.index("reduce")
+        return [*phases[:i], replace(phases[i], amount=cpu_mc), *phases[i + 1 :]], list(marks)
+    i = names.index("hdfs-write") if "hdfs-write" in names else len(phases)
+    return [*phases[:i], Phase.cpu("reduce", cpu_mc), *phases[i:]], [*marks[:i], (2.0 / 3.0, 1.0), *marks[i:]]
+
+
+class _Call:
+    """A scheduled call, kept alive by its owner's set until it fires."""
+
+    def __init__(self, owner: set, fn: Callable[[], None]) -> None:
+        self.owner, self.fn = owner, fn
+
+    def fire(self) -> None:
+        self.owner.discard(self)
+        self.fn()

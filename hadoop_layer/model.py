@@ -72,6 +72,7 @@ class HadoopModel(CloudModel):
         `files[i]`: the input file of map i. Each file was written from one DataNode (a copy job's map), which
         holds the first replica of all its blocks; None: the input came from outside, blocks spread at random.
         `data_nodes`: the only DataNodes that hold the input (e.g. 7 of 15 slaves); None: all of them.
+        A map dict with `replicas` (node indices) keeps them: a trace's recorded split locations.
         """
         if not self.trackers:
             raise RuntimeError("add slaves before jobs: HDFS needs DataNodes")
@@ -83,7 +84,7 @@ class HadoopModel(CloudModel):
             writers = self.rng.integers(len(nodes), size=int(np.max(files)) + 1)[files]
         local = place_blocks(len(maps), self.node_racks[nodes], self.hadoop.replication, self.rng, writers)
         replicas = nodes[local]
-        maps = [{**m, "replicas": replicas[i]} for i, m in enumerate(maps)]
+        maps = [{"replicas": replicas[i], **m} for i, m in enumerate(maps)]  # a map's own replicas win (a trace's)
         self.jobtracker.expected_jobs += 1
         job = Job(self, self.jobtracker.expected_jobs, name, submit_s, maps, reduces, profile, **job_kwargs)
         first = len(self.task_job)
@@ -153,14 +154,15 @@ class HadoopModel(CloudModel):
     def tasks_frame(self) -> pd.DataFrame:
         """One row per attempt (DESIGN.md 7)."""
         rows = []
-        for a in self.attempts():
+        lifecycle = [a for job in self.jobtracker.jobs for t in job.lifecycle_tasks for a in t.attempts]
+        for a in (*self.attempts(), *lifecycle):
             t = a.task
             rows.append(
                 {
                     "job": t.job.job_id,
                     "task": t.task_id,
                     "attempt": a.name,
-                    "kind": t.kind.value,
+                    "kind": t.role or t.kind.value,  # m, r, or a job's setup / cleanup (job_setup_cleanup)
                     "vm": a.tracker.name,
                     "host": a.tracker.vm.host.name,
                     "locality": a.locality.name.lower() if a.locality is not None else "",
@@ -205,7 +207,7 @@ class HadoopModel(CloudModel):
         task_times = np.array([a.end_s - min(b.start_s for b in a.task.attempts if b.start_s is not None)
                                for a in done_maps])  # fmt: skip
         per_node = {
-            t.name: sum(1 for a in t.history if a.state == "done" and a.task.kind == TaskKind.MAP)
+            t.name: sum(1 for a in t.history if a.state == "done" and a.task.kind == TaskKind.MAP and not a.task.role)
             for t in self.trackers
         }
         counts = np.array(list(per_node.values()))

@@ -67,6 +67,10 @@ class Task:
         self.parent: Task | None = None  # the map whose unprocessed input this one took over
         self.children: list[Task] = []  # the pieces of this map's unprocessed input, in range order
         self.ready_s = 0.0  # no attempt reads input before this time (a mitigator's start-up and scan)
+        self.role = ""  # "setup" or "cleanup" for a job's setup/cleanup task (HadoopConfig.job_setup_cleanup)
+        # recorded attempts that did not succeed, replayed by the next non-speculative launches (trace replay):
+        # (result "FAILED" | "KILLED", runtime s); the attempt runs that long and then fails or is killed
+        self.replay: list[tuple[str, float]] = []
 
     def truncate(self, keep_mb: float) -> None:
         """Stop the split at `keep_mb`: the input and what follows from it (CPU, output, records) shrink in
@@ -79,6 +83,8 @@ class Task:
 
     @property
     def task_id(self) -> str:
+        if self.role:
+            return f"{self.job.job_id}_{self.role}"
         return f"{self.job.job_id}_{self.kind.value}_{self.index:06d}"
 
     @property
@@ -124,6 +130,7 @@ class TaskAttempt(WorkItem):
         self.spills, self.output_mb = spills, output_mb
         self.number = n
         self.will_fail = False
+        self.replayed = ""  # a recorded unsuccessful attempt replayed: "FAILED" or "KILLED" (Task.replay)
         self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
 
@@ -185,7 +192,17 @@ class Job(Agent):
         self.job_id = f"job_{number:04d}"
         self.maps = [Task(self, TaskKind.MAP, i, **m) for i, m in enumerate(maps)]
         self.reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(reduces)]
-        self.state = "waiting"  # waiting (not yet submitted) | running | succeeded | failed
+        # waiting (not yet submitted) | prep (initializing, setup) | running | succeeded | failed | killed
+        self.state = "waiting"
+        # Hadoop 1.x lifecycle (HadoopConfig.job_setup_cleanup): None takes the config's cost; a trace may give
+        # the recorded ones. `hold_setup`: the job never got its setup (a trace's job killed while in PREP).
+        self.init_s: float | None = None
+        self.setup_s: float | None = None
+        self.cleanup_s: float | None = None
+        self.hold_setup = False
+        self.final_state: str | None = None  # set when the job's end is decided, before its cleanup task runs
+        self.lifecycle_task: Task | None = None  # its setup task, then its cleanup task
+        self.lifecycle_tasks: list[Task] = []  # both, for the tasks table
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.map_output_done_mb = 0.0

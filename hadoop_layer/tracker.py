@@ -51,12 +51,18 @@ class TaskTracker(Agent):
         """Make sure a heartbeat is coming (next beat strictly after now)."""
         if self._next_heartbeat is not None:
             return
+        self._next_heartbeat = self.next_beat_s()
+        self.model.schedule_event(self.heartbeat, at=self._next_heartbeat, priority=Priority.DEFAULT)
+
+    def next_beat_s(self) -> float:
+        """The first heartbeat time of this tracker strictly after now: when the JobTracker hears of what ended."""
         now = float(self.model.time)
+        if self._next_heartbeat is not None and self._next_heartbeat > now:
+            return self._next_heartbeat
         k = math.floor((now - self.offset_s) / self.interval_s) + 1
         while self.offset_s + k * self.interval_s <= now:  # rounding must not give "now" again
             k += 1
-        self._next_heartbeat = self.offset_s + k * self.interval_s
-        self.model.schedule_event(self.heartbeat, at=self._next_heartbeat, priority=Priority.DEFAULT)
+        return self.offset_s + k * self.interval_s
 
     def heartbeat(self) -> None:
         self._next_heartbeat = None

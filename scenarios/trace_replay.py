@@ -1,68 +1,322 @@
-"""`trace-replay`: job arrivals from a public trace (SWIM TSV or Rumen JSON) on the FlexSlot testbed.
+"""`trace-replay`: the jobs of a public trace (SWIM TSV or Rumen JSON, gzip'd or not) on an emulated cluster.
 
-Traces give bytes, not CPU: each job borrows CPU per MB from a PUMA profile (`profile`), and its map and
-reduce selectivities come from the trace's own shuffle and output bytes. Map outputs are spread over the
-maps in proportion to their inputs.
+Two replay modes (`replay`):
+- `durations` (Mumak-like; Rumen only): each successful attempt gets the work that, on an uncontended node,
+  takes its recorded runtime: its recorded bytes cost the I/O phases they cost (input read, spill or HDFS
+  write), and the rest of the runtime, after the JVM start, is CPU. A reduce's recorded time after its shuffle
+  (finish - shuffleFinished) becomes its merge, reduce and write; the shuffle itself is emulated (it waits for
+  the maps). Schedulers thus meet the real task-time distribution while the cloud still adds contention,
+  steal and iowait. The job's initialization, setup and cleanup take their recorded times.
+- `physics`: work from bytes and, where the trace has them, the CPU counters (`cumulativeCpuUsage`,
+  `cpuUsages`), else CPU per MB borrowed from a PUMA profile (`profile`).
+`auto` is durations for Rumen, physics for SWIM (which records no task times).
+
+Outcomes as recorded (Rumen): attempts that failed or were killed before their task's success run their
+recorded time and then fail or are killed (speculative duplicates are left to the speculation policy); tasks
+that never succeeded replay their attempts; a job recorded as failed or killed ends so at its recorded time,
+and a job killed before its setup ran stays in PREP until then.
+
+Cluster (`topology`): a Rumen topology file (`topology=PATH`, or found beside the trace: the trace's name with
+`trace` replaced by `topology`), else, for a Rumen trace, the hosts its attempts ran on; `topology=testbed`
+runs on the FlexSlot testbed instead. A traced cluster has one host and one VM per node in its racks, with as
+many map and reduce slots as the trace ever ran at once on one node, and a core per slot.
+
+Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on here; other scenarios leave it off for now.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
+import sys
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field
+import numpy as np
+import pandas as pd
+from pydantic import Field, field_validator
 
+from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
-from hadoop_layer.traces import TraceJob, read_rumen, read_swim
+from hadoop_layer.traces import Topology, TraceError, TraceJob, median_or, read_text, read_topology, read_trace
+from policies.schedulers import SCHEDULERS
+from policies.slots import SLOT_MANAGERS
+from policies.speculation import SPECULATION
 from scenarios.flexslot import Benchmark
-from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+from scenarios.hadoop_base import FLEXSLOT_HADOOP, HadoopClusterSettings, HadoopScenario, build_cluster
+from vcloud import Physics
 
 DEFAULT_TRACE = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
+TRACE_HADOOP = FLEXSLOT_HADOOP.model_copy(update={"job_setup_cleanup": True})
 
 
 class TraceReplaySettings(HadoopClusterSettings):
-    trace: str = Field(str(DEFAULT_TRACE), description="SWIM .tsv or Rumen .json file")
+    trace: str = Field(str(DEFAULT_TRACE), description="SWIM or Rumen trace, plain or gzip'd (format by content)")
+    replay: Literal["auto", "durations", "physics"] = Field(
+        "auto", description="durations: recorded task times (Rumen); physics: bytes and CPU counters; auto: by format"
+    )
+    topology: str = Field(
+        "", description="Rumen topology file; '' finds one beside the trace, else the trace's hosts; 'testbed'"
+    )
     original_nodes: int = Field(600, ge=1, description="SWIM: size of the traced cluster (600 for FB-2009)")
     max_jobs: int = Field(50, ge=1, description="replay the first N jobs")
     time_scale: float = Field(1.0, gt=0, description="submit times are multiplied by this")
-    profile: Benchmark = Field("wordcount", description="CPU per MB and record size are borrowed from this profile")
+    profile: Benchmark = Field("wordcount", description="CPU per MB and record size when the trace has no counters")
+    hadoop: HadoopConfig = Field(default_factory=lambda: TRACE_HADOOP.model_copy())
+    replay_io: bool = Field(
+        True, description="durations: charge the recorded bytes as I/O (False: the whole runtime is CPU, as Mumak)"
+    )
+
+    @field_validator("hadoop", mode="before")
+    @classmethod
+    def _over_trace_defaults(cls, value: Any) -> Any:
+        """`--set hadoop.KEY=V` changes KEY of this scenario's Hadoop (lifecycle on), not of stock defaults."""
+        return {**TRACE_HADOOP.model_dump(), **value} if isinstance(value, dict) else value
+
+
+@dataclasses.dataclass
+class Replay:
+    """What a build decided: the jobs added (with their trace records), those left out, the mode, the cluster."""
+
+    mode: str
+    cluster: str
+    added: list[tuple[TraceJob, Any]]
+    not_run: list[TraceJob]
 
 
 class TraceReplay(HadoopScenario):
     name = "trace-replay"
-    description = "job arrivals from a SWIM or Rumen trace (--set trace=PATH) on the FlexSlot testbed"
+    description = "jobs of a SWIM or Rumen trace (--set trace=PATH replay=durations|physics) on its own cluster"
     Settings = TraceReplaySettings
 
     def build(self, settings: TraceReplaySettings, seed: int, check: bool = False) -> HadoopModel:
-        jobs = load_trace(settings)
-        model = build_cluster(settings, seed, check)
+        kind, jobs = load_trace(settings)
+        mode = settings.replay if settings.replay != "auto" else ("durations" if kind == "rumen" else "physics")
+        if mode == "durations" and kind != "rumen":
+            raise ValueError(f"setting replay='durations': {Path(settings.trace).name} records no task times (SWIM)")
+        topology = find_topology(settings, kind)
+        if topology is None:
+            model, nodes, cluster = build_cluster(settings, seed, check), {}, "testbed"
+        else:
+            model, nodes = build_trace_cluster(settings, seed, check, topology, jobs, kind)
+            n = model.traced_node
+            racks = len(set(model.node_racks.tolist()))
+            cluster = (f"{len(nodes)} nodes in {racks} racks, {n.map_slots} map + {n.reduce_slots} reduce slots, "
+                       f"disk {n.disk_mbps:.0f} MB/s, NIC {n.nic_mbps:.0f} MB/s")  # fmt: skip
         first = min(j.submit_s for j in jobs)
+        replay = Replay(mode, cluster, [], [])
         for job in jobs:
-            add_trace_job(model, job, PUMA[settings.profile], (job.submit_s - first) * settings.time_scale)
+            submit_s = (job.submit_s - first) * settings.time_scale
+            if submit_s > settings.max_duration_s:
+                replay.not_run.append(job)
+                continue
+            replay.added.append((job, add_trace_job(model, job, settings, submit_s, mode, nodes)))
+        if replay.not_run:
+            names = ", ".join(j.name for j in replay.not_run[:5]) + (", ..." if len(replay.not_run) > 5 else "")
+            print(
+                f"vcloud: warning: {len(replay.not_run)} of {len(jobs)} jobs are submitted after "
+                f"max_duration_s={settings.max_duration_s:g} and are not run: {names}",
+                file=sys.stderr,
+            )
+        if not replay.added:
+            raise ValueError(f"setting max_duration_s={settings.max_duration_s:g}: no job is submitted before it")
+        model.replay = replay
         return model
 
     def summary(self, model: HadoopModel) -> dict[str, Any]:
-        return {"trace": Path(model.settings.trace).name, **super().summary(model)}
+        replay: Replay = model.replay
+        table = comparison(model)
+        return {
+            "trace": Path(model.settings.trace).name,
+            "replay": replay.mode,
+            "cluster": replay.cluster,
+            "jobs_not_run": [j.name for j in replay.not_run],
+            "jobs_killed": sum(job.state == "killed" for _, job in replay.added),
+            "failed_attempts": sum(a.state == "failed" for a in model.attempts()),
+            **error_figures(table),
+            **attempt_figures(model),
+            "per_job": table.to_dict(orient="records"),
+            **super().summary(model),
+        }
+
+    def frames(self, model: HadoopModel) -> dict[str, pd.DataFrame]:
+        return {**super().frames(model), "comparison": comparison(model)}
 
 
-def load_trace(s: TraceReplaySettings) -> list[TraceJob]:
+def load_trace(s: TraceReplaySettings) -> tuple[str, list[TraceJob]]:
     path = Path(s.trace)
     if not path.is_file():
         raise ValueError(f"setting trace={s.trace!r}: no such file")
-    if path.suffix == ".json":
-        jobs = read_rumen(path)
-    else:
-        jobs = read_swim(path, original_nodes=s.original_nodes, emulated_nodes=s.slaves, block_mb=s.hadoop.block_mb)
+    slaves = s.slaves
+    try:
+        kind, jobs = read_trace(
+            path, original_nodes=s.original_nodes, emulated_nodes=slaves, block_mb=s.hadoop.block_mb
+        )
+    except TraceError as exc:
+        raise ValueError(str(exc)) from None
     jobs = jobs[: s.max_jobs]
     if not jobs:
         raise ValueError(f"setting trace={s.trace!r}: the trace has no jobs")
-    return jobs
+    return kind, jobs
 
 
-def add_trace_job(model: HadoopModel, job: TraceJob, base, submit_s: float) -> None:
-    inputs = list(job.map_input_mb) or [0.0]
+def find_topology(s: TraceReplaySettings, kind: str) -> Topology | None:
+    """The cluster to replay on: a topology file (given or beside the trace), a Rumen trace's hosts, or None for
+    the testbed."""
+    if s.topology == "testbed" or (kind == "swim" and not s.topology):
+        return None
+    if s.topology:
+        path = Path(s.topology)
+        if not path.is_file():
+            raise ValueError(f"setting topology={s.topology!r}: no such file")
+    else:
+        trace = Path(s.trace)
+        path = trace.with_name(trace.name.replace("trace", "topology")) if "trace" in trace.name else None
+        if path is None or not path.is_file():
+            return Topology(())  # the trace's own hosts (build_trace_cluster)
+    try:
+        return read_topology(path)
+    except TraceError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _split_host(name: str) -> tuple[str, str]:
+    """Rumen's "/rack/host" (or a bare host) as (rack, host)."""
+    parts = [p for p in name.split("/") if p]
+    if not parts:
+        return "", ""
+    return ("/".join(parts[:-1]) or "default-rack"), parts[-1]
+
+
+def _attempt_hosts(jobs: list[TraceJob]) -> list[str]:
+    """Every host a trace names: where attempts ran and where map splits lived."""
+    names = []
+    for j in jobs:
+        names += [*(j.map_hosts or ()), *(j.reduce_hosts or ())]
+        names += [r for rs in (j.map_replicas or ()) for r in rs]
+    return [h for h in names if h]
+
+
+@dataclasses.dataclass(frozen=True)
+class TracedNode:
+    """What a trace shows of its nodes (Rumen keeps no hardware or slot counts): the most map and reduce
+    attempts one host ran at once, and the most disk and network MB/s that one host's running attempts moved
+    together (each attempt's bytes spread evenly over its runtime), a floor for that node's hardware."""
+
+    map_slots: int = 1
+    reduce_slots: int = 1
+    disk_mbps: float = 0.0
+    nic_mbps: float = 0.0
+
+
+def _mb(attempt: dict, key: str) -> float:
+    value = attempt.get(key)
+    return value / 2**20 if isinstance(value, int | float) and value > 0 else 0.0
+
+
+def traced_node(trace: str, replication: int) -> TracedNode:
+    """Read the attempts' hosts, times and byte counters again (the trace was validated before)."""
+    text, pos, decoder = read_text(trace), 0, json.JSONDecoder()
+    events: dict[str, list[tuple[float, int, int, float, float]]] = {}  # host -> (time, kind, +-1, disk, net)
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        obj, pos = decoder.raw_decode(text, pos)
+        for k, key in enumerate(("mapTasks", "reduceTasks")):
+            for task in obj.get(key) or []:
+                for a in task.get("attempts") or []:
+                    start, end = a.get("startTime"), a.get("finishTime")
+                    if not (isinstance(start, int | float) and isinstance(end, int | float) and 0 <= start < end):
+                        continue
+                    secs = (end - start) / 1000.0
+                    disk = sum(
+                        _mb(a, f) for f in ("hdfsBytesRead", "hdfsBytesWritten", "fileBytesRead", "fileBytesWritten")
+                    )
+                    net = _mb(a, "hdfsBytesWritten") * (replication - 1) + _mb(a, "reduceShuffleBytes")
+                    host = _split_host(a.get("hostName") or "")[1]
+                    evs = events.setdefault(host, [])
+                    evs += [(end, k, -1, -disk / secs, -net / secs), (start, k, 1, disk / secs, net / secs)]
+    slots, disk_peak, net_peak = [1, 1], 0.0, 0.0
+    for evs in events.values():
+        running, disk, net = [0, 0], 0.0, 0.0
+        for _, k, step, d, n in sorted(evs):  # ends sort before starts at the same instant
+            running[k] += step
+            disk, net = disk + d, net + n
+            slots[k] = max(slots[k], running[k])
+            disk_peak, net_peak = max(disk_peak, disk), max(net_peak, net)
+    return TracedNode(slots[0], slots[1], disk_peak, net_peak)
+
+
+def build_trace_cluster(
+    s: TraceReplaySettings, seed: int, check: bool, topology: Topology, jobs: list[TraceJob], kind: str
+) -> tuple[HadoopModel, dict[str, int]]:
+    """One host and one VM per traced node, racks as traced; nodes seen only in the trace join their rack."""
+    racks: dict[str, list[str]] = {rack: list(hosts) for rack, hosts in topology.racks}
+    known = {h for hosts in racks.values() for h in hosts}
+    for name in _attempt_hosts(jobs):
+        rack, host = _split_host(name)
+        if host and host not in known:
+            racks.setdefault(rack, []).append(host)
+            known.add(host)
+    if not known:
+        raise ValueError(f"setting trace={s.trace!r}: no topology file and no recorded hosts to build a cluster")
+    seen = traced_node(s.trace, s.hadoop.replication) if kind == "rumen" else None
+    map_slots, reduce_slots = (
+        (seen.map_slots, seen.reduce_slots) if seen else (s.hadoop.map_slots, s.hadoop.reduce_slots)
+    )
+    disk_mbps = max(s.disk_mbps, seen.disk_mbps) if seen else s.disk_mbps
+    nic_mbps = max(s.nic_mbps, seen.nic_mbps) if seen else s.nic_mbps
+    hadoop = s.hadoop.model_copy(update={"map_slots": map_slots, "reduce_slots": reduce_slots})
+    cores = max(s.cores_per_host, map_slots + reduce_slots)
+    model = HadoopModel(
+        rng=seed,
+        dt=s.dt,
+        physics=Physics(s.swap_touch_rate),
+        trace_interval_s=s.trace_interval_s,
+        check=check,
+        hadoop=hadoop,
+        scheduler=SCHEDULERS[s.scheduler](s),
+        speculation=SPECULATION[s.speculation](s),
+        slot_manager=SLOT_MANAGERS[s.slot_manager](s),
+    )
+    model.allocator = s.make_allocator(model.rng)
+    model.set_pool(None, None)  # a physical cluster: no pool beyond its hosts
+    nodes: dict[str, int] = {}
+    vm_mem = max(s.vm_mem_mb, s.daemon_mem_mb + (map_slots + reduce_slots) * (hadoop.child_heap_mb + 64.0))
+    for r, hosts in enumerate(racks.values()):
+        for host in hosts:
+            h = model.add_host(host, cores=cores, core_mhz=s.core_mhz, mem_mb=max(s.host_mem_mb, vm_mem + 1024),
+                               disk_mbps=disk_mbps, nic_mbps=nic_mbps, rack=r)  # fmt: skip
+            vm = model.add_vm(host, h, vcpus=map_slots + reduce_slots, mem_mb=vm_mem, os_mem_mb=s.daemon_mem_mb)
+            nodes[host] = model.add_slave(vm).node
+    model.settings = s
+    model.traced_node = TracedNode(map_slots, reduce_slots, disk_mbps, nic_mbps)
+    return model, nodes
+
+
+def _io_s(read_mb: float, write_mb: float, net_mb: float, rates: tuple[float, float]) -> float:
+    """Seconds an uncontended node spends on this I/O (its datastore and NIC to itself): rates (disk, NIC) MB/s."""
+    return (read_mb + write_mb) / rates[0] + net_mb / rates[1]
+
+
+def add_trace_job(
+    model: HadoopModel, job: TraceJob, s: TraceReplaySettings, submit_s: float, mode: str, nodes: dict[str, int]
+):
+    """Add one trace job; durations mode sizes each task from its recorded runtime (module docstring)."""
+    base = PUMA[s.profile]
+    cfg = model.hadoop
+    node = getattr(model, "traced_node", None)
+    rates = (node.disk_mbps, node.nic_mbps) if node is not None else (s.disk_mbps, s.nic_mbps)
+    if not s.replay_io:
+        rates = (math.inf, math.inf)
+    core = s.core_mhz
+    inputs = list(job.map_input_mb)
+    unfinished = list(job.unfinished_maps)
     total = sum(inputs)
     selectivity = job.shuffle_mb / total if total > 0 else 0.0
     profile = dataclasses.replace(
@@ -72,16 +326,103 @@ def add_trace_job(model: HadoopModel, job: TraceJob, base, submit_s: float) -> N
         combine_ratio=1.0,
         reduce_selectivity=job.output_mb / job.shuffle_mb if job.shuffle_mb > 0 else 0.0,
     )
-    out_per_map = [job.shuffle_mb * (x / total) if total > 0 else 0.0 for x in inputs]
-    if job.reduces == 0:  # map-only: the maps write the job's output
-        out_per_map = [job.output_mb * (x / total) if total > 0 else 0.0 for x in inputs]
-    maps = [
-        {
-            "input_mb": x,
-            "cpu_mc": x * base.map_cpu_mc_per_mb,
-            "output_mb": o,
-            "output_records": o * 2**20 / base.map_record_bytes,
-        }
-        for x, o in zip(inputs, out_per_map, strict=True)
-    ]
-    model.add_job(job.name, profile, submit_s, maps, job.reduces)
+    share = job.output_mb if job.reduces == 0 else job.shuffle_mb  # map-only: the maps write the job's output
+    outs = [share * (x / total) if total > 0 else 0.0 for x in inputs]
+    durations = list(job.map_durations_s or [])
+    cpus = list(job.map_cpu_s or [None] * len(inputs))
+    typical = median_or(durations, 10.0)
+    maps = []
+    for i, (x, o) in enumerate(zip(inputs, outs, strict=True)):
+        if mode == "durations":
+            replicate = o * (cfg.replication - 1) if job.reduces == 0 else 0.0  # map-only: an HDFS write
+            io = _io_s(x, o, replicate, rates)
+            cpu_mc = max(durations[i] - cfg.jvm_start_core_s - io, 0.0) * core
+            if not s.replay_io:
+                x = o = 0.0  # the recorded time is all CPU: no bytes to move
+        else:
+            cpu_mc = cpus[i] * core if cpus[i] is not None else x * base.map_cpu_mc_per_mb
+        maps.append(
+            {"input_mb": x, "cpu_mc": cpu_mc, "output_mb": o, "output_records": o * 2**20 / base.map_record_bytes}
+        )
+    mean_in = total / len(inputs) if inputs else 0.0
+    for _ in unfinished:  # tasks that never succeeded: sized like the job's typical map
+        cpu_s = (
+            max(typical - cfg.jvm_start_core_s, 0.0) if mode == "durations" else mean_in * base.map_cpu_mc_per_mb / core
+        )
+        maps.append({"input_mb": 0.0, "cpu_mc": cpu_s * core, "output_mb": 0.0, "output_records": 0.0})
+    replicas = job.map_replicas or ()
+    for i, locs in enumerate(replicas):
+        known = sorted({nodes[h] for h in (_split_host(r)[1] for r in locs) if h in nodes})
+        if known:
+            maps[i]["replicas"] = np.array(known, dtype=np.int64)
+    reduces = job.reduces + len(job.unfinished_reduces)
+    added = model.add_job(job.name, profile, submit_s, maps, reduces)
+    for task, retries in zip(added.maps, [*(job.map_retries or [()] * job.maps), *unfinished], strict=True):
+        task.replay = list(retries)
+    reduce_retries = [*(job.reduce_retries or [()] * job.reduces), *job.unfinished_reduces]
+    after = list(job.reduce_after_shuffle_s or [None] * job.reduces)
+    rdur = list(job.reduce_durations_s or [])
+    rcpu = list(job.reduce_cpu_s or [None] * job.reduces)
+    out_per_reduce = job.output_mb / max(job.reduces, 1)
+    for i, task in enumerate(added.reduces):
+        task.replay = list(reduce_retries[i])
+        if mode == "durations":
+            own = after[i] if i < job.reduces and after[i] is not None else (rdur[i] if i < job.reduces else None)
+            if own is None:
+                own = median_or([a for a in after if a is not None] or rdur, 10.0)
+            io = _io_s(0.0, out_per_reduce, out_per_reduce * (cfg.replication - 1), rates)
+            task.cpu_mc = max(own - io, 1e-3) * core
+        elif i < job.reduces and rcpu[i] is not None:
+            task.cpu_mc = rcpu[i] * core
+    if mode == "durations":  # MapReduce 2 traces record no setup/cleanup tasks: their gaps time the AM's work
+        added.init_s = job.init_s
+        added.setup_s = job.setup_s if job.setup_s is not None or job.cleanup_s is not None else job.head_s
+        added.cleanup_s = job.cleanup_s if job.setup_s is not None or job.cleanup_s is not None else job.tail_s
+    if job.outcome != "SUCCESS":
+        added.hold_setup = job.setup_s is None and job.maps == 0 and not job.unfinished_maps
+        if job.duration_s is not None:
+            cleanup = job.cleanup_s if job.cleanup_s is not None else cfg.jvm_start_core_s + cfg.setup_cleanup_s
+            end = submit_s + max(job.duration_s - cleanup, 0.0)
+            state = "killed" if job.outcome == "KILLED" else "failed"
+            model.jobtracker.later(end, partial(model.jobtracker.kill_job, added, state))
+    return added
+
+
+def comparison(model: HadoopModel) -> pd.DataFrame:
+    """Per job: recorded and emulated durations (submit to end) and their ratio."""
+    rows = []
+    for trace_job, job in model.replay.added:
+        emulated = job.end_s - job.submit_s if job.end_s is not None else None
+        recorded = trace_job.duration_s
+        rows.append({
+            "job": job.job_id, "name": trace_job.name, "recorded_outcome": trace_job.outcome, "state": job.state,
+            "recorded_s": recorded, "emulated_s": emulated,
+            "ratio": emulated / recorded if emulated is not None and recorded else None,
+        })  # fmt: skip
+    return pd.DataFrame(rows, columns=["job", "name", "recorded_outcome", "state", "recorded_s", "emulated_s", "ratio"])
+
+
+def error_figures(table: pd.DataFrame) -> dict[str, Any]:
+    """Median absolute relative job-duration error and the share of jobs within 2x, over the jobs with both a
+    recorded and an emulated duration (all of them, and the successful ones alone)."""
+    out: dict[str, Any] = {}
+    for label, rows in (("", table), ("_succeeded", table[table.recorded_outcome == "SUCCESS"])):
+        ratio = rows.ratio.dropna().astype(float)
+        out[f"jobs_compared{label}"] = len(ratio)
+        out[f"job_duration_median_abs_error{label}"] = float(np.median(np.abs(ratio - 1))) if len(ratio) else None
+        out[f"jobs_within_2x{label}"] = float(((ratio >= 0.5) & (ratio <= 2)).mean()) if len(ratio) else None
+    return out
+
+
+def attempt_figures(model: HadoopModel) -> dict[str, Any]:
+    """Median and p90 of the successful map and reduce attempts' runtimes: recorded against emulated."""
+    out: dict[str, Any] = {}
+    for kind, field in (("m", "map_durations_s"), ("r", "reduce_durations_s")):
+        recorded = [d for t, _ in model.replay.added for d in (getattr(t, field) or ())]
+        emulated = [a.runtime_s for _, job in model.replay.added for task in (job.maps if kind == "m" else job.reduces)
+                    for a in task.attempts if a.state == "done"]  # fmt: skip
+        name = "map" if kind == "m" else "reduce"
+        for q, label in ((50, "median"), (90, "p90")):
+            out[f"{name}_runtime_{label}_recorded_s"] = float(np.percentile(recorded, q)) if recorded else None
+            out[f"{name}_runtime_{label}_emulated_s"] = float(np.percentile(emulated, q)) if emulated else None
+    return out

@@ -1,12 +1,13 @@
 """Trace readers: hand-computed SWIM scaling and Rumen extraction, the shipped public traces, one-line errors."""
 
 import dataclasses
+import gzip
 import json
 from pathlib import Path
 
 import pytest
 
-from hadoop_layer.traces import MB, TraceError, TraceJob, read_rumen, read_swim
+from hadoop_layer.traces import MB, TraceError, TraceJob, read_rumen, read_swim, read_topology, read_trace
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="public traces live in ../shared/data")
@@ -139,6 +140,14 @@ def test_rumen_hand_written(tmp_path):
         reduce_durations_s=(10.25,),
         map_hosts=("/r1/h2", "/r2/h3"),
         source="hand.json:job_1_0001",
+        map_cpu_s=(None, None),  # no CPU counters in this trace
+        reduce_cpu_s=(None,),
+        reduce_after_shuffle_s=(None,),  # no shuffleFinished
+        reduce_hosts=("/r1/h1",),
+        map_replicas=((), ()),
+        map_retries=((("FAILED", 1.0),), ()),  # ended (1,006,000 ms) as the success started: a retry
+        reduce_retries=((),),
+        unfinished_reduces=((),),  # r_000001 never ran
     )
     assert (b.submit_s, b.input_mb, b.shuffle_mb, b.output_mb, b.maps, b.reduces) == (0.0, 4.0, 0.0, 5.0, 1, 0)
     assert b.map_durations_s == (0.25,) and b.reduce_durations_s == () and b.map_hosts == ("/r3/h9",)
@@ -259,3 +268,168 @@ def test_rumen_bad_attempt_names_task_and_field(tmp_path):
 
 def test_rumen_top_level_not_an_object(tmp_path):
     assert "job 0: not a JSON object" in _rumen_error(tmp_path, "[1, 2]")
+
+
+# --- format by content, gzip, topology ---------------------------------------------------------------------------
+
+
+def _gz(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(text.encode("utf-8")))
+    return path
+
+
+def test_format_is_read_from_the_content_and_gzip_is_transparent(tmp_path):
+    rumen_text = "\n".join(json.dumps(job) for job in RUMEN_JOBS)
+    plain = read_rumen(_write(tmp_path, "hand.json", rumen_text))
+    for path in (
+        _write(tmp_path, "trace", rumen_text),  # no suffix: still Rumen
+        _write(tmp_path, "trace.tsv", rumen_text),  # a misleading suffix does not matter
+        _gz(tmp_path, "trace.json.gz", rumen_text),
+        _gz(tmp_path, "trace.gz.bin", rumen_text),
+    ):
+        kind, jobs = read_trace(path)
+        assert kind == "rumen"
+        assert [dataclasses.replace(j, source="") for j in jobs] == [dataclasses.replace(j, source="") for j in plain]
+    kind, jobs = read_trace(_gz(tmp_path, "swim.gz", SWIM_ROWS))
+    assert kind == "swim" and [j.name for j in jobs] == ["job0", "job1", "job2"]
+    assert read_rumen(_gz(tmp_path, "x.json.gz", rumen_text))[0].maps == 2  # the readers gunzip too
+    assert read_swim(_gz(tmp_path, "x.tsv.gz", SWIM_ROWS))[0].maps == 4
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"\x1f\x8b\x08\x00garbage", "bad.gz: gzip data is truncated or corrupt"),
+        (b"\x00\x01\xfe\xff binary", "bad.gz: not UTF-8 text (byte 0xfe at offset 2)"),
+        (b"", "bad.gz: the file is empty"),
+        (b'{"name": "<root>", "children": []}', "bad.gz: this is a Rumen topology file, not a job trace"),
+    ],
+)
+def test_unreadable_files_get_one_line_naming_the_file(tmp_path, content, expected):
+    path = tmp_path / "bad.gz"
+    path.write_bytes(content)
+    with pytest.raises(TraceError) as info:
+        read_trace(path)
+    assert str(info.value).startswith(expected) and "\n" not in str(info.value)
+
+
+def test_truncated_gzip_of_a_real_trace(tmp_path):
+    data = gzip.compress(("\n".join(json.dumps(job) for job in RUMEN_JOBS)).encode())
+    path = tmp_path / "cut.json.gz"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(TraceError, match=r"^cut\.json\.gz: gzip data is truncated or corrupt"):
+        read_trace(path)
+
+
+def test_rumen_wrong_type_and_bad_result_name_job_and_field(tmp_path):
+    job = json.loads(json.dumps(RUMEN_JOBS[1]))
+    job["mapTasks"][0]["attempts"][0]["result"] = "MAYBE"
+    message = _rumen_error(tmp_path, json.dumps(job))
+    assert "job 0 (job_1_0002) task task_1_0002_m_000000" in message and "result='MAYBE'" in message
+    job = {**RUMEN_JOBS[1], "mapTasks": {"not": "a list"}}
+    assert "field mapTasks=" in _rumen_error(tmp_path, json.dumps(job))
+    job = {**RUMEN_JOBS[1], "outcome": "LOST"}
+    assert "outcome='LOST'" in _rumen_error(tmp_path, json.dumps(job))
+
+
+def test_topology_racks_and_hosts(tmp_path):
+    topo = {
+        "name": "<root>",
+        "children": [
+            {"name": "r1", "children": [{"name": "h1", "children": None}, {"name": "h2", "children": None}]},
+            {"name": "r2", "children": [{"name": "h3", "children": None}]},
+        ],
+    }
+    t = read_topology(_gz(tmp_path, "topo.json.gz", json.dumps(topo)))
+    assert t.hosts == [("r1", "h1"), ("r1", "h2"), ("r2", "h3")]
+    bad = json.loads(json.dumps(topo))
+    bad["children"][1]["children"][0]["name"] = 7
+    with pytest.raises(TraceError, match=r"^topo\.json rack 1 \(r2\) host 0: field name"):
+        read_topology(_write(tmp_path, "topo.json", json.dumps(bad)))
+
+
+# --- Rumen: outcomes, lifecycle, counters ------------------------------------------------------------------------
+
+
+def test_rumen_outcome_lifecycle_counters_and_retries(tmp_path):
+    job = {
+        "jobID": "job_9_0001",
+        "outcome": "FAILED",
+        "submitTime": 10_000,
+        "launchTime": 10_750,
+        "finishTime": 70_000,
+        "otherTasks": [
+            {"taskType": "SETUP", "attempts": [_attempt("SUCCESS", 11_000, 13_500, "/r/h")]},
+            {
+                "taskType": "CLEANUP",
+                "attempts": [_attempt("FAILED", 60_000, 61_000, "/r/h"), _attempt("SUCCESS", 62_000, 64_000, "/r/h")],
+            },
+        ],
+        "mapTasks": [
+            {
+                "taskID": "m0",
+                "inputBytes": MIB,
+                "preferredLocations": [{"layers": ["r", "h"]}, {"layers": ["r2", "h9"]}],
+                "attempts": [
+                    {
+                        **_attempt("SUCCESS", 14_000, 20_000, "/r/h"),
+                        "resourceUsageMetrics": {"cumulativeCpuUsage": 4500},
+                    },
+                    _attempt("KILLED", 18_000, 21_000, "/r/h2"),  # a speculative duplicate: not a retry
+                ],
+            },
+            {
+                "taskID": "m1",
+                "attempts": [_attempt("FAILED", 14_000, 15_000, "/r/h"), _attempt("FAILED", 16_000, 19_000, "/r/h")],
+            },
+        ],
+        "reduceTasks": [
+            {
+                "taskID": "r0",
+                "attempts": [
+                    {**_attempt("SUCCESS", 15_000, 40_000, "/r/h3"), "shuffleFinished": 31_000, "cpuUsages": [100, 250]}
+                ],
+            }
+        ],
+    }
+    (j,) = read_rumen(_write(tmp_path, "failed.json", json.dumps(job)))
+    assert (j.outcome, j.duration_s, j.init_s, j.setup_s, j.cleanup_s) == ("FAILED", 60.0, 0.75, 2.5, 2.0)
+    assert (j.maps, j.reduces) == (1, 1)
+    assert j.map_cpu_s == (4.5,) and j.reduce_cpu_s == (0.35,)
+    assert j.reduce_after_shuffle_s == (9.0,) and j.reduce_hosts == ("/r/h3",)
+    assert j.map_replicas == (("/r/h", "/r2/h9"),)
+    assert j.map_retries == ((),) and j.reduce_retries == ((),)
+    assert j.unfinished_maps == ((("FAILED", 1.0), ("FAILED", 3.0)),) and j.unfinished_reduces == ()
+    assert (j.head_s, j.tail_s) == (3.25, 30.0)  # launch 10.75 s -> first success 14 s; last success 40 s -> 70 s
+
+
+@needs_data
+def test_rumen_zombie_outcomes_and_lifecycle():
+    jobs = read_rumen(DATA / "rumen" / "zombie-input-trace.json")
+    assert [j.outcome for j in jobs] == ["KILLED", "SUCCESS", "SUCCESS", "SUCCESS"]
+    assert [j.duration_s for j in jobs] == [799.855, 926.811, 100.322, None]  # job 4's finishTime is -1
+    assert [j.setup_s for j in jobs] == [None, 2.652, 11.304, 2.236]  # job 1 was killed before its setup
+    assert [j.cleanup_s for j in jobs] == [2.423, 1.757, 1.794, None]
+    assert sum(len(r) for r in jobs[3].map_retries) == 3  # failed attempts before a success; kills overlap it
+    assert len(jobs[3].unfinished_reduces) == 47 - 28  # the trace ends before 19 of its 47 reduces started
+
+
+@needs_data
+@pytest.mark.parametrize("name", ["sls-2jobs2min-rumen-jh.json", "zombie-input-trace.json"])
+def test_every_shipped_rumen_trace_and_its_gzip_copy_load_by_content(tmp_path, name):
+    source = DATA / "rumen" / name
+    kind, plain = read_trace(source)
+    copy = tmp_path / "copy"  # gzip'd, no suffix at all
+    copy.write_bytes(gzip.compress(source.read_bytes()))
+    kind_gz, zipped = read_trace(copy)
+    assert kind == kind_gz == "rumen" and len(plain) >= 2
+    assert [dataclasses.replace(j, source="") for j in zipped] == [dataclasses.replace(j, source="") for j in plain]
+
+
+@needs_data
+def test_the_shipped_topology_is_a_topology_not_a_trace():
+    topo = read_topology(DATA / "rumen" / "zombie-input-topology.json")
+    assert len(topo.racks) == 41 and len(topo.hosts) == 522
+    with pytest.raises(TraceError, match="topology file, not a job trace"):
+        read_trace(DATA / "rumen" / "zombie-input-topology.json")

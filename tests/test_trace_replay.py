@@ -1,0 +1,137 @@
+"""`trace-replay` on small Rumen traces written here: recorded runtimes, the traced cluster, outcomes, the CLI."""
+
+import gzip
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from scenarios.cli import main, run_model
+from scenarios.registry import SCENARIOS
+from scenarios.settings import validate
+from scenarios.trace_replay import error_figures
+
+SCENARIO = SCENARIOS["trace-replay"]
+T0 = 1_000_000_000  # ms
+
+
+def attempt(result: str, start_s: float, end_s: float, host: str, **extra) -> dict:
+    return {"result": result, "startTime": T0 + int(start_s * 1000), "finishTime": T0 + int(end_s * 1000),
+            "hostName": host, **extra}  # fmt: skip
+
+
+def job(job_id: str, submit_s: float, maps: list[list[dict]], reduces=(), **extra) -> dict:
+    return {
+        "jobID": job_id,
+        "submitTime": T0 + int(submit_s * 1000),
+        "mapTasks": [{"taskID": f"{job_id}_m_{i}", "inputBytes": 0, "attempts": a} for i, a in enumerate(maps)],
+        "reduceTasks": [{"taskID": f"{job_id}_r_{i}", "attempts": a} for i, a in enumerate(reduces)],
+        **extra,
+    }
+
+
+def write(tmp_path: Path, name: str, jobs: list[dict], gz: bool = False) -> Path:
+    text = "\n".join(json.dumps(j) for j in jobs)
+    path = tmp_path / name
+    if gz:
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text)
+    return path
+
+
+def replay(path: Path, **settings):
+    s = validate(SCENARIO.Settings, {"trace": str(path), "dt": 0.1, "speculation": "none", **settings})
+    model = SCENARIO.build(s, seed=1)
+    run_model(model, SCENARIO.horizon_s(model), progress=False)
+    return model, SCENARIO.summary(model)
+
+
+def test_durations_mode_gives_each_attempt_its_recorded_runtime_on_the_traced_hosts(tmp_path):
+    maps = [[attempt("SUCCESS", 1, 1 + d, h)] for d, h in ((10, "/r1/a"), (20, "/r1/b"), (40, "/r2/c"))]
+    path = write(tmp_path, "three-maps", [job("job_1", 0, maps)])  # no suffix: Rumen by content
+    model, summary = replay(path)
+    assert summary["replay"] == "durations"
+    assert [t.name for t in model.trackers] == ["a", "b", "c"] and model.node_racks.tolist() == [0, 0, 1]
+    assert model.hadoop.map_slots == 1 and model.hadoop.job_setup_cleanup  # one map at a time on each host
+    (j,) = model.jobtracker.jobs
+    runtimes = [t.successful.runtime_s for t in j.maps]
+    assert runtimes == pytest.approx([10.0, 20.0, 40.0], abs=0.25)
+    assert summary["map_runtime_median_emulated_s"] == pytest.approx(20.0, abs=0.25)
+    assert summary["map_runtime_median_recorded_s"] == 20.0
+
+
+def test_physics_mode_takes_the_cpu_counters(tmp_path):
+    maps = [[attempt("SUCCESS", 0, 30, "/r/a", resourceUsageMetrics={"cumulativeCpuUsage": 8000})]]
+    model, _ = replay(write(tmp_path, "cpu.json", [job("job_1", 0, maps)]), replay="physics")
+    # a JVM start (1 core-s), then the 8 s the counter recorded, not the 30 s of wall time
+    assert model.jobtracker.jobs[0].maps[0].successful.runtime_s == pytest.approx(9.0, abs=0.25)
+
+
+def test_a_topology_file_beside_the_trace_builds_the_cluster_and_splits_keep_their_hosts(tmp_path):
+    topo = {"name": "<root>", "children": [
+        {"name": "rackA", "children": [{"name": "h1", "children": None}, {"name": "h2", "children": None}]},
+        {"name": "rackB", "children": [{"name": "h3", "children": None}]},
+    ]}  # fmt: skip
+    (tmp_path / "x-topology.json.gz").write_bytes(gzip.compress(json.dumps(topo).encode()))
+    task = {"taskID": "m0", "preferredLocations": [{"layers": ["rackB", "h3"]}],
+            "attempts": [attempt("SUCCESS", 0, 5, "/rackB/h3")]}  # fmt: skip
+    trace = {**job("job_1", 0, []), "mapTasks": [task]}
+    model, summary = replay(write(tmp_path, "x-trace.json.gz", [trace], gz=True))
+    assert [t.name for t in model.trackers] == ["h1", "h2", "h3"] and model.node_racks.tolist() == [0, 0, 1]
+    assert summary["cluster"].startswith("3 nodes in 2 racks")
+    (m,) = model.jobtracker.jobs[0].maps
+    assert m.replicas.tolist() == [2] and m.successful.locality.name == "NODE"
+
+
+def test_recorded_failures_replay_and_a_killed_job_ends_at_its_recorded_time(tmp_path):
+    flaky = [attempt("FAILED", 0, 5, "/r/a"), attempt("SUCCESS", 6, 16, "/r/a")]
+    killed = job("job_2", 10, [], outcome="KILLED", finishTime=T0 + 110_000,
+                 otherTasks=[{"taskType": "CLEANUP", "attempts": [attempt("SUCCESS", 100, 102, "/r/a")]}])  # fmt: skip
+    model, summary = replay(write(tmp_path, "mixed.json", [job("job_1", 0, [flaky]), killed]))
+    first, second = model.jobtracker.jobs
+    failed, done = first.maps[0].attempts
+    assert failed.state == "failed" and failed.runtime_s == pytest.approx(5.0, abs=0.25)
+    assert done.state == "done" and done.runtime_s == pytest.approx(10.0, abs=0.25)
+    assert summary["failed_attempts"] == 1 and first.state == "succeeded"
+    # killed 98 s after submit (its 2 s cleanup before the recorded end), the cleanup heard within a heartbeat
+    assert second.state == "killed" and summary["jobs_killed"] == 1
+    assert second.end_s - second.submit_s == pytest.approx(100.0, abs=1.0)
+    assert second.lifecycle_task.role == "cleanup" and second.hold_setup  # never left PREP, as recorded
+    row = summary["per_job"][1]
+    assert row["recorded_s"] == 100.0 and row["ratio"] == pytest.approx(row["emulated_s"] / 100.0)
+
+
+def test_jobs_after_max_duration_are_listed_as_not_run_and_the_run_says_so(tmp_path, capsys):
+    one = [[attempt("SUCCESS", 0, 5, "/r/a")]]
+    path = write(tmp_path, "late.json", [job("job_1", 0, one), job("job_2", 5000, one)])
+    _, summary = replay(path, max_duration_s=1000)
+    assert summary["jobs_not_run"] == ["job_2"] and len(summary["per_job"]) == 1
+    assert "1 of 2 jobs are submitted after max_duration_s=1000 and are not run: job_2" in capsys.readouterr().err
+
+
+def test_error_figures_hand_computed():
+    table = pd.DataFrame({"recorded_outcome": ["SUCCESS", "SUCCESS", "KILLED", "SUCCESS"],
+                          "ratio": [1.1, 0.5, 3.0, None]})  # fmt: skip
+    figures = error_figures(table)
+    assert figures["jobs_compared"] == 3
+    assert figures["job_duration_median_abs_error"] == pytest.approx(0.5)  # |0.1|, |0.5|, |2.0|
+    assert figures["jobs_within_2x"] == pytest.approx(2 / 3)  # 0.5 is within 2x, 3.0 is not
+    assert figures["job_duration_median_abs_error_succeeded"] == pytest.approx(0.3)  # median of 0.1 and 0.5
+    assert figures["jobs_within_2x_succeeded"] == 1.0
+
+
+def test_cli_replays_a_gzip_trace_and_refuses_a_bad_one_in_one_line(tmp_path, capsys):
+    path = write(tmp_path, "trace.gz", [job("job_1", 0, [[attempt("SUCCESS", 0, 5, "/r/a")]])], gz=True)
+    out = tmp_path / "run"
+    assert main(["run", "trace-replay", "--set", f"trace={path}", "--out", str(out), "--quiet"]) == 0
+    frame = pd.read_parquet(out / "comparison.parquet")
+    assert frame.name.tolist() == ["job_1"] and frame.emulated_s.notna().all()
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(gzip.compress(b'{"jobID": "job_9", "submitTime": "soon"}'))
+    capsys.readouterr()
+    assert main(["run", "trace-replay", "--set", f"trace={bad}", "--out", str(tmp_path / "x"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "bad.json.gz job 0 (job_9)" in err and "submitTime='soon'" in err
+    assert not (tmp_path / "x").exists()
