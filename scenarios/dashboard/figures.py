@@ -52,7 +52,7 @@ class HeatPanel:
     def __init__(self, snap: Snapshot) -> None:
         self.vms = [str(v) for v in snap.vms.index]
         n = max(len(self.vms), 1)
-        self.fig = new_figure(11.0, max(3.5, 0.24 * n + 1.5), right=0.9, wspace=0.05)
+        self.fig = new_figure(11.0, min(max(3.5, 0.12 * n + 1.5), 6.0), right=0.9, wspace=0.05)
         self.axes = self.fig.subplots(2, 2, sharex=True, sharey=True).ravel()
         cmap = colormaps["magma"].with_extremes(bad="0.85")
         self.images = {}

@@ -23,8 +23,12 @@ class DashboardModel(ScenarioModel):
     A bad combination of controls (e.g. `skew_sched` without `allocator=heterogeneous`) does not break the page:
     the model is left empty and finished, and the summary line shows the error until the controls are mended."""
 
-    def __init__(self, scenario: str = "flexslot", *, rng: int | str = 1, chunk_s: float = 30.0, **settings: Any) -> None:
+    def __init__(
+        self, scenario: str = "flexslot", *, rng: int | str = 1, chunk_s: float = 30.0, **settings: Any
+    ) -> None:
         self.ledger = TaskLedger()
+        self._snap: tuple[float, Snapshot] | None = None
+        settings = {k: (None if v == "" else v) for k, v in settings.items()}  # an emptied text control: no value
         seed = 1
         try:
             seed = parse_seed(rng)
@@ -37,7 +41,11 @@ class DashboardModel(ScenarioModel):
             self.error, self.finished, self.running = one_line(exc), True, False
 
     def snapshot(self) -> Snapshot:
-        return live_snapshot(self.sim, self.ledger, self.error)
+        """The panels' data now, computed once per simulated time whatever the number of panels drawing it."""
+        now = float(self.sim.time) if self.sim is not None else -1.0
+        if self._snap is None or self._snap[0] != now:
+            self._snap = (now, live_snapshot(self.sim, self.ledger, self.error))
+        return self._snap[1]
 
 
 def parse_seed(rng: int | str) -> int:
@@ -67,6 +75,7 @@ class ReplayModel(Model):
         self.chunk_s = float(chunk_s)
         self.end_s = self.frames.end_s
         self.t = 0.0
+        self._snap: tuple[float, Snapshot] | None = None
 
     def step(self) -> None:
         self.seek(self.t + self.chunk_s)
@@ -76,4 +85,7 @@ class ReplayModel(Model):
         self.running = self.t < self.end_s
 
     def snapshot(self) -> Snapshot:
-        return replay_snapshot(self.frames, self.t)
+        """The run at `t`, cut once per position of the slider."""
+        if self._snap is None or self._snap[0] != self.t:
+            self._snap = (self.t, replay_snapshot(self.frames, self.t))
+        return self._snap[1]

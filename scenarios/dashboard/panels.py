@@ -82,11 +82,13 @@ class HeatGrid:
 
 def heat_grid(trace: pd.DataFrame) -> HeatGrid:
     """Per-VM shares of steal, iowait, usr+sys and idle in every trace sample (`vcloud trace --plot heatmap`)."""
-    vm = pd.Categorical(trace["vm"].astype(str) if trace["vm"].dtype != "category" else trace["vm"])
-    names = [str(c) for c in vm.categories]
-    order = list(dict.fromkeys(names[c] for c in vm.codes))  # the trace's VM order
-    rank = np.array([order.index(n) for n in names], dtype=np.int64)
-    rows = rank[vm.codes] if len(vm) else np.zeros(0, np.int64)
+    vm = trace["vm"] if isinstance(trace["vm"].dtype, pd.CategoricalDtype) else trace["vm"].astype("category")
+    codes = vm.cat.codes.to_numpy()
+    used = list(dict.fromkeys(codes.tolist()))  # the trace's VM order
+    order = [str(vm.cat.categories[c]) for c in used]
+    rank = np.zeros(len(vm.cat.categories), dtype=np.int64)
+    rank[used] = np.arange(len(used))
+    rows = rank[codes]
     times, cols = np.unique(trace["time_s"].to_numpy(np.float64), return_inverse=True)
     den = np.zeros((len(order), len(times)))
     np.add.at(den, (rows, cols), accounted_s(trace).to_numpy(np.float64) if len(trace) else 0.0)
@@ -143,9 +145,9 @@ def node_frame(trackers: list[TaskTracker], ledger: TaskLedger) -> pd.DataFrame:
     """Per TaskTracker: its slots now (FlexSlot moves and resizes them), what runs in them, what finished there."""
     rows = [
         (t.name, t.map_slots, t.reduce_slots, t.heap_mb, len(t.running[TaskKind.MAP]), len(t.running[TaskKind.REDUCE]),
-         ledger.maps_done.get(t.node, 0), ledger.reduces_done.get(t.node, 0))  # fmt: skip
+         ledger.maps_done.get(t.node, 0), ledger.reduces_done.get(t.node, 0))
         for t in trackers
-    ]
+    ]  # fmt: skip
     return pd.DataFrame(rows, columns=NODE_COLUMNS)
 
 
@@ -281,12 +283,10 @@ def _nodes_at(frames: RunFrames, tasks: pd.DataFrame, running, done, is_map) -> 
         counts = pd.Series(vm[mask]).value_counts()
         return [int(counts.get(n, 0)) for n in order]
 
-    return pd.DataFrame(
-        {"node": order, "map_slots": map_slots, "reduce_slots": reduce_slots, "heap_mb": heap,
-         "running_maps": per_node(running & is_map), "running_reduces": per_node(running & ~is_map),
-         "maps_done": per_node(done & is_map), "reduces_done": per_node(done & ~is_map)},  # fmt: skip
-        columns=NODE_COLUMNS,
-    )
+    counts = {"running_maps": per_node(running & is_map), "running_reduces": per_node(running & ~is_map),
+              "maps_done": per_node(done & is_map), "reduces_done": per_node(done & ~is_map)}  # fmt: skip
+    fixed = {"node": order, "map_slots": map_slots, "reduce_slots": reduce_slots, "heap_mb": heap}
+    return pd.DataFrame({**fixed, **counts}, columns=NODE_COLUMNS)
 
 
 def _jobs_at(jobs: pd.DataFrame, tasks: pd.DataFrame, running, done, is_map, t: float) -> pd.DataFrame:
