@@ -36,9 +36,13 @@ class DashboardModel(ScenarioModel):
         except (SettingsError, ValueError, TypeError) as exc:
             if "_event_list" not in vars(self):  # it failed before Model.__init__ ran
                 Model.__init__(self, rng=seed)
-            self.scenario_name, self.chunk_s, self.settings = scenario, float(chunk_s), None
+            self.scenario_name, self.chunk_s, self.settings, self.seed = scenario, float(chunk_s), None, seed
             self.sim, self.horizon_s, self.figures = None, None, {}
             self.error, self.finished, self.running = one_line(exc), True, False
+
+    def describe(self) -> str:
+        """Which model is on the page: scenario, seed, step length."""
+        return f"{self.scenario_name}, seed {self.seed}, {self.chunk_s:g} simulated s per step"
 
     def snapshot(self) -> Snapshot:
         """The panels' data now, computed once per simulated time whatever the number of panels drawing it."""
@@ -76,6 +80,9 @@ class ReplayModel(Model):
         self.end_s = self.frames.end_s
         self.t = 0.0
         self._snap: tuple[float, Snapshot] | None = None
+
+    def describe(self) -> str:
+        return f"run {self.run_dir}, {self.chunk_s:g} s per step"
 
     def step(self) -> None:
         self.seek(self.t + self.chunk_s)
