@@ -180,7 +180,7 @@ def test_controls_come_from_the_settings_with_their_choices_and_bounds():
     s = SCENARIOS["flexslot"]
     given = {"hadoop.io_sort_mb": 150, "trace_interval_s": 5}
     params = model_params("flexslot", validate(s.Settings, given), given, seed=4)
-    assert params["scenario"] == "flexslot" and params["rng"]["value"] == "4"
+    assert params["scenario_name"] == "flexslot" and params["rng"]["value"] == "4"
     assert params["allocator"] == {"type": "Select", "value": "drs", "values": ["static", "heterogeneous", "drs"],
                                    "label": "allocator"}  # fmt: skip
     assert params["scale"]["type"] == "SliderFloat" and params["scale"]["min"] > 0 and params["scale"]["max"] == 10

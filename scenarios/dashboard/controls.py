@@ -86,7 +86,7 @@ def model_params(
     """SolaraViz `model_params` for `DashboardModel`: the scenario (fixed), the seed, the step length, the
     controls of `PRIMARY` and of every key in `given` (the `--set` pairs), and `given`'s other keys as fixed."""
     params: dict[str, Any] = {
-        "scenario": scenario,
+        "scenario_name": scenario,
         "rng": {"type": "InputText", "value": str(seed), "label": "seed"},
         "chunk_s": {**STEP_CONTROL, "value": int(chunk_s)},
     }

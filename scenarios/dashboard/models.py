@@ -24,19 +24,27 @@ class DashboardModel(ScenarioModel):
     the model is left empty and finished, and the summary line shows the error until the controls are mended."""
 
     def __init__(
-        self, scenario: str = "flexslot", *, rng: int | str = 1, chunk_s: float = 30.0, **settings: Any
+        self,
+        scenario_name: str = "flexslot",
+        *,
+        rng: int | str = 1,
+        chunk_s: float = 30.0,
+        scenario: Any = None,
+        **settings: Any,
     ) -> None:
+        """`scenario_name` names ours; `scenario` is Mesa's own Scenario object, which SolaraViz's Reset passes to
+        any model that takes that keyword: it carries nothing the settings do not, so it is ignored."""
         self.ledger = TaskLedger()
         self._snap: tuple[float, Snapshot] | None = None
         settings = {k: (None if v == "" else v) for k, v in settings.items()}  # an emptied text control: no value
         seed = 1
         try:
             seed = parse_seed(rng)
-            super().__init__(scenario, rng=seed, chunk_s=float(chunk_s), errors="record", **settings)
+            super().__init__(scenario_name, rng=seed, chunk_s=float(chunk_s), errors="record", **settings)
         except (SettingsError, ValueError, TypeError) as exc:
             if "_event_list" not in vars(self):  # it failed before Model.__init__ ran
                 Model.__init__(self, rng=seed)
-            self.scenario_name, self.chunk_s, self.settings, self.seed = scenario, float(chunk_s), None, seed
+            self.scenario_name, self.chunk_s, self.settings, self.seed = scenario_name, float(chunk_s), None, seed
             self.sim, self.horizon_s, self.figures = None, None, {}
             self.error, self.finished, self.running = one_line(exc), True, False
 
