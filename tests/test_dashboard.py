@@ -154,6 +154,8 @@ def test_replay_shows_memory_columns_the_trace_has(finished):
 def test_replay_model_steps_through_the_run_and_stops_at_its_end(finished):
     _, _, out = finished
     replay = ReplayModel(str(out), chunk_s=100.0)
+    start = replay.snapshot().vms
+    assert len(start) == 32 and (start.to_numpy() == 0).all()  # before the first sample: every VM, at zero
     replay.step()
     assert replay.t == 100.0 and replay.running
     replay.seek(1e9)

@@ -49,7 +49,7 @@ def _panel_component(kind: str):
 
 def Summary(model):
     """The run summary line: simulated time, makespan so far, kills, speculative attempts, skewness."""
-    with solara.Card("Run", classes=["vcloud-panel"]) as card:
+    with solara.Card("Run", classes=["vcloud-panel"]) as card, solara.Column(gap="4px"):
         solara.Text(model.describe(), classes=["vcloud-model"])
         solara.Text(summary_line(model.snapshot()), classes=["vcloud-summary"])
     return card

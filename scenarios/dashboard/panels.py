@@ -238,7 +238,9 @@ def read_run(path) -> RunFrames:
 def replay_snapshot(frames: RunFrames, t: float) -> Snapshot:
     """The panels of a finished run at time `t` (seconds), from its Parquet tables."""
     trace = frames.trace[frames.trace["time_s"].to_numpy() <= t + 1e-9]
-    snap = Snapshot(float(t), trace, _vms_at(trace), finished=t >= frames.end_s)
+    first = frames.trace[frames.trace["time_s"].to_numpy() == frames.trace["time_s"].min()]
+    vms = _vms_at(trace) if len(trace) else _vms_at(first).clip(upper=0.0)  # before the first sample: the VMs, at 0
+    snap = Snapshot(float(t), trace, vms, finished=t >= frames.end_s)
     if frames.tasks is None or frames.jobs is None:
         return snap
     tasks = frames.tasks
