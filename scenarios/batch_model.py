@@ -61,10 +61,10 @@ class ScenarioModel(Model):
             raise ValueError(f"errors must be 'raise' or 'record', got {errors!r}")
         self.seed = _seed(rng)
         super().__init__(rng=self.seed)
-        self.scenario = SCENARIOS[scenario]
+        self.named_scenario = SCENARIOS[scenario]  # not `scenario`: Mesa reserves it (SolaraViz reads it)
         self.scenario_name = scenario
         self.chunk_s, self.errors = float(chunk_s), errors
-        self.settings = validate(self.scenario.Settings, {k.replace("__", "."): v for k, v in settings.items()})
+        self.settings = validate(self.named_scenario.Settings, {k.replace("__", "."): v for k, v in settings.items()})
         self.figures: dict[str, Any] = {}
         self.error: str | None = None
         self.finished = False
@@ -72,9 +72,9 @@ class ScenarioModel(Model):
         self.horizon_s: float | None = None
         self.datacollector = DataCollector(model_reporters=_reporters(()))
         try:
-            self.sim = self.scenario.build(self.settings, self.seed)
+            self.sim = self.named_scenario.build(self.settings, self.seed)
             self.sim.start()  # the first allocation: a bad one fails here, as in `vcloud run`
-            self.horizon_s = self.scenario.horizon_s(self.sim)
+            self.horizon_s = self.named_scenario.horizon_s(self.sim)
         except Exception as exc:
             self._fail(exc)
         self.datacollector.collect(self)
@@ -88,7 +88,7 @@ class ScenarioModel(Model):
             if sim.running and (horizon is None or sim.time < horizon):
                 sim.run_for(self.chunk_s if horizon is None else min(self.chunk_s, horizon - float(sim.time)))
             if not sim.running or (horizon is not None and sim.time >= horizon):
-                self.figures = scalar_figures(self.scenario.summary(sim))
+                self.figures = scalar_figures(self.named_scenario.summary(sim))
                 self._finish()
         except Exception as exc:
             self._fail(exc)
@@ -99,7 +99,7 @@ class ScenarioModel(Model):
 
     def frames(self) -> dict:
         """The scenario's per-run tables (`vm_trace`, and `tasks`, `jobs` for Hadoop): name -> DataFrame."""
-        return self.scenario.frames(self.sim) if self.sim is not None and self.error is None else {}
+        return self.named_scenario.frames(self.sim) if self.sim is not None and self.error is None else {}
 
     def _fail(self, exc: Exception) -> None:
         if self.errors == "raise":

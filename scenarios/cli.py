@@ -78,6 +78,14 @@ def _parser() -> argparse.ArgumentParser:
     p_sweep.add_argument("--retry-errors", action="store_true", help="rerun the runs that failed")
     p_sweep.add_argument("--quiet", action="store_true", help="no progress bar")
     p_sweep.set_defaults(func=cmd_sweep)
+    p_dash = sub.add_parser("dashboard", help="a live page of a scenario (or of a finished run) on localhost")
+    p_dash.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO)
+    p_dash.add_argument("--set", dest="settings", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
+    p_dash.add_argument("--seed", type=int, default=1)
+    p_dash.add_argument("--port", type=int, default=8765)
+    p_dash.add_argument("--step-s", type=float, default=30.0, help="simulated seconds per step (default 30)")
+    p_dash.add_argument("--run", type=Path, metavar="DIR", help="show this finished run directory instead")
+    p_dash.set_defaults(func=cmd_dashboard)
     return parser
 
 
@@ -146,6 +154,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     print(report.describe())
     return 1 if report.failed else 0  # every run was tried; a script still learns that some failed
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    from scenarios.dashboard.serve import dashboard_config, serve  # the viz stack loads only for the page
+
+    try:
+        config = dashboard_config(args.scenario, parse_pairs(args.settings), args.seed, args.step_s, args.run)
+    except (RunError, ValueError) as exc:
+        raise BadInput(str(exc)) from None
+    return serve(config, args.port)
 
 
 def _read_config(path: Path) -> dict[str, Any]:

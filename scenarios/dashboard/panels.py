@@ -1,0 +1,334 @@
+"""What each dashboard panel shows at one moment, as frames and arrays: a `Snapshot`.
+
+Two sources give the same `Snapshot`: a live model (`live_snapshot`, read from the model's tables: `model.vms`,
+its trace recorder, the TaskTrackers' slots and running sets, the jobs' counters) and a finished run directory
+at a time t (`replay_snapshot`, from its Parquet tables). Drawing reads only the snapshot, so a redraw costs
+O(VMs x trace samples + nodes + jobs): finished attempts are read once each, as they appear in the trackers'
+histories (`TaskLedger`), never walked per step.
+
+Memory columns that the cloud may grow later (page cache, dirty pages, balloon) are shown when the VM table or the
+trace has them (`MEMORY_COLUMNS` lists the names looked for), and left out otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from hadoop_layer.model import map_skewness
+from hadoop_layer.tasks import TaskKind
+from scenarios.inspect_run import accounted_s
+
+if TYPE_CHECKING:
+    from hadoop_layer.tracker import TaskTracker
+    from vcloud import CloudModel
+
+# heat map metric -> the trace's seconds columns summed into it (shares of the accounted vCPU time)
+HEAT_METRICS: dict[str, tuple[str, ...]] = {
+    "steal": ("steal_s",),
+    "iowait": ("iowait_s",),
+    "usr+sys": ("usr_s", "sys_s"),
+    "idle": ("idle_s",),
+}
+CPU_COLUMNS = {"demand": "cpu_demand_mhz", "entitlement": "cpu_entitlement_mhz", "used": "cpu_used_mhz"}
+# label -> column names looked for, first found wins (VM table live, vm_trace in a run directory)
+MEMORY_COLUMNS: dict[str, tuple[str, ...]] = {
+    "granted": ("mem_granted_mb",),
+    "resident": ("mem_used_mb", "mem_resident_mb"),
+    "active": ("mem_active_mb",),
+    "page cache": ("cache_mb", "page_cache_mb", "mem_cache_mb"),
+    "dirty": ("dirty_mb", "mem_dirty_mb"),
+    "balloon": ("balloon_mb", "mem_balloon_mb", "ballooned_mb"),
+    "swap": ("swap_mb",),
+}
+NODE_COLUMNS = ["node", "map_slots", "reduce_slots", "heap_mb", "running_maps", "running_reduces", "maps_done",
+                "reduces_done"]  # fmt: skip
+JOB_COLUMNS = ["job", "name", "state", "maps_done", "maps_running", "maps", "reduces_done", "reduces_running",
+               "reduces", "elapsed_s"]  # fmt: skip
+
+
+@dataclass
+class Snapshot:
+    """Everything the panels show at `time_s`. `nodes` and `jobs` are None for a model without Hadoop."""
+
+    time_s: float
+    trace: pd.DataFrame  # vm_trace rows sampled at or before time_s
+    vms: pd.DataFrame  # one row per VM: CPU_COLUMNS' keys, then the MEMORY_COLUMNS' labels found
+    nodes: pd.DataFrame | None = None  # NODE_COLUMNS
+    jobs: pd.DataFrame | None = None  # JOB_COLUMNS
+    map_runtimes: np.ndarray = field(default_factory=lambda: np.zeros(0))  # successful maps finished so far
+    kills: int = 0
+    speculative: int = 0
+    makespan_s: float | None = None  # first submission to the last job's end, or to now while jobs run
+    finished: bool = False
+    error: str | None = None
+
+    @property
+    def skewness(self) -> float | None:
+        """FlexSlot 2.2's skewness of the finished maps' runtimes (None under 3 maps)."""
+        return map_skewness(self.map_runtimes)
+
+
+# ---- heat map --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class HeatGrid:
+    vms: list[str]
+    times: np.ndarray  # sample times (each sample covers the trace interval before it)
+    shares: dict[str, np.ndarray]  # metric -> (VMs, samples) share of accounted vCPU time, NaN if none accounted
+
+
+def heat_grid(trace: pd.DataFrame) -> HeatGrid:
+    """Per-VM shares of steal, iowait, usr+sys and idle in every trace sample (`vcloud trace --plot heatmap`)."""
+    vm = trace["vm"] if isinstance(trace["vm"].dtype, pd.CategoricalDtype) else trace["vm"].astype("category")
+    codes = vm.cat.codes.to_numpy()
+    used = list(dict.fromkeys(codes.tolist()))  # the trace's VM order
+    order = [str(vm.cat.categories[c]) for c in used]
+    rank = np.zeros(len(vm.cat.categories), dtype=np.int64)
+    rank[used] = np.arange(len(used))
+    rows = rank[codes]
+    times, cols = np.unique(trace["time_s"].to_numpy(np.float64), return_inverse=True)
+    den = np.zeros((len(order), len(times)))
+    np.add.at(den, (rows, cols), accounted_s(trace).to_numpy(np.float64) if len(trace) else 0.0)
+    shares = {}
+    for metric, parts in HEAT_METRICS.items():
+        num = np.zeros_like(den)
+        np.add.at(num, (rows, cols), sum(trace[p].to_numpy(np.float64) for p in parts) if len(trace) else 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shares[metric] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return HeatGrid(order, times, shares)
+
+
+# ---- live model ------------------------------------------------------------------------------------------
+class TaskLedger:
+    """Counts of finished attempts, read once each from the trackers' append-only histories.
+
+    A redraw reads only what finished since the last one, so its cost does not grow with the tasks done."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, int] = {}
+        self.maps_done: dict[int, int] = {}
+        self.reduces_done: dict[int, int] = {}
+        self.runtimes: list[float] = []
+        self.kills = 0
+        self.speculative_finished = 0
+
+    def update(self, trackers: list[TaskTracker]) -> None:
+        for t in trackers:
+            start = self.seen.get(t.node, 0)
+            for a in t.history[start:]:
+                self.kills += a.state == "killed"
+                self.speculative_finished += bool(a.speculative)
+                if a.state == "done":
+                    if a.task.kind == TaskKind.MAP:
+                        self.maps_done[t.node] = self.maps_done.get(t.node, 0) + 1
+                        self.runtimes.append(a.end_s - a.start_s)
+                    else:
+                        self.reduces_done[t.node] = self.reduces_done.get(t.node, 0) + 1
+            self.seen[t.node] = len(t.history)
+
+
+def vm_frame(sim: CloudModel) -> pd.DataFrame:
+    """The VM table now: CPU demand, entitlement and use (MHz, last tick), memory (MB) as far as the table has it."""
+    vms = sim.vms
+    out = {label: vms.view(col).copy() for label, col in CPU_COLUMNS.items()}
+    for label, names in MEMORY_COLUMNS.items():
+        col = next((n for n in names if n in type(vms).SCHEMA), None)
+        if col is not None:
+            out[label] = vms.view(col).copy()
+    return pd.DataFrame(out, index=pd.Index([v.name for v in sim.vm_agents], name="vm"))
+
+
+def node_frame(trackers: list[TaskTracker], ledger: TaskLedger) -> pd.DataFrame:
+    """Per TaskTracker: its slots now (FlexSlot moves and resizes them), what runs in them, what finished there."""
+    rows = [
+        (t.name, t.map_slots, t.reduce_slots, t.heap_mb, len(t.running[TaskKind.MAP]), len(t.running[TaskKind.REDUCE]),
+         ledger.maps_done.get(t.node, 0), ledger.reduces_done.get(t.node, 0))
+        for t in trackers
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=NODE_COLUMNS)
+
+
+def job_frame(jobs: list, now: float) -> pd.DataFrame:
+    """Per job: tasks done and running of each kind (the job's own counters), state, seconds since submission."""
+    rows = []
+    for j in jobs:
+        end = j.end_s if j.end_s is not None else now
+        elapsed = max(end - j.submit_s, 0.0) if j.state != "waiting" else 0.0
+        rows.append((j.job_id, j.name, j.state, j.finished_maps, j.count(TaskKind.MAP, "running"), len(j.maps),
+                     j.finished_reduces, j.count(TaskKind.REDUCE, "running"), len(j.reduces), elapsed))  # fmt: skip
+    return pd.DataFrame(rows, columns=JOB_COLUMNS)
+
+
+def makespan_so_far(submits: np.ndarray, ends: np.ndarray, now: float) -> float | None:
+    """First submission to the last end, or to `now` while a job runs; None before any job is submitted."""
+    submitted = submits <= now
+    if not submitted.any():
+        return None
+    done = ~np.isnan(ends) & (ends <= now)
+    last = float(np.max(ends)) if done.all() else now
+    return last - float(np.min(submits[submitted]))
+
+
+def live_snapshot(sim: CloudModel | None, ledger: TaskLedger, error: str | None = None) -> Snapshot:
+    """The panels of a running model: `sim` is the scenario's model (None when it could not be built)."""
+    if sim is None:
+        empty = pd.DataFrame(columns=["time_s", "vm", *sum(HEAT_METRICS.values(), ())])
+        return Snapshot(0.0, empty, pd.DataFrame(columns=list(CPU_COLUMNS)), finished=True, error=error)
+    now = float(sim.time)
+    snap = Snapshot(now, sim.vm_trace(), vm_frame(sim), finished=not sim.running, error=error)
+    trackers = getattr(sim, "trackers", None)
+    if trackers is None:  # the cloud alone (synthetic-cloud)
+        return snap
+    ledger.update(trackers)
+    jobs = sim.jobtracker.jobs
+    running = [a for t in trackers for kind in t.running.values() for a in kind]  # at most one per slot
+    snap.nodes = node_frame(trackers, ledger)
+    snap.jobs = job_frame(jobs, now)
+    snap.map_runtimes = np.asarray(ledger.runtimes, dtype=np.float64)
+    snap.kills = ledger.kills
+    snap.speculative = ledger.speculative_finished + sum(bool(a.speculative) for a in running)
+    submits = np.array([j.submit_s for j in jobs], dtype=np.float64)
+    ends = np.array([np.nan if j.end_s is None else j.end_s for j in jobs], dtype=np.float64)
+    snap.makespan_s = makespan_so_far(submits, ends, now)
+    return snap
+
+
+# ---- a finished run directory ----------------------------------------------------------------------------
+@dataclass
+class RunFrames:
+    """A run directory's tables, read once: the replay cuts them at any time t."""
+
+    trace: pd.DataFrame
+    tasks: pd.DataFrame | None
+    jobs: pd.DataFrame | None
+    config: dict[str, Any]
+
+    @property
+    def end_s(self) -> float:
+        """The last moment the run recorded (trace sample, attempt end)."""
+        ends = [float(self.trace["time_s"].max()) if len(self.trace) else 0.0]
+        if self.tasks is not None and len(self.tasks):
+            ends.append(float(np.nanmax(self.tasks[["start_s", "end_s"]].to_numpy(np.float64))))
+        return max(ends)
+
+    def slots(self) -> tuple[int, int]:
+        """Configured map and reduce slots per node (a run directory does not record their moves)."""
+        hadoop = self.config.get("settings", {}).get("hadoop", {})
+        return int(hadoop.get("map_slots", 0)), int(hadoop.get("reduce_slots", 0))
+
+
+def read_run(path) -> RunFrames:
+    """Load a run directory written by `vcloud run` (tasks and jobs are absent for cloud-only scenarios)."""
+    from scenarios.inspect_run import Run
+
+    run = Run(path)
+    present = {n: (run.path / f"{n}.parquet").is_file() for n in ("tasks", "jobs")}
+    config = run.config if (run.path / "config.json").is_file() else {}
+    return RunFrames(
+        run.table("vm_trace", "the dashboard"),
+        run.table("tasks") if present["tasks"] else None,
+        run.table("jobs") if present["jobs"] else None,
+        config,
+    )
+
+
+def replay_snapshot(frames: RunFrames, t: float) -> Snapshot:
+    """The panels of a finished run at time `t` (seconds), from its Parquet tables."""
+    trace = frames.trace[frames.trace["time_s"].to_numpy() <= t + 1e-9]
+    first = frames.trace[frames.trace["time_s"].to_numpy() == frames.trace["time_s"].min()]
+    vms = _vms_at(trace) if len(trace) else _vms_at(first).clip(upper=0.0)  # before the first sample: the VMs, at 0
+    snap = Snapshot(float(t), trace, vms, finished=t >= frames.end_s)
+    if frames.tasks is None or frames.jobs is None:
+        return snap
+    tasks = frames.tasks
+    start = tasks["start_s"].to_numpy(np.float64)
+    end = tasks["end_s"].to_numpy(np.float64)
+    started = ~np.isnan(start) & (start <= t)
+    ended = ~np.isnan(end) & (end <= t)
+    running = started & ~ended
+    done = ended & (tasks["state"].to_numpy() == "done")
+    is_map = tasks["kind"].to_numpy() == "m"
+    snap.nodes = _nodes_at(frames, tasks, running, done, is_map)
+    snap.jobs = _jobs_at(frames.jobs, tasks, running, done, is_map, t)
+    snap.map_runtimes = (end - start)[done & is_map]
+    snap.kills = int((ended & (tasks["state"].to_numpy() == "killed")).sum())
+    snap.speculative = int((started & tasks["speculative"].to_numpy(bool)).sum())
+    jobs = frames.jobs
+    snap.makespan_s = makespan_so_far(jobs["submit_s"].to_numpy(np.float64), jobs["end_s"].to_numpy(np.float64), t)
+    return snap
+
+
+def _vms_at(trace: pd.DataFrame) -> pd.DataFrame:
+    """Each VM's last sample in `trace`: its interval's mean demand and use, its entitlement and memory then."""
+    if not len(trace):
+        return pd.DataFrame(columns=list(CPU_COLUMNS))
+    last = trace[trace["time_s"].to_numpy() == trace["time_s"].max()]
+    out = {label: last[col].to_numpy(np.float64) for label, col in CPU_COLUMNS.items()}
+    for label, names in MEMORY_COLUMNS.items():
+        col = next((n for n in names if n in last.columns), None)
+        if col is not None:
+            out[label] = last[col].to_numpy(np.float64)
+    return pd.DataFrame(out, index=pd.Index(last["vm"].astype(str).to_list(), name="vm"))
+
+
+def _nodes_at(frames: RunFrames, tasks: pd.DataFrame, running, done, is_map) -> pd.DataFrame:
+    """Per node at t, from the attempts' start and end times; slots are the configured ones."""
+    vm = tasks["vm"].astype(str).to_numpy()
+    order = sorted(set(vm))
+    map_slots, reduce_slots = frames.slots()
+    heap = float(frames.config.get("settings", {}).get("hadoop", {}).get("child_heap_mb", np.nan))
+
+    def per_node(mask) -> list[int]:
+        counts = pd.Series(vm[mask]).value_counts()
+        return [int(counts.get(n, 0)) for n in order]
+
+    counts = {"running_maps": per_node(running & is_map), "running_reduces": per_node(running & ~is_map),
+              "maps_done": per_node(done & is_map), "reduces_done": per_node(done & ~is_map)}  # fmt: skip
+    fixed = {"node": order, "map_slots": map_slots, "reduce_slots": reduce_slots, "heap_mb": heap}
+    return pd.DataFrame({**fixed, **counts}, columns=NODE_COLUMNS)
+
+
+def _jobs_at(jobs: pd.DataFrame, tasks: pd.DataFrame, running, done, is_map, t: float) -> pd.DataFrame:
+    """Per job at t: distinct tasks done and attempts running of each kind, its state then, time since submit."""
+    job = tasks["job"].astype(str).to_numpy()
+    task = tasks["task"].astype(str).to_numpy()
+
+    def count(mask, distinct: bool) -> pd.Series:
+        frame = pd.DataFrame({"job": job[mask], "task": task[mask]})
+        return (frame.drop_duplicates() if distinct else frame).groupby("job").size()
+
+    counts = {
+        "maps_done": count(done & is_map, True),
+        "maps_running": count(running & is_map, False),
+        "reduces_done": count(done & ~is_map, True),
+        "reduces_running": count(running & ~is_map, False),
+    }
+    rows = []
+    for r in jobs.itertuples(index=False):
+        end = r.end_s if pd.notna(r.end_s) and r.end_s <= t else None
+        state = "waiting" if r.submit_s > t else (r.state if end is not None else "running")
+        elapsed = 0.0 if state == "waiting" else (end if end is not None else t) - r.submit_s
+        c = {k: int(v.get(r.job, 0)) for k, v in counts.items()}
+        rows.append((r.job, r.name, state, c["maps_done"], c["maps_running"], int(r.maps), c["reduces_done"],
+                     c["reduces_running"], int(r.reduces), float(elapsed)))  # fmt: skip
+    return pd.DataFrame(rows, columns=JOB_COLUMNS)
+
+
+def summary_line(snap: Snapshot) -> str:
+    """One line: simulated time, makespan so far, kills, speculative attempts, skewness, jobs done."""
+    parts = [f"t = {snap.time_s:,.0f} s"]
+    if snap.jobs is not None:
+        done = int(snap.jobs["state"].isin(["succeeded", "failed"]).sum())
+        span = "-" if snap.makespan_s is None else f"{snap.makespan_s:,.0f} s"
+        skew = snap.skewness
+        parts += [f"makespan so far {span}", f"kills {snap.kills}", f"speculative attempts {snap.speculative}",
+                  f"map skewness {'-' if skew is None else f'{skew:.2f}'}", f"jobs done {done}/{len(snap.jobs)}",
+                  f"maps finished {len(snap.map_runtimes)}"]  # fmt: skip
+    if snap.finished:
+        parts.append("finished")
+    if snap.error:
+        parts.append(f"error: {snap.error}")
+    return " · ".join(parts)

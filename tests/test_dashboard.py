@@ -1,0 +1,210 @@
+"""The dashboard's panel data (issue 17): what each panel shows for a small seeded run, checked against numbers worked
+out by hand or read independently from the model's own frames (tasks_frame, jobs_frame, vm_trace)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from scenarios.cli import main, write_run
+from scenarios.dashboard import figures
+from scenarios.dashboard.controls import model_params
+from scenarios.dashboard.models import DashboardModel, ReplayModel
+from scenarios.dashboard.panels import heat_grid, read_run, replay_snapshot, summary_line
+from scenarios.registry import SCENARIOS
+from scenarios.settings import validate
+
+SMALL = {"scale": 0.05}
+
+
+def _trace(rows: list[tuple]) -> pd.DataFrame:
+    cols = ["time_s", "vm", "usr_s", "sys_s", "steal_s", "iowait_s", "idle_s"]
+    return pd.DataFrame(rows, columns=cols).assign(vm=lambda f: f["vm"].astype("category"))
+
+
+def test_heat_grid_gives_each_state_share_of_the_accounted_vcpu_time():
+    # two VMs of 4 vCPUs over two 10 s samples: 40 vCPU-seconds each, split by hand
+    trace = _trace([(10.0, "b", 10, 2, 8, 0, 20), (10.0, "a", 0, 0, 0, 40, 0),
+                    (20.0, "b", 20, 0, 0, 0, 20), (20.0, "a", 4, 4, 16, 8, 8)])  # fmt: skip
+    grid = heat_grid(trace)
+    assert grid.vms == ["b", "a"]  # the trace's order, not the alphabet
+    assert grid.times.tolist() == [10.0, 20.0]
+    assert grid.shares["steal"].tolist() == [[0.2, 0.0], [0.0, 0.4]]
+    assert grid.shares["usr+sys"].tolist() == [[0.3, 0.5], [0.0, 0.2]]
+    assert grid.shares["iowait"].tolist() == [[0.0, 0.0], [1.0, 0.2]]
+    assert grid.shares["idle"].tolist() == [[0.5, 0.5], [0.0, 0.2]]
+
+
+def test_heat_grid_leaves_unaccounted_samples_blank():
+    grid = heat_grid(_trace([(10.0, "a", 0, 0, 0, 0, 0), (10.0, "b", 1, 0, 0, 0, 3)]))
+    assert np.isnan(grid.shares["steal"][0, 0]) and grid.shares["idle"][1, 0] == 0.75
+
+
+@pytest.fixture(scope="module")
+def mid_run():
+    """A small flexslot run stepped to 120 s (mid-job), with its frames read from the model independently."""
+    model = DashboardModel("flexslot", rng=3, chunk_s=30.0, scale=0.2)
+    for _ in range(4):
+        model.step()
+    return model, model.snapshot(), model.sim.tasks_frame(), model.sim.vm_trace()
+
+
+def test_node_panel_counts_running_and_finished_tasks_as_the_tasks_frame_does(mid_run):
+    _, snap, tasks, _ = mid_run
+    nodes = snap.nodes.set_index("node")
+    running = tasks[tasks["end_s"].isna() & tasks["start_s"].notna()]
+    done = tasks[tasks["state"] == "done"]
+    for kind, col in (("m", "running_maps"), ("r", "running_reduces")):
+        expect = running[running["kind"] == kind].groupby("vm").size()
+        assert nodes[col].to_dict() == {n: int(expect.get(n, 0)) for n in nodes.index}
+    expect = done[done["kind"] == "m"].groupby("vm").size()
+    assert nodes["maps_done"].to_dict() == {n: int(expect.get(n, 0)) for n in nodes.index}
+    assert nodes["maps_done"].sum() > 0 and nodes["running_maps"].sum() > 0  # mid-job: both show something
+    assert set(nodes["map_slots"]) == {4} and set(nodes["reduce_slots"]) == {2}  # the FlexSlot testbed's slots
+
+
+def test_job_panel_counts_tasks_of_each_kind(mid_run):
+    model, snap, tasks, _ = mid_run
+    job = snap.jobs.iloc[0]
+    maps = tasks[tasks["kind"] == "m"]
+    assert job["state"] == "running" and job["elapsed_s"] == 120.0
+    assert job["maps_done"] == maps[maps["state"] == "done"]["task"].nunique()
+    assert job["maps_running"] == int((maps["end_s"].isna() & maps["start_s"].notna()).sum())
+    assert job["maps"] == model.sim.jobs_frame()["maps"].iloc[0]
+
+
+def test_map_runtime_cdf_holds_the_finished_maps(mid_run):
+    _, snap, tasks, _ = mid_run
+    done = tasks[(tasks["kind"] == "m") & (tasks["state"] == "done")]
+    assert np.allclose(np.sort(snap.map_runtimes), np.sort((done["end_s"] - done["start_s"]).to_numpy()))
+
+
+def test_vm_panel_reads_the_vm_table_and_the_heat_map_reads_the_trace(mid_run):
+    model, snap, _, trace = mid_run
+    vms = model.sim.vms
+    assert list(snap.vms.index) == [v.name for v in model.sim.vm_agents]
+    assert np.array_equal(snap.vms["entitlement"], vms.view("cpu_entitlement_mhz"))
+    assert np.array_equal(snap.vms["resident"], vms.view("mem_used_mb"))
+    assert "page cache" not in snap.vms and "balloon" not in snap.vms  # not modelled (yet): left out
+    grid = heat_grid(snap.trace)
+    assert grid.times.tolist() == sorted(trace["time_s"].unique()) == [10.0 * k for k in range(1, 13)]
+    row = trace[(trace["vm"] == "slave03") & (trace["time_s"] == 60.0)].iloc[0]
+    total = row[["usr_s", "sys_s", "steal_s", "iowait_s", "idle_s"]].sum()
+    assert grid.shares["steal"][grid.vms.index("slave03"), 5] == pytest.approx(row["steal_s"] / total)
+
+
+def test_summary_line_names_time_makespan_kills_speculation_and_skewness(mid_run):
+    _, snap, tasks, _ = mid_run
+    line = summary_line(snap)
+    assert line.startswith("t = 120 s · makespan so far 120 s · ")
+    assert f"kills {int((tasks['state'] == 'killed').sum())}" in line
+    assert f"speculative attempts {int(tasks['speculative'].sum())}" in line
+    assert f"maps finished {len(snap.map_runtimes)}" in line and "jobs done 0/1" in line
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A small flexslot run to its end, written as `vcloud run` writes it."""
+    model = DashboardModel("flexslot", rng=5, chunk_s=30.0, speculation="late", scale=0.1)
+    mid = None
+    while model.running:
+        model.step()
+        if model.sim.time == 60.0:
+            mid = model.snapshot()
+    out = tmp_path_factory.mktemp("dash") / "run"
+    config = {"scenario": "flexslot", "seed": 5, "settings": model.settings.model_dump(mode="json")}
+    write_run(out, model.named_scenario.summary(model.sim), config, model.frames())
+    return model, mid, out
+
+
+def test_finished_run_summary_matches_the_run_summary(finished):
+    model, _, _ = finished
+    snap, summary = model.snapshot(), model.named_scenario.summary(model.sim)
+    assert snap.finished and snap.makespan_s == pytest.approx(summary["makespan_s"])
+    assert snap.skewness == pytest.approx(summary["map_runtime_skewness"])
+    assert (snap.kills, snap.speculative) == (summary["killed_attempts"], summary["speculative_attempts"])
+    assert snap.nodes.set_index("node")["maps_done"].to_dict() == summary["maps_per_node"]
+
+
+def test_replay_of_a_run_directory_shows_what_the_live_model_showed(finished):
+    model, mid, out = finished
+    frames = read_run(out)
+    for t, live in ((60.0, mid), (model.sim.time, model.snapshot())):
+        replay = replay_snapshot(frames, t)
+        cols = ["running_maps", "running_reduces", "maps_done", "reduces_done"]
+        pd.testing.assert_frame_equal(replay.nodes[["node", *cols]], live.nodes[["node", *cols]])
+        assert np.allclose(np.sort(replay.map_runtimes), np.sort(live.map_runtimes))
+        assert (replay.kills, replay.speculative, replay.makespan_s) == (live.kills, live.speculative, live.makespan_s)
+        jobs = ["maps_done", "maps_running", "reduces_done", "reduces_running", "state", "elapsed_s"]
+        pd.testing.assert_frame_equal(replay.jobs[jobs], live.jobs[jobs])
+        assert np.array_equal(heat_grid(replay.trace).shares["iowait"], heat_grid(live.trace).shares["iowait"],
+                              equal_nan=True)  # fmt: skip
+
+
+def test_replay_shows_memory_columns_the_trace_has(finished):
+    _, _, out = finished
+    frames = read_run(out)
+    frames.trace = frames.trace.assign(cache_mb=512.0, balloon_mb=0.0)  # as the cloud will record them
+    vms = replay_snapshot(frames, 60.0).vms
+    assert {"page cache", "balloon", "granted", "active", "swap"} <= set(vms.columns)
+    assert (vms["page cache"] == 512.0).all()
+
+
+def test_replay_model_steps_through_the_run_and_stops_at_its_end(finished):
+    _, _, out = finished
+    replay = ReplayModel(str(out), chunk_s=100.0)
+    start = replay.snapshot().vms
+    assert len(start) == 32 and (start.to_numpy() == 0).all()  # before the first sample: every VM, at zero
+    replay.step()
+    assert replay.t == 100.0 and replay.running
+    replay.seek(1e9)
+    assert replay.t == replay.end_s and not replay.running
+    assert replay.snapshot().finished
+
+
+def test_panels_update_in_place_as_the_model_steps():
+    model = DashboardModel("flexslot", rng=2, chunk_s=30.0, **SMALL)
+    model.step()
+    panels = {k: P(model.snapshot()) for k, P in figures.PANELS.items()}
+    before = panels["heat map"].images["steal"].get_array().shape
+    model.step()
+    snap = model.snapshot()
+    for panel in panels.values():
+        panel.update(snap)
+        assert figures.png(panel.fig).startswith(b"\x89PNG")
+    assert before == (32, 3) and panels["heat map"].images["steal"].get_array().shape == (32, 6)
+    heights = [r.get_height() for r in panels["nodes"].done_maps]
+    assert heights == snap.nodes["maps_done"].tolist()
+
+
+def test_controls_come_from_the_settings_with_their_choices_and_bounds():
+    s = SCENARIOS["flexslot"]
+    given = {"hadoop.io_sort_mb": 150, "trace_interval_s": 5}
+    params = model_params("flexslot", validate(s.Settings, given), given, seed=4)
+    assert params["scenario_name"] == "flexslot" and params["rng"]["value"] == "4"
+    assert params["allocator"] == {"type": "Select", "value": "drs", "values": ["static", "heterogeneous", "drs"],
+                                   "label": "allocator"}  # fmt: skip
+    assert params["scale"]["type"] == "SliderFloat" and params["scale"]["min"] > 0 and params["scale"]["max"] == 10
+    assert params["skew_sched"]["type"] == "Checkbox"
+    assert params["hadoop__io_sort_mb"]["value"] == "150.0"  # given with --set: its value
+    assert params["trace_interval_s"]["type"] == "InputText"  # not primary, but given: a control too
+    values = {k: (v["value"] if isinstance(v, dict) else v) for k, v in params.items()}
+    model = DashboardModel(**{**values, "allocator": "static", "scale": 0.05})  # Reset: the controls' values
+    assert (model.settings.allocator, model.settings.hadoop.io_sort_mb, model.seed) == ("static", 150.0, 4)
+    assert model.settings.trace_interval_s == 5.0
+
+
+def test_a_bad_combination_of_controls_shows_an_error_instead_of_a_model():
+    model = DashboardModel("flexslot", rng="1", skew_sched=True, allocator="drs")
+    assert not model.running and model.sim is None
+    assert "skew_sched=true needs allocator=heterogeneous" in summary_line(model.snapshot())
+    assert "not a whole number" in DashboardModel("flexslot", rng="x").error
+
+
+def test_dashboard_command_refuses_bad_input_before_serving(tmp_path, capsys):
+    assert main(["dashboard", "flexslot", "--set", "scale=-1"]) == 2
+    assert main(["dashboard", "nope"]) == 2
+    assert main(["dashboard", "--run", str(tmp_path / "missing")]) == 2
+    assert main(["dashboard", "--step-s", "0"]) == 2
+    assert "scale=-1" in capsys.readouterr().err
