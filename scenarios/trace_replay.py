@@ -24,9 +24,11 @@ DEFAULT_TRACE = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim"
 
 class TraceReplaySettings(HadoopClusterSettings):
     trace: str = Field(str(DEFAULT_TRACE), description="SWIM .tsv or Rumen .json file")
-    original_nodes: int = Field(600, ge=1, description="SWIM: size of the traced cluster (600 for FB-2009)")
-    max_jobs: int = Field(50, ge=1, description="replay the first N jobs")
-    time_scale: float = Field(1.0, gt=0, description="submit times are multiplied by this")
+    original_nodes: int = Field(
+        600, ge=1, le=1_000_000, description="SWIM: size of the traced cluster (600 for FB-2009)"
+    )
+    max_jobs: int = Field(50, ge=1, le=10_000, description="replay the first N jobs")
+    time_scale: float = Field(1.0, ge=1e-6, le=1e6, description="submit times are multiplied by this")
     profile: Benchmark = Field("wordcount", description="CPU per MB and record size are borrowed from this profile")
 
 
