@@ -198,6 +198,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from scenarios.sweep import SweepError, run_sweep  # yaml and dask are imported only for a sweep
 
+    check_dir(args.out, empty=False)  # an existing sweep directory is resumed
     try:
         report = run_sweep(args.spec, args.out, processes=args.processes, dask=args.dask, frames=args.frames,
                            retry_errors=args.retry_errors, progress=not args.quiet)  # fmt: skip

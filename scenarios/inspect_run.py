@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from scenarios.outputs import OutputError, check_file
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -49,22 +51,35 @@ class Run:
         if not file.is_file():
             why = f" (needed by {needed_by})" if needed_by else ""
             raise RunError(f"{file}: no such file{why}; synthetic-cloud runs have only vm_trace.parquet")
-        return pd.read_parquet(file)
+        try:
+            return pd.read_parquet(file)
+        except Exception as exc:  # pyarrow's errors for a truncated or foreign file share no base class
+            raise RunError(f"{file}: not a readable Parquet table ({' '.join(str(exc).split())[:80]})") from None
 
     @cached_property
     def summary(self) -> dict[str, Any]:
-        return json.loads((self.path / "summary.json").read_text())
+        return self._json("summary.json")
 
     @cached_property
     def config(self) -> dict[str, Any]:
-        return json.loads((self.path / "config.json").read_text())
+        return self._json("config.json")
+
+    def _json(self, name: str) -> dict[str, Any]:
+        file = self.path / name
+        try:
+            data = json.loads(file.read_bytes().decode("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RunError(f"{file}: not a readable JSON file ({' '.join(str(exc).split())[:80]})") from None
+        if not isinstance(data, dict):
+            raise RunError(f"{file}: expected a JSON object")
+        return data
 
     @cached_property
     def trace_interval_s(self) -> float | None:
         """The run's `trace_interval_s` from its config.json (None if it has none: then the trace's own gaps)."""
         try:
             value = self.config["settings"]["trace_interval_s"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (RunError, KeyError, TypeError):
             return None
         return float(value) if isinstance(value, int | float) and value > 0 else None
 
@@ -261,8 +276,10 @@ def check_out(out: Path | None, kind: str) -> Path:
     fmt = out.suffix.lstrip(".").lower()
     if fmt not in IMAGE_FORMATS:
         raise RunError(f"--out {out}: unknown image format {fmt!r} (try: {', '.join(IMAGE_FORMATS)})")
-    if out.is_dir():
-        raise RunError(f"--out {out}: is a directory")
+    try:
+        check_file(out)
+    except OutputError as exc:
+        raise RunError(str(exc)) from None
     return out
 
 

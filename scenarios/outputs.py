@@ -52,9 +52,13 @@ def _check_parents(out: Path, flag: str) -> None:
 
 
 def _check_writable(directory: Path, flag: str, out: Path | None = None) -> None:
-    if not os.access(directory, os.W_OK | os.X_OK):
+    """Make and remove an empty hidden directory there: the only test that holds for root and read-only or
+    virtual file systems (`os.access` says yes to root everywhere)."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".vcloud-probe-", dir=directory))
+    except OSError as exc:
         where = f"{out}: {directory}" if out is not None and out != directory else f"{directory}"
-        raise OutputError(f"{flag} {where} is not writable")
+        raise OutputError(f"{flag} {where} is not writable ({exc.strerror or exc})") from None
 
 
 def _umask() -> int:
