@@ -273,13 +273,13 @@ def _label(run: Run, runs: Sequence[Run]) -> str:
 def check_out(out: Path | None, kind: str) -> Path:
     if out is None:
         raise RunError(f"--plot {kind}: needs --out FILE.png")
-    fmt = out.suffix.lstrip(".").lower()
-    if fmt not in IMAGE_FORMATS:
-        raise RunError(f"--out {out}: unknown image format {fmt!r} (try: {', '.join(IMAGE_FORMATS)})")
     try:
         check_file(out)
     except OutputError as exc:
         raise RunError(str(exc)) from None
+    fmt = out.suffix.lstrip(".").lower()
+    if fmt not in IMAGE_FORMATS:
+        raise RunError(f"--out {out}: unknown image format {fmt!r} (try: {', '.join(IMAGE_FORMATS)})")
     return out
 
 
