@@ -41,7 +41,7 @@ class DrsSettings(BaseModel):
     smoothing: float = Field(0.0, ge=0, lt=1, description="weight of the previous CPU estimate (EWMA)")
     count_ready: bool = Field(False, description="add ready (steal) time to CPU demand")
     mem_sample_period_s: float = Field(60.0, ge=1, le=86400)
-    mem_sample_pages: int = Field(100, ge=1, le=10000)
+    mem_sample_pages: int = Field(100, ge=1, le=1_000_000)
     idle_tax: float = Field(0.75, ge=0, lt=1)
     mem_fast_alpha: float = Field(0.5, gt=0, le=1)
     mem_slow_alpha: float = Field(0.1, gt=0, le=1)
