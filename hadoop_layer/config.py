@@ -9,37 +9,40 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class HadoopConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    map_slots: int = Field(2, ge=0, description="mapred.tasktracker.map.tasks.maximum")
-    reduce_slots: int = Field(2, ge=0, description="mapred.tasktracker.reduce.tasks.maximum")
-    child_heap_mb: float = Field(200.0, gt=0, description="mapred.child.java.opts -Xmx")
-    jvm_overhead_mb: float = Field(64.0, ge=0, description="resident memory of a task JVM beyond its heap (ours)")
-    io_sort_mb: float = Field(100.0, gt=0)
+    map_slots: int = Field(2, ge=0, le=64, description="mapred.tasktracker.map.tasks.maximum")
+    reduce_slots: int = Field(2, ge=0, le=64, description="mapred.tasktracker.reduce.tasks.maximum")
+    child_heap_mb: float = Field(200.0, ge=16, le=65536, description="mapred.child.java.opts -Xmx")
+    jvm_overhead_mb: float = Field(
+        64.0, ge=0, le=65536, description="resident memory of a task JVM beyond its heap (ours)"
+    )
+    io_sort_mb: float = Field(100.0, ge=1, le=2047, description="in the heap; Hadoop 1.x refuses > 2047")
     io_sort_spill_percent: float = Field(0.80, gt=0, le=1)
     io_sort_record_percent: float = Field(0.05, gt=0, lt=1)
-    io_sort_factor: int = Field(10, ge=2)
-    block_mb: float = Field(64.0, gt=0, description="dfs.block.size")
-    replication: int = Field(3, ge=1, description="dfs.replication")
+    io_sort_factor: int = Field(10, ge=2, le=10000)
+    block_mb: float = Field(64.0, ge=1, le=16384, description="dfs.block.size (Hadoop's smallest: 1 MB)")
+    replication: int = Field(3, ge=1, le=16, description="dfs.replication")
     heartbeat_formula: Literal["0.20", "1.0", "1.1"] = Field("1.1", description="JobTracker heartbeat interval rule")
-    heartbeats_in_second: int = Field(100, ge=1, description="mapred.heartbeats.in.second")
-    heartbeat_scaling: float = Field(1.0, gt=0, description="mapreduce.jobtracker.heartbeat.scaling.factor")
+    heartbeats_in_second: int = Field(100, ge=1, le=10000, description="mapred.heartbeats.in.second")
+    heartbeat_scaling: float = Field(1.0, ge=0.01, le=100, description="mapreduce.jobtracker.heartbeat.scaling.factor")
     reduce_slowstart: float = Field(0.05, ge=0, le=1, description="mapred.reduce.slowstart.completed.maps")
-    parallel_copies: int = Field(5, ge=1, description="mapred.reduce.parallel.copies")
+    parallel_copies: int = Field(5, ge=1, le=1000, description="mapred.reduce.parallel.copies")
     shuffle_input_buffer_percent: float = Field(0.70, gt=0, le=1)
     shuffle_merge_percent: float = Field(0.66, gt=0, le=1)
-    inmem_merge_threshold: int = Field(1000, ge=1)
-    max_attempts: int = Field(4, ge=1, description="mapred.map.max.attempts / reduce.max.attempts")
+    inmem_merge_threshold: int = Field(1000, ge=1, le=1_000_000)
+    max_attempts: int = Field(4, ge=1, le=100, description="mapred.map.max.attempts / reduce.max.attempts")
     task_failure_probability: float = Field(0.0, ge=0, lt=1, description="chance an attempt fails (ours)")
-    jvm_start_core_s: float = Field(1.0, ge=0, description="CPU to start a task JVM, core-seconds (ours)")
+    jvm_start_core_s: float = Field(1.0, ge=0, le=3600, description="CPU to start a task JVM, core-seconds (ours)")
     shuffle_serving: bool = Field(
         True, description="charge map-output fetches to the serving node's disk and NIC (ours; hadoop_layer/shuffle.py)"
     )
-    merge_cpu_mc_per_mb: float = Field(20.0, ge=0, description="CPU to merge-sort one MB (ours)")
-    taskalloc_capacity_pad: float = Field(0.01, ge=0, description="mapred.jobtracker.taskalloc.capacitypad")
+    merge_cpu_mc_per_mb: float = Field(20.0, ge=0, le=1e6, description="CPU to merge-sort one MB (ours)")
+    taskalloc_capacity_pad: float = Field(0.01, ge=0, le=1, description="mapred.jobtracker.taskalloc.capacitypad")
+
     # The job lifecycle of Hadoop 1.x (JobInProgress.initTasks, JobTracker.getSetupAndCleanupTasks; HADOOP-3150:
     # "Job cleanup is done by a separate task. Job is declared SUCCEEDED/FAILED after the cleanup task has
     # finished"). Off by default for now: it changes every scenario's job times (docs/model.md).
@@ -52,6 +55,14 @@ class HadoopConfig(BaseModel):
     setup_cleanup_s: float = Field(
         1.0, ge=0, description="a setup/cleanup task's OutputCommitter work beyond its JVM start, s (ours)"
     )
+
+    @model_validator(mode="after")
+    def _sort_buffer_fits_the_heap(self) -> HadoopConfig:
+        """The sort buffer (io.sort.mb) is allocated inside the task's heap: a smaller heap fails every map."""
+        if not self.io_sort_mb < self.child_heap_mb:
+            raise ValueError(f"hadoop.io_sort_mb={self.io_sort_mb:g} must be below hadoop.child_heap_mb="
+                             f"{self.child_heap_mb:g} (the sort buffer lives in the task's heap)")  # fmt: skip
+        return self
 
 
 def heartbeat_interval_s(trackers: int, config: HadoopConfig) -> float:

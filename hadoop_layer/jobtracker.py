@@ -257,9 +257,9 @@ class JobTracker:
             attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
             job.reduce_attempts.append(attempt)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
-            attempt.will_fail = True
-            cut = int(model.rng.integers(1, len(attempt.phases) + 1))
-            attempt.phases, attempt.progress_marks = attempt.phases[:cut], attempt.progress_marks[:cut]
+            attempt.fail_fraction = float(model.rng.random())
+            if task.kind == TaskKind.MAP:
+                attempt.place_failure()  # a reduce's is placed when its plan is complete (_finish_shuffle)
         attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
         task.attempts.append(attempt)
         task.active.append(attempt)
@@ -288,7 +288,7 @@ class JobTracker:
         locality = model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
         marks = [(0.0, 0.0), (0.0, 0.5)][: len(phases)]
         attempt = TaskAttempt(model, task, tracker, locality, False, phases, marks, mem)
-        attempt.will_fail, attempt.replayed = True, result
+        attempt.fail_fraction, attempt.replayed = 1.0, result  # fails (or is killed) after its whole plan
         attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
         task.attempts.append(attempt)
         task.active.append(attempt)
@@ -431,6 +431,7 @@ class JobTracker:
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
+        attempt.place_failure()
         if self.model.serving is not None:
             self.model.serving.finish(attempt)  # closes the shuffle once all is fetched
         elif attempt.phase_index == SETUP:

@@ -78,6 +78,10 @@ class HadoopModel(CloudModel):
             raise RuntimeError("add slaves before jobs: HDFS needs DataNodes")
         if submit_s < float(self.time):
             raise ValueError(f"job {name}: submit_s={submit_s} is in the past")
+        for kind, count in (("map", len(maps)), ("reduce", reduces)):
+            if count and not any(getattr(t, f"{kind}_slots") for t in self.trackers):
+                raise ValueError(f"job {name} has {count} {kind}s but no TaskTracker has a {kind} slot "
+                                 f"(hadoop.{kind}_slots=0): it could never finish")  # fmt: skip
         nodes = np.arange(len(self.trackers)) if data_nodes is None else np.asarray(data_nodes, dtype=np.int64)
         writers = None
         if files is not None:

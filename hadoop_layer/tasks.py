@@ -129,10 +129,32 @@ class TaskAttempt(WorkItem):
         self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
         self.spills, self.output_mb = spills, output_mb
         self.number = n
-        self.will_fail = False
         self.replayed = ""  # a recorded unsuccessful attempt replayed: "FAILED" or "KILLED" (Task.replay)
+        # A failing attempt (HadoopConfig.task_failure_probability) runs its whole plan up to the end of phase
+        # `fail_after` - 1 and ends there, failed. Its plan is never cut: the shuffle feed and the merge plan
+        # (JobTracker._feed_reduces, _finish_shuffle) still find every phase they write to.
+        self.fail_fraction: float | None = None  # where in its plan it fails, drawn at launch
+        self.fail_after: int | None = None  # phases it completes before failing, once its plan is known
         self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
+
+    @property
+    def will_fail(self) -> bool:
+        return self.fail_fraction is not None
+
+    @property
+    def phase(self):
+        """The current phase; None once the plan is done, or a failing attempt has reached its failure point."""
+        i = self.phase_index
+        if self.fail_after is not None and i >= self.fail_after:
+            return None
+        return self.phases[i] if i < len(self.phases) else None
+
+    def place_failure(self) -> None:
+        """Fix a failing attempt's failure point in its current plan: after phase `fraction x phases`, but never
+        before the end of the phase it is in (a reduce learns its full plan only when the last map is done)."""
+        if self.fail_fraction is not None:
+            self.fail_after = max(1 + int(self.fail_fraction * len(self.phases)), self.phase_index + 1)
 
     @property
     def progress_score(self) -> float:

@@ -21,6 +21,7 @@ from typing import Any
 MB = float(2**20)
 SWIM_BYTES_PER_REDUCE = 64 * 2**20  # SWIM README: "amount of data per reduce task ... e.g., 67108864"
 SWIM_MIN_SIDE_BYTES = 1024  # GenerateReplayScript raises shuffle and output below 1 KB to 1 KB before counting reduces
+MAX_MAPS_PER_JOB = 200_000  # a job's maps are objects: a row of 10**18 bytes would fill the machine's memory
 
 
 class TraceError(ValueError):
@@ -185,6 +186,16 @@ def _swim_number(text: str, where: str, field: str, *, whole: bool) -> float | i
     return int(text) if text.strip().isdecimal() else int(value)
 
 
+def _text_line(data: bytes, where: str) -> str:
+    """UTF-8 text, or a `TraceError` naming the file and line (a binary file given as a trace)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        at = where if " line " in where else f"{where} line {line}"
+        raise TraceError(f"{at}: not UTF-8 text (byte {data[exc.start]:#04x}): a binary file?") from None
+
+
 def read_swim(
     path: str | Path,
     *,
@@ -252,6 +263,8 @@ def _parse_swim(
         inp, shuffle, output = (b * emulated_nodes // original_nodes for b in raw)
         input_mb = inp / MB
         maps = max(1, math.ceil(input_mb / block_mb))
+        if maps > MAX_MAPS_PER_JOB:
+            raise _fail(where, "map_input_bytes", cols[3], f"makes {maps:,} maps, more than {MAX_MAPS_PER_JOB:,}")
         map_input_mb = (block_mb,) * (maps - 1) + (input_mb - (maps - 1) * block_mb,)
         if raw[1] == 0:
             reduces = 0

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from policies.allocators import ALLOCATORS
 from policies.allocators.drs import DrsSettings
 from policies.allocators.heterogeneous import HeterogeneousSettings
 from policies.allocators.static import StaticSettings
+from scenarios import limits as L
 from vcloud import CloudAllocator, CloudModel
 
 
@@ -24,9 +25,35 @@ class CloudSettings(BaseModel):
     static: StaticSettings = Field(default_factory=StaticSettings)
     heterogeneous: HeterogeneousSettings = Field(default_factory=HeterogeneousSettings)
     drs: DrsSettings = Field(default_factory=DrsSettings)
-    dt: float = Field(1.0, gt=0, le=60, description="tick length, simulated seconds")
-    trace_interval_s: float = Field(10.0, gt=0, description="per-VM trace collection interval")
-    swap_touch_rate: float = Field(0.2, ge=0, description="fraction of swapped MB paged in per second")
+    dt: float = Field(1.0, ge=L.MIN_DT_S, le=60, description="tick length, simulated seconds")
+    trace_interval_s: float = Field(10.0, ge=L.MIN_DT_S, le=L.DAY_S, description="per-VM trace collection interval")
+    swap_touch_rate: float = Field(0.2, ge=0, le=1, description="fraction of swapped MB paged in per second")
+
+    length_field: ClassVar[str] = "the run's length"
+
+    def run_length_s(self) -> float | None:
+        """Simulated seconds the run may last (its fixed length, or its time limit); None: not known here."""
+        return None
+
+    def vm_count(self) -> int:
+        """VMs the run traces."""
+        return 0
+
+    @model_validator(mode="after")
+    def _fits_in_time_and_memory(self) -> CloudSettings:
+        """Refuse runs of more ticks or trace rows than limits.py allows, before they start."""
+        if self.trace_interval_s < self.dt:
+            raise ValueError(
+                f"trace_interval_s={self.trace_interval_s:g} is below dt={self.dt:g}: a sample per tick at most"
+            )
+        length = self.run_length_s()
+        if length is not None:
+            field = self.length_field
+            if why := L.ticks_text(length, self.dt):
+                raise ValueError(f"dt={self.dt:g}: {why}; raise dt or lower {field}")
+            if why := L.trace_rows_text(length, self.trace_interval_s, self.vm_count()):
+                raise ValueError(f"trace_interval_s={self.trace_interval_s:g}: {why}; raise it or lower {field}")
+        return self
 
     def make_allocator(self, rng: np.random.Generator) -> CloudAllocator:
         return ALLOCATORS[self.allocator](getattr(self, self.allocator), rng)
@@ -37,23 +64,41 @@ class TestbedSettings(CloudSettings):
     4 GB, a 153.6 GHz / 128 GB pool. Disk and network are ours (docs/model.md): 60 MB/s per host datastore under
     many concurrent streams, 1 GbE NICs; hosts in racks of `hosts_per_rack`."""
 
-    hosts: int = Field(8, ge=1)
-    hosts_per_rack: int = Field(4, ge=1)
-    cores_per_host: int = Field(8, ge=1)
-    core_mhz: float = Field(2400.0, gt=0)
-    host_mem_mb: float = Field(65536.0, gt=0)
-    disk_mbps: float = Field(60.0, gt=0, description="host datastore throughput under ~16 concurrent streams")
-    nic_mbps: float = Field(125.0, gt=0, description="1 GbE")
-    vcpus: int = Field(4, ge=1)
-    vm_mem_mb: float = Field(4096.0, gt=0)
-    pool_cpu_mhz: float | None = Field(153600.0, gt=0)
-    pool_mem_mb: float | None = Field(131072.0, gt=0)
+    hosts: int = Field(8, ge=1, le=L.MAX_HOSTS)
+    hosts_per_rack: int = Field(4, ge=1, le=L.MAX_HOSTS)
+    cores_per_host: int = Field(8, ge=1, le=L.MAX_CORES_PER_HOST)
+    core_mhz: float = Field(2400.0, ge=L.MIN_CORE_MHZ, le=L.MAX_CORE_MHZ)
+    host_mem_mb: float = Field(65536.0, ge=256, le=L.MAX_MEM_MB)
+    disk_mbps: float = Field(
+        60.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="host datastore throughput under ~16 concurrent streams"
+    )
+    nic_mbps: float = Field(125.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="1 GbE")
+    vcpus: int = Field(4, ge=1, le=L.MAX_VCPUS, description="per VM; at most the host's cores")
+    vm_mem_mb: float = Field(4096.0, ge=64, le=L.MAX_MEM_MB, description="per VM; at most the host's memory")
+    pool_cpu_mhz: float | None = Field(
+        153600.0, ge=L.MIN_CORE_MHZ, le=L.MAX_HOSTS * L.MAX_CORES_PER_HOST * L.MAX_CORE_MHZ
+    )
+    pool_mem_mb: float | None = Field(131072.0, ge=64, le=L.MAX_HOSTS * L.MAX_MEM_MB)
+
+    @model_validator(mode="after")
+    def _vms_fit_their_hosts(self) -> TestbedSettings:
+        """vSphere powers on no VM with more vCPUs than its host has cores, or more memory than the host."""
+        if self.vcpus > self.cores_per_host:
+            raise ValueError(f"vcpus={self.vcpus} is more than cores_per_host={self.cores_per_host}")
+        if self.vm_mem_mb > self.host_mem_mb:
+            raise ValueError(f"vm_mem_mb={self.vm_mem_mb:g} is more than host_mem_mb={self.host_mem_mb:g}")
+        return self
 
 
 class Scenario(ABC):
     name: str
     description: str
     Settings: type[CloudSettings]
+    stops_itself = False  # True: the horizon is only a time limit; the model ends the run when its work is done
+
+    def unfinished(self, model: CloudModel) -> str | None:
+        """Why a run that reached its horizon did not do what it was for (None: it did), in one line."""
+        return None
 
     @abstractmethod
     def build(self, settings: CloudSettings, seed: int, check: bool = False) -> CloudModel:

@@ -1,33 +1,47 @@
-"""The `vcloud` command line: `vcloud list`, `vcloud run SCENARIO [--set K=V ...] [--seed N] [--out DIR]`,
-`vcloud trace RUN_DIR [--vm NAME ...] [--from S] [--to S] [--plot KIND --out FILE.png]`.
+"""The `vcloud` command line: `vcloud list`, `vcloud show SCENARIO`, `vcloud run SCENARIO [--set K=V ...]
+[--seed N] [--out DIR]`, `vcloud trace RUN_DIR [--vm NAME ...] [--from S] [--to S] [--plot KIND --out FILE.png]`,
+`vcloud sweep`, `vcloud reproduce`, `vcloud --version`.
 
-Bad input (unknown scenario, unknown or invalid setting) prints one line naming the key and the value
-and exits with status 2 before anything is written. A run writes into a temporary directory next to
-DIR and renames it at the end, so DIR is either complete or absent.
+Bad input (unknown scenario, unknown or invalid setting, a bad --config or --out) prints one line naming the
+field and the value and exits with status 2 before anything is computed or written. A run writes into a
+temporary directory next to DIR and renames it at the end, so DIR is either complete or absent. A run that
+reaches its time limit with work unfinished still writes DIR but exits with status 1; Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import sys
-import tempfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from tqdm import tqdm
 
 from scenarios.inspect_run import METRICS, PLOT_KINDS, RunError, trace_command
+from scenarios.outputs import OutputError, check_dir, commit_dir, temp_dir
 from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
 from scenarios.settings import SettingsError, parse_pairs, validate
+from scenarios.show import show_settings
 from vcloud import CloudModel
 
 EXIT_BAD_INPUT = 2
+EXIT_UNFINISHED = 1
+EXIT_INTERRUPTED = 130
 
 
 class BadInput(Exception):
     """User error: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (`vcloud: error: ...`), like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"vcloud: error: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,22 +49,57 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (BadInput, SettingsError) as exc:
-        print(f"vcloud: error: {exc}", file=sys.stderr)
+    except (BadInput, SettingsError, OutputError, RunError) as exc:
+        print(f"vcloud: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("vcloud: interrupted (nothing was written)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _version() -> str:
+    try:
+        return version("vcloud-hadoop")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def _seed(text: str) -> int:
+    """--seed: a whole number >= 0 (numpy's seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative (a seed is a whole number >= 0)")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vcloud", description="Hadoop task schedulers on an elastic virtual cloud")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="vcloud", description="Hadoop task schedulers on an elastic virtual cloud")
+    parser.add_argument("--version", action="version", version=f"vcloud {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p_list = sub.add_parser("list", help="list the scenarios")
     p_list.set_defaults(func=cmd_list)
+    p_show = sub.add_parser("show", help="a scenario's settings with their defaults, bounds and descriptions")
+    p_show.add_argument("scenario", help="a name of `vcloud list`")
+    p_show.set_defaults(func=cmd_show)
     p_run = sub.add_parser("run", help="run a scenario")
     p_run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO)
     p_run.add_argument("--set", dest="settings", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
                        help="override a setting (repeatable; one --set may hold several pairs)")  # fmt: skip
     p_run.add_argument("--config", type=Path, help="config.json of an earlier run: rerun it (--set still applies)")
-    p_run.add_argument("--seed", type=int, default=None, help="random seed (default 1, or the config's)")
+    p_run.add_argument("--seed", type=_seed, default=None, help="random seed (default 1, or the config's)")
     p_run.add_argument("--out", type=Path, default=None, help="run directory (default runs/SCENARIO-seedN)")
     p_run.add_argument("--check", action="store_true", help="assert the cloud's invariants every tick")
     p_run.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -58,11 +107,11 @@ def _parser() -> argparse.ArgumentParser:
     p_trace = sub.add_parser("trace", help="per-VM CPU table of a run directory, or a plot of it")
     p_trace.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="several only with --plot cdf")
     p_trace.add_argument("--vm", dest="vms", action="extend", nargs="+", default=[], metavar="NAME")
-    p_trace.add_argument("--from", dest="t_from", type=float, metavar="S", help="window start (s)")
-    p_trace.add_argument("--to", dest="t_to", type=float, metavar="S", help="window end (s)")
+    p_trace.add_argument("--from", dest="t_from", type=_finite, metavar="S", help="window start (s)")
+    p_trace.add_argument("--to", dest="t_to", type=_finite, metavar="S", help="window end (s)")
     p_trace.add_argument("--plot", choices=PLOT_KINDS, help="draw this instead of printing the table")
     p_trace.add_argument("--metric", choices=METRICS, help="heatmap share (default steal)")
-    p_trace.add_argument("--bin", dest="bin_s", type=float, metavar="S", help="heatmap bin (default trace interval)")
+    p_trace.add_argument("--bin", dest="bin_s", type=_finite, metavar="S", help="heatmap bin (default trace interval)")
     p_trace.add_argument("--out", type=Path, metavar="FILE.png", help="image to write with --plot")
     p_trace.set_defaults(func=cmd_trace)
     p_repro = sub.add_parser("reproduce", help="run the seed papers' experiments and write DIR/report.md")
@@ -96,28 +145,33 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    if args.scenario not in SCENARIOS:
+        raise BadInput(f"unknown scenario {args.scenario!r} (try: {', '.join(SCENARIOS)})")
+    print(show_settings(SCENARIOS[args.scenario]))
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     base: dict[str, Any] = {}
     seed = args.seed
     scenario_name = args.scenario
     if args.config is not None:
-        config = _read_config(args.config)
-        scenario_name, base = config["scenario"], config["settings"]
-        seed = config["seed"] if seed is None else seed
+        scenario_name, config_seed, base = _read_config(args.config)
+        seed = config_seed if seed is None else seed
     seed = 1 if seed is None else seed
     if scenario_name not in SCENARIOS:
         raise BadInput(f"unknown scenario {scenario_name!r} (try: {', '.join(SCENARIOS)})")
     scenario = SCENARIOS[scenario_name]
     settings = validate(scenario.Settings, parse_pairs(args.settings), base)
     out = args.out or Path("runs") / f"{scenario_name}-seed{seed}"
-    if out.exists() and any(out.iterdir()):
-        raise BadInput(f"--out {out}: directory exists and is not empty")
+    check_dir(out)
     try:
         model = scenario.build(settings, seed, check=args.check)
         model.start()  # applies the first allocation: a bad allocation is bad input, found before DIR exists
     except ValueError as exc:
         raise BadInput(str(exc)) from None
-    run_model(model, scenario.horizon_s(model), progress=not args.quiet)
+    run_model(model, scenario.horizon_s(model), progress=not args.quiet, stops_itself=scenario.stops_itself)
     summary = scenario.summary(model)
     config = {"scenario": scenario_name, "seed": seed, "settings": settings.model_dump(mode="json"),
               "command": f"vcloud run --config {out / 'config.json'}"}  # fmt: skip
@@ -125,6 +179,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     headline = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
     print(json.dumps(headline, indent=1))
     print(f"wrote {out}")
+    unfinished = scenario.unfinished(model)
+    if unfinished:
+        print(f"vcloud: error: {unfinished} (the tables in {out} show how far it got)", file=sys.stderr)
+        return EXIT_UNFINISHED
     return 0
 
 
@@ -140,6 +198,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from scenarios.reproduce import reproduce
 
+    check_dir(args.out, empty=False)
     print(f"wrote {reproduce(args.out, quick=args.quick)}")
     return 0
 
@@ -147,6 +206,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from scenarios.sweep import SweepError, run_sweep  # yaml and dask are imported only for a sweep
 
+    check_dir(args.out, empty=False)  # an existing sweep directory is resumed
     try:
         report = run_sweep(args.spec, args.out, processes=args.processes, dask=args.dask, frames=args.frames,
                            retry_errors=args.retry_errors, progress=not args.quiet)  # fmt: skip
@@ -166,21 +226,43 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return serve(config, args.port)
 
 
-def _read_config(path: Path) -> dict[str, Any]:
+def _read_config(path: Path) -> tuple[str, int, dict[str, Any]]:
+    """--config: the scenario, seed and settings of an earlier run's config.json, each checked for its type."""
     try:
-        config = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BadInput(f"--config {path}: {exc}") from None
+        config = json.loads(path.read_bytes().decode("utf-8"), parse_constant=_no_constant)
+    except OSError as exc:
+        raise BadInput(f"--config {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"--config {path}: not a text file (byte {exc.start} is not UTF-8)") from None
+    except ValueError as exc:
+        raise BadInput(f"--config {path}: not JSON ({exc})") from None
+    if not isinstance(config, dict):
+        raise BadInput(f"--config {path}: expected a JSON object with scenario, seed and settings, got {config!r:.40}")
     for key in ("scenario", "seed", "settings"):
         if key not in config:
             raise BadInput(f"--config {path}: missing field {key!r}")
-    return config
+    name, seed, settings = config["scenario"], config["seed"], config["settings"]
+    if not isinstance(name, str):
+        raise BadInput(f"--config {path}: scenario={name!r:.40} is not a scenario name")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise BadInput(f"--config {path}: seed={seed!r:.40} is not a whole number >= 0")
+    if not isinstance(settings, dict):
+        raise BadInput(f"--config {path}: settings={settings!r:.40} is not an object of settings")
+    return name, seed, settings
 
 
-def run_model(model: CloudModel, horizon_s: float | None, progress: bool = True, chunk_s: float = 30.0) -> None:
-    """Advance to `horizon_s` (or until the model stops itself) with a progress bar in simulated seconds."""
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def run_model(
+    model: CloudModel, horizon_s: float | None, progress: bool = True, chunk_s: float = 30.0, stops_itself: bool = False
+) -> None:
+    """Advance to `horizon_s` (or until the model stops itself) with a progress bar in simulated seconds.
+
+    `stops_itself`: the horizon is only a limit (a Hadoop run ends when its jobs do), so the bar has no total."""
     model.start()
-    total = horizon_s if horizon_s is not None else None
+    total = None if stops_itself else horizon_s
     with tqdm(total=total, unit="sim-s", disable=not progress or None, leave=False, mininterval=0.5) as bar:
         while model.running and (horizon_s is None or model.time < horizon_s):
             step = chunk_s if horizon_s is None else min(chunk_s, horizon_s - float(model.time))
@@ -190,16 +272,13 @@ def run_model(model: CloudModel, horizon_s: float | None, progress: bool = True,
 
 def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames: dict) -> None:
     """Write everything into a temporary sibling directory, then rename it to `out` in one step."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    tmp = temp_dir(out)
     try:
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
         (tmp / "config.json").write_text(json.dumps(config, indent=1))
         for name, frame in frames.items():
             frame.to_parquet(tmp / f"{name}.parquet", index=False)
-        if out.exists():
-            out.rmdir()
-        tmp.rename(out)
+        commit_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -26,15 +26,16 @@ from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.tasks import Job
 from policies.schedulers import FairSettings
+from scenarios import limits as L
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
 
 
 class CouplingHadoop(HadoopConfig):
     """Hadoop as the paper ran it (see the module docstring): a subclass, so `--set hadoop.X=...` keeps the rest."""
 
-    map_slots: int = Field(4, ge=0, description="Sec. III: 4 map slots per node")
-    reduce_slots: int = Field(2, ge=0, description="Sec. III: 2 reduce slots per node")
-    replication: int = Field(1, ge=1, description="Sec. III, Set A: 'the replication value being set to 1'")
+    map_slots: int = Field(4, ge=0, le=L.MAX_SLOTS, description="Sec. III: 4 map slots per node")
+    reduce_slots: int = Field(2, ge=0, le=L.MAX_SLOTS, description="Sec. III: 2 reduce slots per node")
+    replication: int = Field(1, ge=1, le=16, description="Sec. III, Set A: 'the replication value being set to 1'")
     heartbeat_formula: Literal["0.20", "1.0", "1.1"] = Field("1.0", description="3 s heartbeats (pre-1.1 Hadoop)")
 
 
@@ -52,15 +53,17 @@ class CouplingSettings(HadoopClusterSettings):
     allocator: Literal["static", "heterogeneous", "drs"] = "static"
     pool_cpu_mhz: float | None = None  # the hosts' capacity: one VM per host
     pool_mem_mb: float | None = None
-    cores_per_host: int = Field(4, ge=1)
-    core_mhz: float = Field(2933.0, gt=0, description="Sec. III: 4 cores at 2,933 MHz")
-    vm_mem_mb: float = Field(6144.0, gt=0, description="Sec. III: 6 GB of memory")
+    cores_per_host: int = Field(4, ge=1, le=L.MAX_CORES_PER_HOST)
+    core_mhz: float = Field(2933.0, ge=L.MIN_CORE_MHZ, le=L.MAX_CORE_MHZ, description="Sec. III: 4 cores at 2,933 MHz")
+    vm_mem_mb: float = Field(6144.0, ge=64, le=L.MAX_MEM_MB, description="Sec. III: 6 GB of memory")
     hadoop: CouplingHadoop = Field(default_factory=CouplingHadoop)
     fair: CouplingFair = Field(default_factory=CouplingFair)
     scale: float = Field(
         1.0, gt=0, le=1, description="a scaled-down copy for quick runs: scale x every job's input and arrival time"
     )
-    max_jobs: int | None = Field(None, ge=1, description="only the first max_jobs arrivals (quick runs); None: all")
+    max_jobs: int | None = Field(
+        None, ge=1, le=L.MAX_JOBS, description="only the first max_jobs arrivals (quick runs); None: all"
+    )
     scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fair"
     speculation: Literal["none", "hadoop", "late", "samr"] = "none"
 

@@ -28,6 +28,7 @@ from hadoop_layer.profiles import PUMA, splits
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.pinned import PinnedFifoScheduler
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+from scenarios.limits import MAX_MAPS
 from vcloud.interference import TraceLoad
 
 Benchmark = Literal[
@@ -46,7 +47,9 @@ class FlexSlotSettings(HadoopClusterSettings):
     benchmark: Benchmark = "wordcount"
     scale: float = Field(1.0, gt=0, le=10, description="fraction of the paper's input (1.0 = 150 GB for wordcount)")
     skew_sched: bool = Field(False, description="heterogeneous only: pilot stragglers run only on powerful nodes")
-    straggler_sigma: float = Field(2.0, gt=0, description="pilot maps slower than mean + this many sigmas straggle")
+    straggler_sigma: float = Field(
+        2.0, gt=0, le=100, description="pilot maps slower than mean + this many sigmas straggle"
+    )
     input_placement: Literal["random", "writer"] = Field(
         "writer", description="first replicas: anywhere, or on the node that wrote the file (a copy job)"
     )
@@ -59,6 +62,18 @@ class FlexSlotSettings(HadoopClusterSettings):
     def _skew_sched_needs_heterogeneous(self) -> FlexSlotSettings:
         if self.skew_sched and self.allocator != "heterogeneous":
             raise ValueError(f"skew_sched=true needs allocator=heterogeneous, not {self.allocator}")
+        return self
+
+    @model_validator(mode="after")
+    def _job_fits(self) -> FlexSlotSettings:
+        """The benchmark's reduces need reduce slots (they are 0.95 x slaves x reduce_slots, as PUMA sets them, or
+        the profile's own count); its map count (input / block) must stay within limits.MAX_MAPS."""
+        if self.hadoop.reduce_slots == 0:
+            raise ValueError(f"hadoop.reduce_slots=0: {self.benchmark} has reduces, which could never run")
+        maps = PUMA[self.benchmark].input_mb * self.scale / self.hadoop.block_mb
+        if maps > MAX_MAPS:
+            raise ValueError(f"hadoop.block_mb={self.hadoop.block_mb:g} with scale={self.scale:g}: about {maps:,.0f} "
+                             f"map tasks, more than {MAX_MAPS:,}")  # fmt: skip
         return self
 
 
@@ -99,7 +114,7 @@ def submit_benchmark(model: HadoopModel, s: FlexSlotSettings) -> None:
         profile = replace(profile, skew=replace(profile.skew, heavy_per_file=s.heavy_per_file))
     table = splits(profile, s.scale, s.hadoop.block_mb, model.rng)
     maps = table.map_specs()
-    reduces = profile.reduces if profile.reduces is not None else int(0.95 * s.slaves * s.hadoop.reduce_slots)
+    reduces = profile.reduces if profile.reduces is not None else max(1, int(0.95 * s.slaves * s.hadoop.reduce_slots))
     files = table.file if s.input_placement == "writer" else None
     model.add_job(s.benchmark, profile, 0.0, maps, reduces, files=files)
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from policies.schedulers import SCHEDULERS, CapacitySettings, CouplingSettings, FairSettings, QuincySettings
 from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings, SkewTuneSettings
 from policies.speculation import SPECULATION, LateSettings, SamrSettings
+from scenarios import limits as L
 from scenarios.base import Scenario, TestbedSettings
 from scenarios.synthetic_cloud import cloud_summary
 from vcloud import Physics
@@ -24,8 +25,10 @@ FLEXSLOT_HADOOP = HadoopConfig(
 class HadoopClusterSettings(TestbedSettings):
     """The FlexSlot testbed (section 4.1) unless changed: 8 hosts, 32 VMs (JobTracker, NameNode, 30 slaves)."""
 
-    slaves: int = Field(30, ge=1)
-    daemon_mem_mb: float = Field(640.0, ge=0, description="guest OS + TaskTracker + DataNode resident memory")
+    slaves: int = Field(30, ge=1, le=L.MAX_SLAVES)
+    daemon_mem_mb: float = Field(
+        640.0, ge=0, le=L.MAX_MEM_MB, description="guest OS + TaskTracker + DataNode resident memory"
+    )
     hadoop: HadoopConfig = Field(default_factory=lambda: FLEXSLOT_HADOOP.model_copy())
     scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fifo"
     fair: FairSettings = Field(default_factory=FairSettings)
@@ -38,7 +41,31 @@ class HadoopClusterSettings(TestbedSettings):
     slot_manager: Literal["none", "flexslot", "flexslot-unlimited", "skewtune"] = "none"
     flexslot_policy: FlexSlotPolicySettings = Field(default_factory=FlexSlotPolicySettings)
     skewtune: SkewTuneSettings = Field(default_factory=SkewTuneSettings)
-    max_duration_s: float = Field(48 * 3600.0, gt=0, description="stop here even if jobs are still running")
+    max_duration_s: float = Field(
+        48 * 3600.0, gt=0, le=L.MAX_DURATION_S, description="stop here (exit status 1) if jobs are still running"
+    )
+
+    length_field: ClassVar[str] = "max_duration_s"
+
+    def run_length_s(self) -> float | None:
+        return self.max_duration_s
+
+    def vm_count(self) -> int:
+        return self.slaves + 2  # and the JobTracker's and NameNode's
+
+    @model_validator(mode="after")
+    def _cluster_can_run_jobs(self) -> HadoopClusterSettings:
+        """Refuse clusters on which no job could make progress (they used to run to max_duration_s, exit 0)."""
+        if self.hadoop.map_slots < 1:
+            raise ValueError("hadoop.map_slots=0: no map task could ever run")
+        if self.daemon_mem_mb >= self.vm_mem_mb:
+            raise ValueError(f"daemon_mem_mb={self.daemon_mem_mb:g} leaves nothing of vm_mem_mb={self.vm_mem_mb:g}")
+        resident = self.vm_count() * self.daemon_mem_mb
+        if self.pool_mem_mb is not None and self.pool_mem_mb < resident:
+            n, each = self.vm_count(), self.daemon_mem_mb
+            raise ValueError(f"pool_mem_mb={self.pool_mem_mb:g} is below the {resident:g} MB that the {n} VMs' "
+                             f"guest OS and daemons hold (daemon_mem_mb={each:g} each)")  # fmt: skip
+        return self
 
 
 def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=None) -> HadoopModel:
@@ -82,8 +109,21 @@ def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=No
 class HadoopScenario(Scenario):
     """A scenario whose model is a `HadoopModel`: runs until its jobs end; writes tasks and jobs tables."""
 
+    stops_itself = True
+
     def horizon_s(self, model: HadoopModel) -> float:
         return model.settings.max_duration_s
+
+    def unfinished(self, model: HadoopModel) -> str | None:
+        """The run reached max_duration_s with jobs still waiting or running (not a result: a run cut short)."""
+        if not model.running:
+            return None
+        jobs = model.jobtracker.jobs
+        left = model.jobtracker.expected_jobs - sum(j.state in ("succeeded", "failed") for j in jobs)
+        if left <= 0:
+            return None
+        limit = model.settings.max_duration_s
+        return f"max_duration_s={limit:g} reached with {left} of {model.jobtracker.expected_jobs} jobs unfinished"
 
     def summary(self, model: HadoopModel) -> dict[str, Any]:
         if model.check:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from scenarios.outputs import OutputError, check_file
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -49,15 +51,37 @@ class Run:
         if not file.is_file():
             why = f" (needed by {needed_by})" if needed_by else ""
             raise RunError(f"{file}: no such file{why}; synthetic-cloud runs have only vm_trace.parquet")
-        return pd.read_parquet(file)
+        try:
+            return pd.read_parquet(file)
+        except Exception as exc:  # pyarrow's errors for a truncated or foreign file share no base class
+            raise RunError(f"{file}: not a readable Parquet table ({' '.join(str(exc).split())[:80]})") from None
 
     @cached_property
     def summary(self) -> dict[str, Any]:
-        return json.loads((self.path / "summary.json").read_text())
+        return self._json("summary.json")
 
     @cached_property
     def config(self) -> dict[str, Any]:
-        return json.loads((self.path / "config.json").read_text())
+        return self._json("config.json")
+
+    def _json(self, name: str) -> dict[str, Any]:
+        file = self.path / name
+        try:
+            data = json.loads(file.read_bytes().decode("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RunError(f"{file}: not a readable JSON file ({' '.join(str(exc).split())[:80]})") from None
+        if not isinstance(data, dict):
+            raise RunError(f"{file}: expected a JSON object")
+        return data
+
+    @cached_property
+    def trace_interval_s(self) -> float | None:
+        """The run's `trace_interval_s` from its config.json (None if it has none: then the trace's own gaps)."""
+        try:
+            value = self.config["settings"]["trace_interval_s"]
+        except (RunError, KeyError, TypeError):
+            return None
+        return float(value) if isinstance(value, int | float) and value > 0 else None
 
 
 def check_window(t_from: float | None, t_to: float | None) -> None:
@@ -101,11 +125,23 @@ def select_vms(frame: pd.DataFrame, vms: Sequence[str], known: Sequence[str], wh
 
 
 def trace_interval(trace: pd.DataFrame) -> float:
-    """The sampling interval: samples fall at whole multiples of it, the first one interval after 0."""
-    times = np.unique(trace["time_s"].to_numpy())
+    """The sampling interval when the run's config is not at hand: the widest gap between samples.
+
+    Samples fall at whole multiples of the interval while the clock runs, plus one when the layer above
+    stops it: that last gap is shorter, never longer (the smallest gap, used before, was that short one)."""
+    times = np.unique(trace["time_s"].to_numpy(np.float64))
     if len(times) > 1:
-        return float(np.min(np.diff(times)))
+        return float(np.max(np.diff(times)))
     return float(times[0]) if len(times) else 1.0
+
+
+def row_spans(times: np.ndarray, interval_s: float) -> np.ndarray:
+    """Seconds each sample covers: the interval, or less for a sample between multiples (the last, taken when
+    the clock stopped), which covers only the time since the multiple before it."""
+    times = np.asarray(times, dtype=np.float64)
+    k = np.round(times / interval_s)
+    on_grid = np.isclose(times, k * interval_s, rtol=1e-9, atol=1e-9)
+    return np.where(on_grid, interval_s, times - np.floor(times / interval_s) * interval_s)
 
 
 def accounted_s(trace: pd.DataFrame) -> pd.Series:
@@ -118,14 +154,15 @@ _RATE_MEANS = {"cpu_demand_mhz": "demand_mhz", "cpu_used_mhz": "used_mhz", "disk
 _LEVEL_MEANS = {"cpu_entitlement_mhz": "entitled_mhz", "swap_mb": "swap_mb"}
 
 
-def vm_summary(trace: pd.DataFrame) -> pd.DataFrame:
+def vm_summary(trace: pd.DataFrame, interval_s: float | None = None) -> pd.DataFrame:
     """One row per VM: CPU-state shares of its vCPU time and seconds, mean MHz, swap and disk rates.
 
-    Means are over the seconds the VM was accounted: a rate column holds interval sums / interval, so its
-    mean is sum(value x interval) / accounted seconds; entitlement and swap are levels, weighted by them.
+    Means are over the seconds the VM was accounted: a rate column holds the sample's sum / the seconds it
+    covers (`row_spans`), so its mean is sum(value x span) / accounted seconds; entitlement and swap are
+    levels, weighted by accounted seconds. `interval_s`: the run's trace interval (default: `trace_interval`).
     """
     wall = accounted_s(trace) / trace["vcpus"].astype(np.float64)  # accounted wall seconds of the row
-    span = trace_interval(trace)
+    span = row_spans(trace["time_s"].to_numpy(), interval_s or trace_interval(trace))
     t = pd.DataFrame({"vm": trace["vm"].astype(str), "wall": wall})
     for s in CPU_STATES:
         t[f"{s}_s"] = trace[f"{s}_s"].astype(np.float64)
@@ -163,7 +200,7 @@ def trace_table(run: Run, vms: Sequence[str] = (), t_from: float | None = None, 
     window = trace_window(select_vms(trace, vms, trace["vm"].astype(str).unique(), run.name), t_from, t_to)
     if window.empty:
         raise RunError(f"{run.name}: no trace samples in {_window_text(t_from, t_to)}")
-    return format_summary(vm_summary(window))
+    return format_summary(vm_summary(window, run.trace_interval_s))
 
 
 def _window_text(t_from: float | None, t_to: float | None) -> str:
@@ -223,8 +260,8 @@ def draw(
     if window.empty:
         raise RunError(f"{run.name}: no trace samples in {_window_text(t_from, t_to)}")
     if kind == "heatmap":
-        return plots.share_heatmap(window, metric or "steal", bin_s=bin_s, title=run.name)
-    return plots.share_lines(window, vms=list(vms) or None, title=run.name)
+        return plots.share_heatmap(window, metric or "steal", bin_s=bin_s or run.trace_interval_s, title=run.name)
+    return plots.share_lines(window, vms=list(vms) or None, title=run.name, interval_s=run.trace_interval_s)
 
 
 def _label(run: Run, runs: Sequence[Run]) -> str:
@@ -236,11 +273,13 @@ def _label(run: Run, runs: Sequence[Run]) -> str:
 def check_out(out: Path | None, kind: str) -> Path:
     if out is None:
         raise RunError(f"--plot {kind}: needs --out FILE.png")
+    try:
+        check_file(out)
+    except OutputError as exc:
+        raise RunError(str(exc)) from None
     fmt = out.suffix.lstrip(".").lower()
     if fmt not in IMAGE_FORMATS:
         raise RunError(f"--out {out}: unknown image format {fmt!r} (try: {', '.join(IMAGE_FORMATS)})")
-    if out.is_dir():
-        raise RunError(f"--out {out}: is a directory")
     return out
 
 

@@ -89,13 +89,16 @@ def top_vms(trace: pd.DataFrame, by: str = "steal", n: int = 4) -> list[str]:
     return list(totals.index[:n])
 
 
-def share_lines(trace: pd.DataFrame, vms: Sequence[str] | None = None, n: int = 4, title: str = "") -> Figure:
-    """Steal and iowait shares over time of `vms` (default: the `n` with the most steal)."""
+def share_lines(
+    trace: pd.DataFrame, vms: Sequence[str] | None = None, n: int = 4, title: str = "", interval_s: float | None = None
+) -> Figure:
+    """Steal and iowait shares over time of `vms` (default: the `n` with the most steal); `interval_s`: the run's
+    trace interval (default: read from the trace's sample times)."""
     chosen = list(vms) if vms else top_vms(trace, "steal", n)
     fig = new_figure(9.0, 5.5)
     ax_steal, ax_io = fig.subplots(2, 1, sharex=True)
     vm = trace["vm"].astype(str)
-    step = trace_interval(trace)
+    step = interval_s or trace_interval(trace)
     for name in chosen:
         rows = trace[vm == name].sort_values("time_s")
         total = accounted_s(rows)

@@ -32,6 +32,7 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import GB, SAMR, splits
 from hadoop_layer.tasks import TaskKind
 from policies.speculation.samr import StageWeightHistory
+from scenarios import limits as L
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
 
 # name -> settings of the four schemes compared in Fig. 9 (besides Hadoop without backups)
@@ -47,16 +48,18 @@ class SamrHeterogeneousSettings(HadoopClusterSettings):
     """A small heterogeneous cluster: one 2-vCPU VM per 2-core host, Hadoop's default slots."""
 
     allocator: Literal["static", "heterogeneous", "drs"] = "heterogeneous"
-    slaves: int = Field(12, ge=2)
+    slaves: int = Field(12, ge=2, le=L.MAX_SLAVES)
     slow_nodes: int = Field(4, ge=0, description="the first this many slaves are slow")
     slow_cpu: float = Field(0.35, gt=0, le=1, description="a slow node's CPU entitlement, share of a fast node's")
-    slow_disk_mbps: float = Field(20.0, gt=0, description="datastore bandwidth of a slow node's host")
+    slow_disk_mbps: float = Field(
+        20.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="datastore bandwidth of a slow node's host"
+    )
     benchmark: Literal["sort", "wordcount"] = "sort"
     input_gb: float = Field(12.0, gt=0, le=200, description="the job's input (Sort: RandomWriter output)")
-    cores_per_host: int = Field(2, ge=1)
-    vcpus: int = Field(2, ge=1)
-    vm_mem_mb: float = Field(2048.0, gt=0)
-    disk_mbps: float = Field(60.0, gt=0)
+    cores_per_host: int = Field(2, ge=1, le=L.MAX_CORES_PER_HOST)
+    vcpus: int = Field(2, ge=1, le=L.MAX_VCPUS)
+    vm_mem_mb: float = Field(2048.0, ge=64, le=L.MAX_MEM_MB)
+    disk_mbps: float = Field(60.0, ge=L.MIN_MBPS, le=L.MAX_MBPS)
     pool_cpu_mhz: float | None = None  # the hosts' capacity
     pool_mem_mb: float | None = None
     hadoop: HadoopConfig = Field(default_factory=lambda: HadoopConfig(heartbeat_formula="1.1"))

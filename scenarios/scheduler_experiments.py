@@ -28,7 +28,7 @@ flow trades waiting for locality. `POLICIES` lists the runs that `vcloud reprodu
 from __future__ import annotations
 
 import itertools
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -39,6 +39,7 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import COUPLING
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers import CapacitySettings
+from scenarios import limits as L
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
 
 GREP = COUPLING["grep"]
@@ -60,26 +61,38 @@ class StaticNodesSettings(HadoopClusterSettings):
     allocator: Literal["static", "heterogeneous", "drs"] = "static"
     pool_cpu_mhz: float | None = None  # the hosts' capacity: one VM per host
     pool_mem_mb: float | None = None
-    cores_per_host: int = Field(4, ge=1)
+    cores_per_host: int = Field(4, ge=1, le=L.MAX_CORES_PER_HOST)
     speculation: Literal["none", "hadoop", "late", "samr"] = "none"
 
 
 class CapacityQueuesSettings(StaticNodesSettings):
     """10 slaves (40 map, 20 reduce slots) under Capacity with queues A, B, C; B at phase_s, C at 2 x phase_s."""
 
-    slaves: int = Field(10, ge=1)
+    slaves: int = Field(10, ge=1, le=L.MAX_SLAVES)
     scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "capacity"
     capacity: CapacitySettings = Field(default_factory=_queues)
-    phase_s: float = Field(600.0, gt=0, description="B submits at phase_s, C at 2 x phase_s; the run ends at 3x")
-    settle_s: float = Field(100.0, ge=0, description="left out of each window's start: running tasks end first")
-    c_users: int = Field(3, ge=1, description="users submitting one job each to queue C")
-    bin_s: float = Field(30.0, gt=0, description="width of the share time series' bins")
+    phase_s: float = Field(
+        600.0, ge=60, le=L.DAY_S, description="B submits at phase_s, C at 2 x phase_s; the run ends at 3x"
+    )
+    settle_s: float = Field(
+        100.0, ge=0, le=L.DAY_S, description="left out of each window's start: running tasks end first"
+    )
+    c_users: int = Field(3, ge=1, le=100, description="users submitting one job each to queue C")
+    bin_s: float = Field(30.0, ge=1, le=L.DAY_S, description="width of the share time series' bins")
+    length_field: ClassVar[str] = "phase_s"
+
+    def run_length_s(self) -> float | None:
+        return 3 * self.phase_s  # CapacityQueues.build: the run ends at 3 x phase_s
 
 
 class CapacityQueues(HadoopScenario):
     name = "capacity-queues"
     description = "Capacity scheduler: queues get their capacity, borrow idle slots up to the maximum, user limits"
     Settings = CapacityQueuesSettings
+    stops_itself = False  # it ends at 3 x phase_s with the queues still busy, by design
+
+    def unfinished(self, model: HadoopModel) -> str | None:
+        return None
 
     def build(self, settings: CapacityQueuesSettings, seed: int, check: bool = False) -> HadoopModel:
         s = settings.model_copy(update={"hosts": settings.slaves + 2, "hosts_per_rack": (settings.slaves + 3) // 2})
@@ -195,11 +208,11 @@ class QuincyLocalitySettings(StaticNodesSettings):
     """16 slaves on 4 racks (18 hosts with the masters'); the input of every job on `data_fraction` of them (4
     slaves by default: their blocks' replicas span 2 racks at most, so a slot elsewhere reads them off-rack)."""
 
-    slaves: int = Field(16, ge=2)
-    racks: int = Field(4, ge=1)
+    slaves: int = Field(16, ge=2, le=L.MAX_SLAVES)
+    racks: int = Field(4, ge=1, le=L.MAX_SLAVES)
     scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "quincy"
-    jobs: int = Field(12, ge=1, description="jobs in the stream")
-    mean_gap_s: float = Field(40.0, ge=0, description="mean of the exponential gaps between submissions")
+    jobs: int = Field(12, ge=1, le=10_000, description="jobs in the stream")
+    mean_gap_s: float = Field(40.0, ge=0, le=L.DAY_S, description="mean of the exponential gaps between submissions")
     data_fraction: float = Field(0.25, gt=0, le=1, description="share of the slaves that hold the input")
 
 

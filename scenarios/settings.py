@@ -8,9 +8,12 @@ values are refused with one line that names the key and the value.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+
+from scenarios.limits import number_text
 
 
 class SettingsError(ValueError):
@@ -60,10 +63,30 @@ def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def check_finite(flat: dict[str, Any]) -> None:
+    """NaN and infinities (JSON's NaN/Infinity, which `--set` and Python's json accept) are no setting's value:
+    refused here, by name, before pydantic compares them with bounds (`scale=nan: ... less than or equal to 10`)."""
+    for key, value in flat.items():
+        for v in value if isinstance(value, list) else [value]:
+            if (isinstance(v, float) and not math.isfinite(v)) or (isinstance(v, str) and _non_finite_text(v)):
+                raise SettingsError(f"setting {key}={value!r}: must be a finite number")
+
+
+def _non_finite_text(text: str) -> bool:
+    """'nan', 'inf', '-Infinity': strings pydantic would read as a non-finite float."""
+    try:
+        return not math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
 def validate[S: BaseModel](model: type[S], flat: dict[str, Any], base: dict[str, Any] | None = None) -> S:
     """Build `model` from `base` (a full settings dict) updated by the dotted overrides in `flat`."""
+    if not isinstance(base or {}, dict):
+        raise SettingsError(f"settings: expected an object of settings, got {base!r:.40}")
     merged = flatten(base or {})
     merged.update(flat)
+    check_finite(merged)
     try:
         return model.model_validate(nest(merged))
     except ValidationError as exc:
@@ -72,7 +95,20 @@ def validate[S: BaseModel](model: type[S], flat: dict[str, Any], base: dict[str,
         value = flat.get(key, err.get("input"))
         if err["type"] == "extra_forbidden":
             raise SettingsError(f"unknown setting {key}={value!r}") from None
-        message = err["msg"].removeprefix("Value error, ")
-        if not key:  # a rule over several settings
+        message = _message(err)
+        if not key or (err["type"] == "value_error" and isinstance(value, dict)):  # a rule over several settings
             raise SettingsError(f"settings: {message}") from None
         raise SettingsError(f"setting {key}={value!r}: {message}") from None
+
+
+_BOUND_WORDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+
+
+def _message(err: dict[str, Any]) -> str:
+    """pydantic's message, shorter for bounds ('must be <= 10', with the bound as `vcloud show` prints it)."""
+    sign = _BOUND_WORDS.get(err["type"])
+    if sign is not None:
+        bound = next(iter(err.get("ctx", {}).values()), None)
+        if isinstance(bound, int | float):
+            return f"must be {sign} {number_text(bound)}"
+    return err["msg"].removeprefix("Value error, ")

@@ -10,11 +10,12 @@ Disk and network speeds are our choice (`TestbedSettings`); the paper does not g
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
 
+from scenarios import limits as L
 from scenarios.base import Scenario, TestbedSettings
 from vcloud import VM, CloudModel, ConstantLoad, PeriodicLoad, Phase, Physics, RandomLoad, WorkItem
 
@@ -22,17 +23,26 @@ WorkKind = Literal["cpu", "io", "phased"]
 
 
 class SyntheticCloudSettings(TestbedSettings):
-    duration_s: float = Field(1800.0, gt=0)
-    vms_per_host: int = Field(4, ge=1)
-    items_per_vm: int = Field(4, ge=0)
+    duration_s: float = Field(1800.0, gt=0, le=L.MAX_DURATION_S)
+    vms_per_host: int = Field(4, ge=1, le=1000)
+    items_per_vm: int = Field(4, ge=0, le=1000)
     mix: list[WorkKind] = Field(default_factory=lambda: ["cpu", "io", "phased"], min_length=1)
-    item_cpu_s: float = Field(60.0, gt=0, description="core-seconds of a CPU-bound item")
-    item_io_mb: float = Field(256.0, gt=0, description="MB read by an I/O-bound item")
-    item_mem_mb: float = Field(200.0, ge=0, description="resident memory of an item (a 200 MB JVM heap)")
-    size_sigma: float = Field(0.3, ge=0, description="log-normal spread of item sizes")
-    tenants_per_host: int = Field(0, ge=0)
+    item_cpu_s: float = Field(60.0, gt=0, le=L.MAX_DURATION_S, description="core-seconds of a CPU-bound item")
+    item_io_mb: float = Field(256.0, gt=0, le=L.MAX_MEM_MB, description="MB read by an I/O-bound item")
+    item_mem_mb: float = Field(
+        200.0, ge=0, le=L.MAX_MEM_MB, description="resident memory of an item (a 200 MB JVM heap)"
+    )
+    size_sigma: float = Field(0.3, ge=0, le=3, description="log-normal spread of item sizes")
+    tenants_per_host: int = Field(0, ge=0, le=100)
     tenant_load: Literal["constant", "periodic", "random"] = "periodic"
     tenant_cpu: float = Field(0.8, ge=0, le=1, description="tenant CPU level, fraction of its vCPUs")
+    length_field: ClassVar[str] = "duration_s"
+
+    def run_length_s(self) -> float | None:
+        return self.duration_s
+
+    def vm_count(self) -> int:
+        return self.hosts * (self.vms_per_host + self.tenants_per_host)
 
 
 class SyntheticCloud(Scenario):

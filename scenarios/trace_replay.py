@@ -61,9 +61,11 @@ class TraceReplaySettings(HadoopClusterSettings):
     topology: str = Field(
         "", description="Rumen topology file; '' finds one beside the trace, else the trace's hosts; 'testbed'"
     )
-    original_nodes: int = Field(600, ge=1, description="SWIM: size of the traced cluster (600 for FB-2009)")
-    max_jobs: int = Field(50, ge=1, description="replay the first N jobs")
-    time_scale: float = Field(1.0, gt=0, description="submit times are multiplied by this")
+    original_nodes: int = Field(
+        600, ge=1, le=1_000_000, description="SWIM: size of the traced cluster (600 for FB-2009)"
+    )
+    max_jobs: int = Field(50, ge=1, le=10_000, description="replay the first N jobs")
+    time_scale: float = Field(1.0, ge=1e-6, le=1e6, description="submit times are multiplied by this")
     profile: Benchmark = Field("wordcount", description="CPU per MB and record size when the trace has no counters")
     hadoop: HadoopConfig = Field(default_factory=lambda: TRACE_HADOOP.model_copy())
     replay_io: bool = Field(

@@ -91,13 +91,28 @@ def test_serving_io_is_the_daemons_not_an_attempts():
     assert model.vms.iowait_s[0] == pytest.approx(iowait_attempts + daemon[0] + daemon[2])
 
 
+def _fail_first_reduce_after_its_setup(model: HadoopModel) -> None:
+    launch = model.jobtracker.launch
+
+    def launching(tracker, order):
+        attempt = launch(tracker, order)
+        if attempt.task.kind == TaskKind.REDUCE and attempt.task.index == 0 and attempt.number == 0:
+            attempt.fail_fraction, attempt.fail_after = 0.0, 1  # TaskAttempt.place_failure keeps it at 1
+        return attempt
+
+    model.jobtracker.launch = launching
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 6])
 def test_every_mb_fetched_was_served_once(seed):
-    """Random job with failing attempts (seeds 1 and 6 fail a reduce mid-shuffle): every MB requested is read once
-    by a server or dropped with its reduce; every MB read is fetched locally or sent (or dropped); every MB sent is
-    handed to a reduce's shuffle (or dropped); and the winners fetched their partitions exactly."""
+    """Random job with failing attempts (with seeds 1 and 6 the first reduce attempt fails right after its setup,
+    with map outputs queued for it): every MB requested is read once by a server or dropped with its reduce; every
+    MB read is fetched locally or sent (or dropped); every MB sent is handed to a reduce's shuffle (or dropped);
+    and the winners fetched their partitions exactly."""
     rng = np.random.default_rng(seed)
     model = small_cluster(slaves=4, racks=2, task_failure_probability=0.1)
+    if seed in (1, 6):
+        _fail_first_reduce_after_its_setup(model)
     maps = [{"input_mb": float(rng.uniform(10, 64)), "cpu_mc": float(rng.uniform(1, 6)) * 2000.0,
              "output_mb": float(rng.uniform(1, 40)), "output_records": 1e4}
             for _ in range(int(rng.integers(4, 14)))]  # fmt: skip

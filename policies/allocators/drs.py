@@ -35,13 +35,13 @@ from vcloud.waterfill import divvy, waterfill
 
 class DrsSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    period_s: float = Field(300.0, gt=0, description="how often the pool is re-divided")
-    sample_s: float = Field(20.0, gt=0, description="how often consumption is sampled")
-    window_s: float = Field(300.0, gt=0, description="CPU demand = mean consumption over this window")
+    period_s: float = Field(300.0, ge=1, le=86400, description="how often the pool is re-divided")
+    sample_s: float = Field(20.0, ge=1, le=86400, description="how often consumption is sampled")
+    window_s: float = Field(300.0, gt=0, le=86400, description="CPU demand = mean consumption over this window")
     smoothing: float = Field(0.0, ge=0, lt=1, description="weight of the previous CPU estimate (EWMA)")
     count_ready: bool = Field(False, description="add ready (steal) time to CPU demand")
-    mem_sample_period_s: float = Field(60.0, gt=0)
-    mem_sample_pages: int = Field(100, ge=1)
+    mem_sample_period_s: float = Field(60.0, ge=1, le=86400)
+    mem_sample_pages: int = Field(100, ge=1, le=1_000_000)
     idle_tax: float = Field(0.75, ge=0, lt=1)
     mem_fast_alpha: float = Field(0.5, gt=0, le=1)
     mem_slow_alpha: float = Field(0.1, gt=0, le=1)

@@ -76,8 +76,10 @@ class FairSettings(BaseModel):
     node_delay_s: float | None = Field(None, ge=0, description="locality.delay.node (None: min(15, 1.5 heartbeats))")
     rack_delay_s: float | None = Field(None, ge=0, description="locality.delay.rack (None: min(15, 1.5 heartbeats))")
     preemption: bool = Field(False, description="mapred.fairscheduler.preemption")
-    preemption_interval_s: float = Field(15.0, gt=0, description="preemption.interval")
-    update_interval_s: float = Field(0.5, gt=0, description="update.interval: the period preemptions() needs")
+    preemption_interval_s: float = Field(15.0, ge=0.1, le=86400, description="preemption.interval")
+    update_interval_s: float = Field(
+        0.5, ge=0.1, le=86400, description="update.interval: the period preemptions() needs"
+    )
     min_share_preemption_timeout_s: float = Field(INF, ge=0, description="defaultMinSharePreemptionTimeout")
     fair_share_preemption_timeout_s: float = Field(INF, ge=0, description="fairSharePreemptionTimeout")
 

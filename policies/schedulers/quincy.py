@@ -63,7 +63,9 @@ class QuincySettings(BaseModel):
         description="re-solve an unchanged cluster after this long when a free tracker gets nothing while tasks "
         "wait unscheduled: waiting costs grow with time (ours)",
     )
-    preemption_period_s: float = Field(1.0, gt=0, description="how often fair-preemption asks for kills (ours)")
+    preemption_period_s: float = Field(
+        1.0, ge=0.1, le=86400, description="how often fair-preemption asks for kills (ours)"
+    )
 
 
 @dataclass

@@ -35,10 +35,10 @@ from hadoop_layer.tracker import TaskTracker
 
 class FlexSlotPolicySettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    period_s: float = Field(5.0, gt=0, description="measurement interval; Algorithm 1's T")
+    period_s: float = Field(5.0, ge=0.1, le=86400, description="measurement interval; Algorithm 1's T")
     alpha: float = Field(0.2, gt=0, description="slot memory step (section 3.3: empirically 0.2)")
     lam: float = Field(0.1, ge=0, description="Algorithm 2's lambda: steal std threshold, vCPU-s per s")
-    max_heap_mb: float = Field(1024.0, gt=0, description="a slot never grows beyond this heap")
+    max_heap_mb: float = Field(1024.0, ge=16, le=65536, description="a slot never grows beyond this heap")
     min_runtime_s: float = Field(60.0, ge=0, description="maps younger than this are not judged (ours)")
     straggler_gap: float = Field(
         0.5, gt=0, le=1, description="the low k-means cluster are stragglers if its centre < gap x the other's"
@@ -47,7 +47,7 @@ class FlexSlotPolicySettings(BaseModel):
     move_slots: bool = Field(True, description="Algorithm 2 on")
     unlimited: bool = Field(False, description="add/remove slots by node performance, no total")
     idle_threshold: float = Field(0.2, ge=0, le=1, description="unlimited: idle vCPU share that earns a slot")
-    max_map_slots: int = Field(8, ge=1, description="unlimited: most map slots a node may get")
+    max_map_slots: int = Field(8, ge=1, le=64, description="unlimited: most map slots a node may get")
 
 
 def stragglers_by_kmeans(performance: np.ndarray, gap: float = 1.0) -> np.ndarray:

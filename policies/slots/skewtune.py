@@ -54,8 +54,10 @@ class SkewTuneSettings(BaseModel):
     scan_diskbw_mbps: float = Field(30.0, gt=0, description="skewtune.scan.diskbw: local scan speed, MB/s")
     scan_max_time_s: float = Field(60.0, ge=0, description="skewtune.scan.maxTime: scan only if it takes this long")
     min_elapsed_s: float = Field(60.0, ge=0, description="attempts younger than this are not judged (prototype)")
-    period_s: float = Field(5.0, gt=0, description="re-look at idle slots this often (SpeculativeScheduler loop)")
-    min_piece_mb: float = Field(1.0, gt=0, description="smallest piece: 'at least one unit' (segment())")
+    period_s: float = Field(
+        5.0, ge=0.1, le=86400, description="re-look at idle slots this often (SpeculativeScheduler loop)"
+    )
+    min_piece_mb: float = Field(1.0, ge=0.01, description="smallest piece: 'at least one unit' (segment())")
 
 
 def water_fill(avail_s: np.ndarray, work_s: float) -> tuple[float, int]:

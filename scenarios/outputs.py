@@ -1,0 +1,105 @@
+"""Where commands write: output paths checked before any computing, directories written whole or not at all.
+
+Every command that writes (`run`, `trace --plot`, `sweep`, `reproduce`) checks its `--out` first, so a bad path
+costs no simulation: it must not be a file where a directory goes (or a directory where a file goes), every
+existing ancestor must be a directory, and the nearest existing one writable. A run directory is written into a
+hidden temporary sibling (`.NAME-PID-XXXX`) and renamed into place; one left by a killed run (its process gone)
+is removed by the next run into the same place.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+
+class OutputError(ValueError):
+    """A bad output path: one line naming the flag and the path."""
+
+
+def check_dir(out: Path, flag: str = "--out", empty: bool = True) -> None:
+    """`out` can become a directory: absent, or (unless `empty`) an existing directory; its parents writable."""
+    if out.exists() or out.is_symlink():
+        if not out.is_dir():
+            raise OutputError(f"{flag} {out}: exists and is not a directory")
+        if empty and any(out.iterdir()):
+            raise OutputError(f"{flag} {out}: directory exists and is not empty")
+        _check_writable(out, flag)
+        return
+    _check_parents(out, flag)
+
+
+def check_file(out: Path, flag: str = "--out") -> None:
+    """`out` can be (re)written as a file: not a directory, its parents directories and writable."""
+    if out.is_dir():
+        raise OutputError(f"{flag} {out}: is a directory")
+    if out.exists() and not os.access(out, os.W_OK):
+        raise OutputError(f"{flag} {out}: not writable")
+    _check_parents(out, flag)
+
+
+def _check_parents(out: Path, flag: str) -> None:
+    parent = out.absolute().parent
+    while not parent.exists():
+        if parent.is_symlink():  # a dangling link: mkdir would fail
+            raise OutputError(f"{flag} {out}: {parent} is a broken link")
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputError(f"{flag} {out}: {parent} is not a directory")
+    _check_writable(parent, flag, out)
+
+
+def _check_writable(directory: Path, flag: str, out: Path | None = None) -> None:
+    """Make and remove an empty hidden directory there: the only test that holds for root and read-only or
+    virtual file systems (`os.access` says yes to root everywhere)."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".vcloud-probe-", dir=directory))
+    except OSError as exc:
+        where = f"{out}: {directory}" if out is not None and out != directory else f"{directory}"
+        raise OutputError(f"{flag} {where} is not writable ({exc.strerror or exc})") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def temp_dir(out: Path) -> Path:
+    """A fresh hidden sibling of `out` to write into (mode as `mkdir` would give), after removing the ones
+    killed runs left beside it."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale(out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-{os.getpid()}-", dir=out.parent))
+    tmp.chmod(0o777 & ~_umask())  # mkdtemp makes 0700: a run directory is as readable as any other
+    return tmp
+
+
+def clean_stale(out: Path) -> list[Path]:
+    """Remove `.NAME-PID-*` siblings of `out` whose process no longer runs; returns what was removed."""
+    removed = []
+    for path in out.parent.glob(f".{out.name}-*-*"):
+        pid = path.name[len(out.name) + 2 :].split("-", 1)[0]
+        if path.is_dir() and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def commit_dir(tmp: Path, out: Path) -> None:
+    """Put the finished `tmp` in place of `out` (absent or an empty directory) in one rename."""
+    if out.exists():
+        out.rmdir()
+    tmp.rename(out)

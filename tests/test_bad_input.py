@@ -1,0 +1,259 @@
+"""Bad input across every command (issue 12): each case exits 2 with one line that names the field (and the file,
+row or job for traces) and its value, prints no traceback, and writes nothing - no output, no temporary."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scenarios.cli import main
+
+QUICK = "duration_s=60 trace_interval_s=20"
+SWIM_ROW = "job0\t0\t0\t1000000\t1000\t1000\n"
+
+# (command line, what the one line must contain); {in} is a directory of input files, {run} a finished run
+RUN = [
+    ("run flexslot --set hadoop.child_heap_mb=50 hadoop.io_sort_mb=100", "hadoop.io_sort_mb=100"),
+    ("run flexslot --set hadoop.io_sort_mb=300", "hadoop.io_sort_mb=300"),
+    ("run flexslot --set hadoop.io_sort_mb=4000 hadoop.child_heap_mb=8000", "hadoop.io_sort_mb=4000"),
+    ("run flexslot --set hadoop.block_mb=1e-6", "hadoop.block_mb=1e-06"),
+    ("run flexslot --set hadoop.block_mb=1 scale=2", "hadoop.block_mb=1 with scale=2"),
+    ("run flexslot --set core_mhz=Infinity", "core_mhz=inf"),
+    ("run flexslot --set core_mhz=-Infinity", "core_mhz=-inf"),
+    ("run flexslot --set core_mhz=NaN", "core_mhz=nan"),
+    ("run flexslot --set scale=nan", "scale='nan'"),
+    ("run flexslot --set scale=inf", "scale='inf'"),
+    ("run flexslot --set scale=0", "scale=0"),
+    ("run flexslot --set scale=11", "scale=11"),
+    ("run flexslot --set dt=1e-9", "dt=1e-09"),
+    ("run flexslot --set dt=0", "dt=0"),
+    ("run flexslot --set dt=61", "dt=61"),
+    ("run flexslot --set trace_interval_s=1e-6", "trace_interval_s=1e-06"),
+    ("run flexslot --set trace_interval_s=0.5", "trace_interval_s=0.5"),
+    ("run flexslot --set slaves=100000", "slaves=100000"),
+    ("run flexslot --set slaves=0", "slaves=0"),
+    ("run flexslot --set slaves=4000", "trace_interval_s=10"),
+    ("run flexslot --set hosts=100000", "hosts=100000"),
+    ("run flexslot --set max_duration_s=1e12", "max_duration_s=1000000000000.0"),
+    ("run flexslot --set dt=0.01 max_duration_s=2592000", "dt=0.01"),
+    ("run synthetic-cloud --set duration_s=1e12", "duration_s=1000000000000.0"),
+    ("run synthetic-cloud --set dt=0.01 duration_s=2592000", "dt=0.01"),
+    ("run synthetic-cloud --set vms_per_host=100000", "vms_per_host=100000"),
+    ("run synthetic-cloud --set items_per_vm=1000000", "items_per_vm=1000000"),
+    ("run synthetic-cloud --set tenants_per_host=100000", "tenants_per_host=100000"),
+    ("run synthetic-cloud --set size_sigma=1000", "size_sigma=1000"),
+    ("run synthetic-cloud --set mix=[]", "mix=[]"),
+    ('run synthetic-cloud --set mix=["gpu"]', "mix"),
+    ("run flexslot --set hadoop.map_slots=0", "hadoop.map_slots=0"),
+    ("run flexslot --set hadoop.reduce_slots=0", "hadoop.reduce_slots=0"),
+    ("run flexslot --set hadoop.map_slots=65", "hadoop.map_slots=65"),
+    ("run flexslot --set pool_mem_mb=1", "pool_mem_mb=1"),
+    ("run flexslot --set pool_mem_mb=10000", "pool_mem_mb=10000"),
+    ("run flexslot --set pool_cpu_mhz=1", "pool_cpu_mhz=1"),
+    ("run flexslot --set disk_mbps=1e-9", "disk_mbps=1e-09"),
+    ("run flexslot --set nic_mbps=0", "nic_mbps=0"),
+    ("run flexslot --set vcpus=16", "vcpus=16"),
+    ("run flexslot --set vm_mem_mb=100000", "vm_mem_mb=100000"),
+    ("run flexslot --set daemon_mem_mb=5000", "daemon_mem_mb=5000"),
+    ("run flexslot --set host_mem_mb=1", "host_mem_mb=1"),
+    ("run flexslot --set hadoop.heartbeat_scaling=1e-9", "hadoop.heartbeat_scaling=1e-09"),
+    ("run flexslot --set hadoop.jvm_start_core_s=1e12", "hadoop.jvm_start_core_s"),
+    ("run flexslot --set hadoop.task_failure_probability=1", "hadoop.task_failure_probability=1"),
+    ("run flexslot --set hadoop.max_attempts=0", "hadoop.max_attempts=0"),
+    ("run flexslot --set hadoop.replication=100", "hadoop.replication=100"),
+    ("run flexslot --set drs.period_s=1e-9", "drs.period_s=1e-09"),
+    ("run flexslot --set drs.sample_s=0", "drs.sample_s=0"),
+    ("run flexslot --set drs.mem_sample_pages=100000000", "drs.mem_sample_pages=100000000"),
+    ("run flexslot --set drs.mem_sample_period_s=1e-9", "drs.mem_sample_period_s=1e-09"),
+    ("run flexslot --set drs.smoothing=1", "drs.smoothing=1"),
+    ("run flexslot --set flexslot_policy.period_s=1e-9", "flexslot_policy.period_s=1e-09"),
+    ("run flexslot --set skewtune.period_s=1e-9", "skewtune.period_s=1e-09"),
+    ("run flexslot --set fair.update_interval_s=0", "fair.update_interval_s=0"),
+    ("run flexslot --set scheduler=lottery", "scheduler='lottery'"),
+    ("run flexslot --set speculation=always", "speculation='always'"),
+    ("run flexslot --set slot_manager=yarn", "slot_manager='yarn'"),
+    ("run flexslot --set benchmark=pagerank", "benchmark='pagerank'"),
+    ("run flexslot --set skew_sched=true", "skew_sched=true"),
+    ("run flexslot --set hadoop.io_sort_mbb=5", "unknown setting hadoop.io_sort_mbb=5"),
+    ("run flexslot --set hadoop=5", "hadoop=5"),
+    ("run flexslot --set hadoop.map_slots.x=5", "hadoop.map_slots={'x': 5}"),
+    ("run flexslot --set noequals", "'noequals'"),
+    ("run flexslot --set =5", "'=5'"),
+    ("run flexslot --set hadoop.map_slots=two", "hadoop.map_slots='two'"),
+    ("run flexslot --set hadoop.map_slots=2.5", "hadoop.map_slots=2.5"),
+    ("run flexslot --set allocator=heterogeneous heterogeneous.cpu_mhz=[1,2]", "heterogeneous.cpu_mhz"),
+    ("run flexslot --seed -1", "--seed"),
+    ("run flexslot --seed 1.5", "--seed"),
+    ("run flexslot --seed x", "--seed"),
+    ("run nosuch", "unknown scenario 'nosuch'"),
+    ("run capacity-queues --set phase_s=1e9", "phase_s=1000000000.0"),
+    ("run capacity-queues --set bin_s=1e-9", "bin_s=1e-09"),
+    ("run capacity-queues --set c_users=100000", "c_users=100000"),
+    ("run quincy-locality --set jobs=10000000", "jobs=10000000"),
+    ("run quincy-locality --set mean_gap_s=1e15", "mean_gap_s"),
+    ("run samr-heterogeneous --set slow_nodes=100", "slow_nodes=100"),
+    ("run samr-heterogeneous --set slaves=1", "slaves=1"),
+    ("run coupling-single-job --set job=nosuch", "job='nosuch'"),
+    ("run coupling-two-grep --set scale=2", "scale=2"),
+    ("run trace-replay --set max_jobs=100000000", "max_jobs=100000000"),
+    ("run trace-replay --set time_scale=1e15", "time_scale"),
+    ("run trace-replay --set trace=/no/such.tsv", "trace='/no/such.tsv'"),
+    ("run flexslot --out {in}/afile", "--out"),
+    ("run flexslot --out {in}/afile/sub", "afile is not a directory"),
+    ("run flexslot --out /proc/vcloud/out", "/proc is not writable"),
+    ("run flexslot --out {in}", "not empty"),
+]
+CONFIG = [
+    ("run --config {in}/binary.json", "--config"),
+    ("run --config {in}/number.json", "--config"),
+    ("run --config {in}/string.json", "--config"),
+    ("run --config {in}/list.json", "--config"),
+    ("run --config {in}/no-seed.json", "'seed'"),
+    ("run --config {in}/seed-float.json", "seed=1.5"),
+    ("run --config {in}/seed-negative.json", "seed=-3"),
+    ("run --config {in}/seed-string.json", "seed='1'"),
+    ("run --config {in}/seed-bool.json", "seed=True"),
+    ("run --config {in}/scenario-list.json", "scenario=['flexslot']"),
+    ("run --config {in}/scenario-unknown.json", "unknown scenario 'nope'"),
+    ("run --config {in}/settings-list.json", "settings=[]"),
+    ("run --config {in}/settings-string.json", "settings='drs'"),
+    ("run --config {in}/settings-nan.json", "--config"),
+    ("run --config {in}/settings-bad.json", "hadoop.io_sort_mb=500"),
+    ("run --config {in}/truncated.json", "--config"),
+    ("run --config {in}/no-such.json", "--config"),
+]
+TRACES = [
+    ("run trace-replay --set trace={in}/binary.tsv", "binary.tsv line 1"),
+    ("run trace-replay --set trace={in}/binary.json", "binary.json line 1"),
+    ("run trace-replay --set trace={in}/huge.tsv", "huge.tsv line 1: field map_input_bytes"),
+    ("run trace-replay --set trace={in}/columns.tsv", "columns.tsv line 2"),
+    ("run trace-replay --set trace={in}/negative.tsv", "negative.tsv line 1: field shuffle_bytes"),
+    ("run trace-replay --set trace={in}/text.tsv", "text.tsv line 1: field submit_s"),
+    ("run trace-replay --set trace={in}/fraction.tsv", "fraction.tsv line 1: field map_input_bytes"),
+    ("run trace-replay --set trace={in}/empty.tsv", "no jobs"),
+    ("run trace-replay --set trace={in}/bad.json", "bad.json"),
+]
+TRACE = [
+    ("trace {in}/no-such-run", "no-such-run: no such directory"),
+    ("trace {run} --vm nosuch", "--vm nosuch"),
+    ("trace {run} --from 50 --to 10", "--from 50"),
+    ("trace {run} --from nan", "--from"),
+    ("trace {run} --to inf", "--to"),
+    ("trace {run} --plot heatmap", "--plot heatmap: needs --out"),
+    ("trace {run} --plot heatmap --out {in}/x.gif", "'gif'"),
+    ("trace {run} --plot heatmap --out {in}", "is a directory"),
+    ("trace {run} --plot heatmap --out {in}/afile/x.png", "afile is not a directory"),
+    ("trace {run} --plot heatmap --out /proc/vcloud/x.png", "/proc is not writable"),
+    ("trace {run} --plot heatmap --bin 0 --out {in}/x.png", "--bin 0"),
+    ("trace {run} --plot pie --out {in}/x.png", "--plot"),
+    ("trace {run} --plot tasks-per-node --out {in}/x.png", "tasks.parquet: no such file"),
+    ("trace {run} --metric steal", "--metric"),
+    ("trace {run} {run}", "one RUN_DIR"),
+    ("trace {in}/truncated-run", "vm_trace.parquet: not a readable Parquet table"),
+]
+SWEEP = [
+    ("sweep {in}/nosuch.toml --out {in}/sweep-out", "nosuch.toml"),
+    ("sweep {in}/spec.txt --out {in}/sweep-out", "spec.txt"),
+    ("sweep {in}/bad-scenario.toml --out {in}/sweep-out", "scenario"),
+    ("sweep {in}/bad-setting.toml --out {in}/sweep-out", "hadoop.io_sort_mb=900"),
+    ("sweep {in}/nan.yaml --out {in}/sweep-out", "duration_s"),
+    ("sweep {in}/no-seeds.toml --out {in}/sweep-out", "seeds"),
+    ("sweep {in}/good.toml --out {in}/afile", "--out"),
+    ("sweep {in}/good.toml --out {in}/afile/sub", "afile is not a directory"),
+    ("sweep {in}/good.toml --out /proc/vcloud/sweep", "/proc is not writable"),
+    ("sweep {in}/good.toml --out {in}/sweep-out --processes 0", "--processes 0"),
+]
+REPRODUCE = [
+    ("reproduce --out {in}/afile", "--out"),
+    ("reproduce --out {in}/afile/sub", "afile is not a directory"),
+    ("reproduce --out /proc/vcloud/report", "/proc is not writable"),
+    ("reproduce", "--out"),
+]
+SHOW = [
+    ("show nosuch", "unknown scenario 'nosuch'"),
+    ("show", "scenario"),
+    ("show flexslot extra", "extra"),
+    ("nosuch", "nosuch"),
+]
+CASES = RUN + CONFIG + TRACES + TRACE + SWEEP + REPRODUCE + SHOW
+
+
+def _config(**fields) -> str:
+    base = {"scenario": "synthetic-cloud", "seed": 1, "settings": {}}
+    return json.dumps({**base, **fields})
+
+
+INPUTS = {
+    "afile": "not a directory",
+    "binary.json": b"\x00\xaa\xfe\x10" * 64,
+    "number.json": "42",
+    "string.json": '"flexslot"',
+    "list.json": '["flexslot", 1, {}]',
+    "no-seed.json": json.dumps({"scenario": "synthetic-cloud", "settings": {}}),
+    "seed-float.json": _config(seed=1.5),
+    "seed-negative.json": _config(seed=-3),
+    "seed-string.json": _config(seed="1"),
+    "seed-bool.json": _config(seed=True),
+    "scenario-list.json": _config(scenario=["flexslot"]),
+    "scenario-unknown.json": _config(scenario="nope"),
+    "settings-list.json": _config(settings=[]),
+    "settings-string.json": _config(settings="drs"),
+    "settings-nan.json": '{"scenario": "synthetic-cloud", "seed": 1, "settings": {"duration_s": NaN}}',
+    "settings-bad.json": _config(scenario="flexslot", settings={"hadoop": {"io_sort_mb": 500}}),
+    "truncated.json": _config()[:20],
+    "binary.tsv": b"\x00\xaa\xfe\x10" * 64,
+    "huge.tsv": "job0\t0\t0\t1000000000000000000\t0\t0\n",
+    "columns.tsv": SWIM_ROW + "job1\t5\t5\n",
+    "negative.tsv": "job0\t0\t0\t1000\t-5\t0\n",
+    "text.tsv": "job0\tsoon\t0\t1000\t5\t0\n",
+    "fraction.tsv": "job0\t0\t0\t1000.5\t5\t0\n",
+    "empty.tsv": "\n\n",
+    "bad.json": '{"jobID": 5}',
+    "spec.txt": "scenario = 'synthetic-cloud'\n",
+    "bad-scenario.toml": "scenario = 'nope'\nseeds = [1]\n",
+    "bad-setting.toml": "scenario = 'flexslot'\nseeds = [1]\n[settings]\nhadoop.io_sort_mb = [900]\n",
+    "nan.yaml": "scenario: synthetic-cloud\nseeds: [1]\nsettings:\n  duration_s: [.nan]\n",
+    "no-seeds.toml": "scenario = 'synthetic-cloud'\n",
+    "good.toml": "scenario = 'synthetic-cloud'\nseeds = [1]\n[settings]\nduration_s = [60]\n",
+}
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("bad-input")
+    given = root / "in"
+    given.mkdir()
+    for name, content in INPUTS.items():
+        (given / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    run = root / "run"
+    assert main(["run", "synthetic-cloud", "--set", QUICK, "--out", str(run), "--quiet"]) == 0
+    truncated = given / "truncated-run"
+    shutil.copytree(run, truncated)
+    data = (truncated / "vm_trace.parquet").read_bytes()
+    (truncated / "vm_trace.parquet").write_bytes(data[: len(data) // 2])
+    return {"in": given, "run": run}
+
+
+def test_the_table_covers_every_command_with_over_a_hundred_cases():
+    assert len(CASES) >= 100
+    assert {c.split()[0] for c, _ in CASES} >= {"run", "trace", "sweep", "reproduce", "show"}
+
+
+@pytest.mark.parametrize(("command", "needle"), CASES, ids=[c for c, _ in CASES])
+def test_bad_input_is_one_line_naming_the_field_exit_2_and_nothing_written(inputs, capsys, command, needle):
+    given = inputs["in"]
+    before = sorted(p.name for p in given.iterdir())
+    args = command.format(**{"in": given, "run": inputs["run"]}).split()
+    if args[0] == "run" and "--out" not in args:
+        args += ["--out", str(given / "never")]
+    with pytest.raises(SystemExit) as exited:  # argparse's own errors leave through sys.exit
+        raise SystemExit(main([*args, "--quiet"] if args[0] in ("run", "sweep") else args))
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vcloud: error: ") and err.count("\n") == 1, err
+    assert needle in err and "Traceback" not in err
+    assert sorted(p.name for p in given.iterdir()) == before  # no output, no temporary, nothing half-written
+    assert not Path("/proc/vcloud").exists()

@@ -1,0 +1,78 @@
+"""Task failure and retry (HadoopConfig.task_failure_probability): a failing attempt runs part of its plan and
+ends failed; its task is retried. The plan is never cut, so the shuffle feed and the merge plan still find it."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hadoop_layer.profiles import PUMA
+from scenarios.cli import run_model
+from scenarios.registry import SCENARIOS
+from scenarios.settings import validate
+from tests.test_hadoop import small_cluster, uniform_maps
+
+
+def _run(seed: int, **overrides):
+    scenario = SCENARIOS["flexslot"]
+    model = scenario.build(validate(scenario.Settings, overrides), seed, check=True)
+    run_model(model, scenario.horizon_s(model), progress=False)
+    return model
+
+
+def test_the_run_that_crashed_in_feed_reduces_runs_to_its_end():
+    # issue 12: `vcloud run flexslot --set scale=0.1 hadoop.task_failure_probability=0.3 --seed 2` stopped with
+    # IndexError in JobTracker._feed_reduces (a failing reduce's phases had been cut to its setup)
+    model = _run(2, scale=0.1, **{"hadoop.task_failure_probability": 0.3})
+    assert any(a.state == "failed" for a in model.attempts())
+    assert not model.running and model.jobtracker.jobs[0].state in ("succeeded", "failed")
+
+
+def test_a_reduce_failing_in_its_setup_while_maps_finish_is_retried_and_the_job_succeeds():
+    model = small_cluster(slaves=3, jvm_start_core_s=30.0)  # a 30 s setup: maps finish while the reduce starts
+    job = model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(12), 1)
+    jt, launch = model.jobtracker, model.jobtracker.launch
+
+    def launch_first_reduce_to_fail(tracker, order):
+        attempt = launch(tracker, order)
+        if attempt.task.kind == "r" and attempt.number == 0:
+            attempt.fail_fraction = 0.0  # fails at the end of the phase it is in when its plan is complete
+        return attempt
+
+    jt.launch = launch_first_reduce_to_fail
+    model.run_until(3000.0)
+    first, *retries = job.reduces[0].attempts
+    assert first.state == "failed" and first.phase_end_s  # it ran its setup at least
+    assert len(first.progress_marks) == len(first.phases) > 2  # its plan was completed, never cut
+    assert [a.state for a in retries] == ["done"] and job.state == "succeeded"
+    model.check_hadoop_end()
+
+
+def test_a_failing_attempt_keeps_its_whole_plan_and_ends_at_its_failure_point():
+    model = _run(3, scale=0.05, **{"hadoop.task_failure_probability": 0.2, "hadoop.max_attempts": 8})
+    failed = [a for a in model.attempts() if a.state == "failed"]
+    assert failed
+    for a in failed:
+        # it ended after `fail_after` phases, not after its whole (uncut) plan unless that is where it failed
+        assert a.fail_after is not None and len(a.phase_end_s) == min(a.fail_after, len(a.phases))
+        assert len(a.progress_marks) == len(a.phases)
+    assert model.jobtracker.jobs[0].state == "succeeded"
+    model.check_hadoop_end()  # each task succeeded once, the input processed once
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**16),
+    scheduler=st.sampled_from(["fifo", "fair", "capacity", "coupling", "quincy"]),
+    speculation=st.sampled_from(["none", "hadoop", "late", "samr"]),
+    slot_manager=st.sampled_from(["none", "skewtune", "flexslot", "flexslot-unlimited"]),
+    probability=st.sampled_from([0.05, 0.2, 0.4]),
+)
+def test_check_runs_with_task_failures_hold_every_invariant(seed, scheduler, speculation, slot_manager, probability):
+    overrides = {"scheduler": scheduler, "speculation": speculation, "slot_manager": slot_manager,
+                 "hadoop.task_failure_probability": probability, "hadoop.max_attempts": 8}  # fmt: skip
+    model = _run(seed, scale=0.02, slaves=6, **overrides)
+    job = model.jobtracker.jobs[0]
+    assert job.state in ("succeeded", "failed") and not model.running
+    if job.state == "succeeded":
+        model.check_hadoop_end()
