@@ -118,7 +118,7 @@ def read_trace(path: str | Path, **swim_options: Any) -> tuple[str, list[TraceJo
     kind = trace_format(text)
     fname = Path(path).name
     if not text.strip():
-        raise TraceError(f"{fname}: the file is empty")
+        raise TraceError(f"{fname}: the file is empty: no jobs" if not text else f"{fname}: only blank lines: no jobs")
     if kind == "topology":
         raise TraceError(f"{fname}: this is a Rumen topology file, not a job trace (give it as topology=PATH)")
     if kind == "rumen":
@@ -184,16 +184,6 @@ def _swim_number(text: str, where: str, field: str, *, whole: bool) -> float | i
     if not value.is_integer():
         raise _fail(where, field, text, "is not a whole number of bytes")
     return int(text) if text.strip().isdecimal() else int(value)
-
-
-def _text_line(data: bytes, where: str) -> str:
-    """UTF-8 text, or a `TraceError` naming the file and line (a binary file given as a trace)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        at = where if " line " in where else f"{where} line {line}"
-        raise TraceError(f"{at}: not UTF-8 text (byte {data[exc.start]:#04x}): a binary file?") from None
 
 
 def read_swim(

@@ -126,8 +126,8 @@ CONFIG = [
     ("run --config {in}/no-such.json", "--config"),
 ]
 TRACES = [
-    ("run trace-replay --set trace={in}/binary.tsv", "binary.tsv line 1"),
-    ("run trace-replay --set trace={in}/binary.json", "binary.json line 1"),
+    ("run trace-replay --set trace={in}/binary.tsv", "binary.tsv: not UTF-8 text"),
+    ("run trace-replay --set trace={in}/binary.json", "binary.json: not UTF-8 text"),
     ("run trace-replay --set trace={in}/huge.tsv", "huge.tsv line 1: field map_input_bytes"),
     ("run trace-replay --set trace={in}/columns.tsv", "columns.tsv line 2"),
     ("run trace-replay --set trace={in}/negative.tsv", "negative.tsv line 1: field shuffle_bytes"),
