@@ -45,13 +45,14 @@ from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA, SplitSkew, splits
 from hadoop_layer.tasks import Job
+from scenarios import limits as L
 from scenarios.hadoop_base import HadoopScenario, build_cluster
 from scenarios.scheduler_experiments import StaticNodesSettings
 
@@ -68,6 +69,7 @@ BINS: tuple[tuple[int, int, int], ...] = (
     (8, 800, 4),
     (9, 4800, 4),
 )
+BENCHMARK_JOBS = sum(n for _, _, n in BINS)  # 100
 PAPER_NODES = 100  # section 5's EC2 cluster [RECALL]
 UNSCALED_MAPS = 10  # bins up to this size keep their map count at any scale
 TEXT_SEARCH = replace(PUMA["grep"], name="text-search", skew=SplitSkew())  # one generated data set: whole blocks
@@ -80,11 +82,14 @@ POLICIES: dict[str, dict[str, Any]] = {  # label -> settings of delay-scheduling
 
 
 class DelayHadoop(HadoopConfig):
-    """Hadoop as the benchmark ran it: a subclass, so `--set hadoop.X=...` keeps the rest."""
+    """Hadoop as the benchmark ran it: a subclass, so `--set hadoop.X=...` keeps the rest (and HadoopConfig's
+    bounds and its io.sort.mb-below-the-heap rule)."""
 
-    map_slots: int = Field(4, ge=0, description="4 map slots per node (ours; the testbed's)")
-    reduce_slots: int = Field(2, ge=0, description="2 reduce slots per node (ours; the testbed's)")
-    block_mb: float = Field(128.0, gt=0, description="dfs.block.size 128 MB (ours: Facebook's, not verified)")
+    map_slots: int = Field(4, ge=0, le=L.MAX_SLOTS, description="4 map slots per node (ours; the testbed's)")
+    reduce_slots: int = Field(2, ge=0, le=L.MAX_SLOTS, description="2 reduce slots per node (ours; the testbed's)")
+    block_mb: float = Field(
+        128.0, ge=L.MIN_BLOCK_MB, le=L.MAX_BLOCK_MB, description="dfs.block.size 128 MB (ours: Facebook's, unverified)"
+    )
     heartbeat_formula: Literal["0.20", "1.0", "1.1"] = Field("0.20", description="Hadoop 0.20: 3 s heartbeats")
 
 
@@ -92,13 +97,38 @@ class DelaySchedulingSettings(StaticNodesSettings):
     """The IO-heavy benchmark of section 5 at `scale` (module docstring); Fair with delay scheduling by default."""
 
     scale: float = Field(0.2, gt=0, le=1, description="round(100 x scale) slaves; bins above 10 maps x scale")
-    slaves: int | None = Field(None, ge=1, description="None: round(100 x scale)")  # type: ignore[assignment]
-    racks: int = Field(4, ge=1, description="racks the hosts are spread over (ours)")
-    mean_gap_s: float = Field(14.0, ge=0, description="mean of the exponential inter-arrival times (section 5)")
-    reduces: int = Field(0, ge=0, description="reduces per job (0: map-only text search)")
-    max_jobs: int | None = Field(None, ge=1, description="only the first max_jobs submissions (quick runs)")
+    slaves: int | None = Field(  # type: ignore[assignment]
+        None, ge=1, le=L.MAX_SLAVES, description="None: round(100 x scale), at least 2"
+    )
+    racks: int = Field(4, ge=1, le=L.MAX_HOSTS, description="racks the hosts are spread over (ours)")
+    mean_gap_s: float = Field(
+        14.0, ge=0, le=L.DAY_S, description="mean of the exponential inter-arrival times (section 5)"
+    )
+    reduces: int = Field(
+        0,
+        ge=0,
+        le=L.MAX_MAPS // BENCHMARK_JOBS,
+        description="reduces per job (0: map-only text search); 100 jobs' reduces within limits.MAX_MAPS tasks",
+    )
+    max_jobs: int | None = Field(
+        None, ge=1, le=BENCHMARK_JOBS, description="only the first max_jobs submissions (quick runs); None: all 100"
+    )
     hadoop: DelayHadoop = Field(default_factory=DelayHadoop)
     scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fair"
+
+    def slave_count(self) -> int:
+        """The slaves `build` creates: `slaves`, or round(100 x scale) (at least 2) when it is None."""
+        return self.slaves if self.slaves is not None else max(2, round(PAPER_NODES * self.scale))
+
+    def vm_count(self) -> int:
+        return self.slave_count() + 2  # and the JobTracker's and NameNode's
+
+    @model_validator(mode="after")
+    def _jobs_can_finish(self) -> DelaySchedulingSettings:
+        """Reduces need reduce slots (the map-only default needs none)."""
+        if self.reduces > 0 and self.hadoop.reduce_slots == 0:
+            raise ValueError(f"hadoop.reduce_slots=0: reduces={self.reduces} per job could never run")
+        return self
 
 
 def scaled_maps(maps: int, scale: float) -> int:
@@ -117,7 +147,7 @@ class DelayScheduling(HadoopScenario):
     Settings = DelaySchedulingSettings
 
     def build(self, settings: DelaySchedulingSettings, seed: int, check: bool = False) -> HadoopModel:
-        slaves = settings.slaves if settings.slaves is not None else max(2, round(PAPER_NODES * settings.scale))
+        slaves = settings.slave_count()
         hosts = slaves + 2
         per_rack = -(-hosts // settings.racks)
         s = settings.model_copy(update={"slaves": slaves, "hosts": hosts, "hosts_per_rack": per_rack})
