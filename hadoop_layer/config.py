@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class HadoopConfig(BaseModel):
@@ -50,11 +50,19 @@ class HadoopConfig(BaseModel):
         False, description="mapred.committer.job.setup.cleanup.needed: init, a setup task and a cleanup task per job"
     )
     job_init_s: float = Field(
-        1.0, ge=0, description="JobInProgress.initTasks (split meta-info read, TIPs made); Rumen launch-submit"
+        1.0, ge=0, le=3600, description="JobInProgress.initTasks (split meta-info read, TIPs made); Rumen launch-submit"
     )
     setup_cleanup_s: float = Field(
-        1.0, ge=0, description="a setup/cleanup task's OutputCommitter work beyond its JVM start, s (ours)"
+        1.0, ge=0, le=3600, description="a setup/cleanup task's OutputCommitter work beyond its JVM start, s (ours)"
     )
+
+    @field_validator("io_sort_mb")
+    @classmethod
+    def _whole_sort_buffer(cls, value: float) -> float:
+        """Hadoop 1.x reads io.sort.mb as an int (MapTask: job.getInt), and the spill model takes whole MB."""
+        if not float(value).is_integer():
+            raise ValueError("must be a whole number of MB (Hadoop reads io.sort.mb as an int)")
+        return value
 
     @model_validator(mode="after")
     def _sort_buffer_fits_the_heap(self) -> HadoopConfig:
