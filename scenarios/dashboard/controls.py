@@ -1,7 +1,9 @@
 """A scenario's pydantic settings as SolaraViz controls (`model_params`), with the fields' own choices and bounds.
 
-A choice (`Literal`) is a Select, a flag a Checkbox, a number bounded on both sides a slider over its bounds; a
-number with one bound or none is typed as text and validated by pydantic like `--set` (its bound is in the label).
+A choice (`Literal`) is a Select, a flag a Checkbox, a number bounded on both sides a slider over its bounds when
+that range is a natural one for it (a whole number of at most `SLIDER_STEPS` values; a float whose value and default
+lie on the slider's steps, as 0.2 on 0..1 does, not 100 on 1..2047); any other number is typed as text and
+validated by pydantic like `--set` (its bounds are in the label).
 The page shows the settings people turn most (`PRIMARY`, those the scenario has) and every key given with `--set`;
 the other settings keep their value (given with `--set`, or the default) as fixed parameters.
 Keys are flat, nested ones with `__` for the dot (`drs__period_s`), as `ScenarioModel` takes them.
@@ -17,10 +19,13 @@ import annotated_types as at
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from scenarios.limits import number_text
+
 PRIMARY = (
     "allocator", "scheduler", "speculation", "slot_manager", "benchmark", "scale", "skew_sched", "co_cluster",
     "drs.period_s", "drs.count_ready", "hadoop.io_sort_mb", "hadoop.map_slots", "hadoop.reduce_slots", "job",
-    "items_per_vm", "tenants_per_host", "tenant_load", "duration_s", "max_jobs", "phase_s",
+    "items_per_vm", "tenants_per_host", "tenant_load", "duration_s", "max_jobs", "phase_s", "fair.delay_scheduling",
+    "mean_gap_s", "replay", "replay_io", "time_scale",
 )  # fmt: skip
 STEP_CONTROL = {"type": "SliderInt", "value": 30, "min": 1, "max": 600, "step": 1,
                 "label": "simulated seconds per step"}  # fmt: skip
@@ -70,14 +75,30 @@ def control(key: str, info: FieldInfo, value: Any) -> dict[str, Any] | None:
         return None
     lo, hi, lo_open, hi_open = _bounds(info)
     if lo is not None and hi is not None and value is not None:
-        if ann is int:
+        whole = ann is int or set(typing.get_args(ann)) - {type(None)} == {int}
+        if whole and int(hi) - hi_open - (int(lo) + lo_open) <= SLIDER_STEPS:
             return {"type": "SliderInt", "value": int(value), "min": int(lo) + lo_open, "max": int(hi) - hi_open,
                     "step": 1, "label": label}  # fmt: skip
         step = (hi - lo) / SLIDER_STEPS
-        return {"type": "SliderFloat", "value": float(value), "min": lo + step * lo_open, "max": hi - step * hi_open,
-                "step": step, "label": label}  # fmt: skip
-    bound = "" if lo is None else f" ({'>' if lo_open else '>='} {lo:g})"
-    return {"type": "InputText", "value": "" if value is None else str(value), "label": label + bound}
+        low, high = lo + step * lo_open, hi - step * hi_open
+        default = info.default if isinstance(info.default, int | float) and not isinstance(info.default, bool) else None
+        if not whole and all(_on_steps(v, low, high, step) for v in (value, default) if v is not None):
+            return {"type": "SliderFloat", "value": float(value), "min": low, "max": high, "step": step,
+                    "label": label}  # fmt: skip
+    bounds = [f"{'>' if lo_open else '>='} {number_text(lo)}"] if lo is not None else []
+    bounds += [f"{'<' if hi_open else '<='} {number_text(hi)}"] if hi is not None else []
+    shown = f" ({', '.join(bounds)})" if bounds else ""
+    return {"type": "InputText", "value": "" if value is None else str(value), "label": label + shown}
+
+
+def _on_steps(value: float, low: float, high: float, step: float) -> bool:
+    """Whether a slider from `low` to `high` in steps of `step` can show `value` exactly. Bounds that are budgets
+    (limits.py: trace_interval_s up to a day, io.sort.mb up to 2047) are not: a slider over them would move the
+    value to its nearest step (io_sort_mb 100 -> 103.3) and Hadoop's whole-MB settings would fail."""
+    if not low <= value <= high:
+        return False
+    k = (value - low) / step
+    return abs(k - round(k)) < 1e-6
 
 
 def model_params(
