@@ -25,10 +25,10 @@ from hadoop_layer.interfaces import (
     SpeculationPolicy,
     TaskScheduler,
 )
-from hadoop_layer.plans import map_plan, reduce_finish_plan, reduce_start_plan
+from hadoop_layer.plans import Route, map_plan, reduce_finish_plan, reduce_merge_plan, reduce_start_plan
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
 from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
-from vcloud.work import Phase
+from vcloud.work import Kind, Phase
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -120,7 +120,8 @@ class JobTracker:
         mem = heap + cfg.jvm_overhead_mb
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
-            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces))
+            route = self._route(tracker, task.replicas, write=not job.reduces)
+            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces), route)
             if task.ready_s > model.time:  # its input is not there yet (a repartitioned map's piece)
                 phases, marks = (
                     [Phase.wait("input-ready", task.ready_s - float(model.time)), *phases],
@@ -131,15 +132,18 @@ class JobTracker:
             )
         else:
             available = job.map_output_done_mb / len(job.reduces) if model.serving is None else 0.0
-            phases, marks = reduce_start_plan(available, cfg, core)
+            write_per_mb = self._shuffle_write_per_mb(job, heap)
+            phases, marks = reduce_start_plan(available, cfg, core, write_per_mb)
+            route = self._route(tracker, None, write=True)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
+            attempt.shuffle_write_per_mb = write_per_mb if phases[SHUFFLE].kind == Kind.PIPE else 0.0
             attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
             job.reduce_attempts.append(attempt)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
             attempt.will_fail = True
             cut = int(model.rng.integers(1, len(attempt.phases) + 1))
             attempt.phases, attempt.progress_marks = attempt.phases[:cut], attempt.progress_marks[:cut]
-        attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
+        attempt.heap_mb, attempt.io_sort_mb, attempt.route = heap, io_sort, route
         task.attempts.append(attempt)
         task.active.append(attempt)
         task.nodes_tried.add(tracker.node)
@@ -154,6 +158,24 @@ class JobTracker:
         if task.kind == TaskKind.REDUCE and job.finished_maps == len(job.maps):
             self._finish_shuffle(attempt)
         return attempt
+
+    def _route(self, tracker: TaskTracker, replicas: np.ndarray | None, write: bool) -> Route:
+        """Where an attempt on `tracker` reads its split from and where its HDFS output goes (datanode.py)."""
+        model = self.model
+        datanodes = model.datanodes
+        source = datanodes.read_source(replicas, tracker.node) if replicas is not None else -1
+        pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng)) if write else ()
+        return Route(source, pipeline, model.hadoop.datanode_serving)
+
+    def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:
+        """MB a reduce of `job` writes to disk per MB it fetches (its merges during the shuffle), estimated at
+        launch from the maps' planned output; the finish plan writes what this leaves out (_finish_shuffle)."""
+        key = ("estimate", job.job_id, heap_mb)
+        if key not in self._finish_plans:
+            n, combine = len(job.reduces), job.profile.combine_ratio
+            merge = reduce_merge_plan([t.output_mb * combine / n for t in job.maps], heap_mb, self.model.hadoop)
+            self._finish_plans[key] = merge.disk_write_mb / merge.shuffle_mb if merge.shuffle_mb > 0 else 0.0
+        return self._finish_plans[key]
 
     # ---- endings ------------------------------------------------------------------------------------
     def attempt_finished(self, attempt: TaskAttempt) -> None:
@@ -258,8 +280,11 @@ class JobTracker:
         if key not in self._finish_plans:
             n = len(job.reduces)
             segments = [t.output_mb_final / n for t in job.maps]
-            self._finish_plans[key] = reduce_finish_plan(segments, attempt.task, attempt.heap_mb, self.model.hadoop)
-        phases, marks, input_mb, out_mb = self._finish_plans[key]
+            self._finish_plans[key] = reduce_merge_plan(segments, attempt.heap_mb, self.model.hadoop)
+        merge = self._finish_plans[key]
+        written = attempt.shuffle_write_per_mb * merge.shuffle_mb
+        phases, marks, input_mb, out_mb = reduce_finish_plan(merge, attempt.task, self.model.hadoop, attempt.route,
+                                                             written)  # fmt: skip
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
@@ -351,10 +376,10 @@ class JobTracker:
         task.truncate(offset)
         core = model.hosts.core_mhz[attempt.tracker.vm.host.row]
         plan, marks, spills, out_mb = map_plan(
-            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces)
+            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces), attempt.route
         )
         phases, marks = remaining_phases(old, index, done, plan, marks)
-        phases, marks = with_scan(phases, marks, action.scan_mb, attempt.locality)
+        phases, marks = with_scan(phases, marks, action.scan_mb, attempt.route)
         model.replan(attempt, phases, marks)
         attempt.spills, attempt.output_mb = spills, out_mb
         order = list(action.order) if action.order is not None else list(range(len(pieces)))

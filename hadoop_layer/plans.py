@@ -1,27 +1,47 @@
-"""The phases of a map or reduce attempt, from its split, its slot's memory and Hadoop's settings.
+"""The phases of a map or reduce attempt, from its split, its slot's memory, its route and Hadoop's settings.
 
-Map (algorithms.md 2.2): JVM start, then the input in up to four chunks of read -> map -> spill (reading
-and mapping are pipelined in Hadoop; chunks approximate that), then, with more than one spill, the
-merge (read spills, merge-sort CPU, write the final output). Map-only jobs write their output to HDFS
-instead (local replica + pipeline to the other replicas over the network).
-Reduce (2.3): JVM start, shuffle (network; an open phase fed as maps finish), then the on-disk
-merges, the final merge read, the reduce function, and the replicated output write.
-Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed (spread over read, map and
-spill writes, which in Hadoop overlap); a reduce's is (copy + sort + reduce) / 3.
+Pipelined (`hadoop.pipelined_tasks`, the default; algorithms.md 10.2): a map is JVM start, one phase that
+reads its split (locally or from the replica's DataNode), maps and spills at one rate set by its
+bottleneck, the flush of the last spill, and the merge of spills (read, merge-sort CPU and write at once).
+A map-only map writes its output down the HDFS pipeline as it maps. A reduce is JVM start, the shuffle (an
+open phase fed as maps finish, writing its merges to disk as it fetches), the rest of the merge writes, the
+intermediate merge passes, and one phase in which the last merge pass feeds the reduce function whose output
+goes down the HDFS pipeline.
+Sequential (the model before pipelining, for comparison): read -> map -> spill -> merge-read -> merge ->
+merge-write, and for reduces merge-write -> merge-read -> sort -> reduce -> output write, one resource each.
+Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed; a reduce's is
+(copy + sort + reduce) / 3.
 """
 
 from __future__ import annotations
 
 from itertools import accumulate
 
+from dataclasses import dataclass
+
 from hadoop_layer.config import HadoopConfig
+from hadoop_layer.datanode import read_streams, write_streams
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.spill import map_spill, reduce_merge
+from hadoop_layer.spill import ReduceMerge, map_spill, reduce_merge
 from hadoop_layer.tasks import Task
-from vcloud.work import Phase
+from vcloud.work import Kind, Phase, Stream, disk, nic
 
 Mark = tuple[float, float]  # progress score at a phase's start and end (WorkItem.progress_marks)
 MAX_CHUNKS = 1  # each chunk adds phase boundaries, and each boundary costs up to one tick
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where an attempt's HDFS data comes from and goes to (hadoop_layer/datanode.py): the VM row of the replica
+    it reads (-1: its own node), the VM rows of its output's further replicas, and whether those DataNodes'
+    work is charged to them (`hadoop.datanode_serving`)."""
+
+    source_vm: int = -1
+    pipeline_vms: tuple[int, ...] = ()
+    serving: bool = True
+
+
+LOCAL = Route()
 
 
 def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mark]]:
@@ -30,20 +50,42 @@ def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mar
     return [p for p, _ in kept], [m for _, m in kept]
 
 
-def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfig, core_mhz: float, reduces: int):
+def hdfs_read(name: str, mb: float, route: Route) -> Phase:
+    """An HDFS read of `mb` on its own: from the local datastore, or served by the replica's DataNode."""
+    if route.source_vm < 0:
+        return Phase.read(name, mb)
+    if not route.serving:
+        return Phase.net(name, mb)
+    return Phase.pipe(name, mb, 0.0, read_streams(route.source_vm, True))
+
+
+def _write(mb: float, route: Route, cfg: HadoopConfig) -> tuple[list[Phase], list[Mark]]:
+    """An HDFS write of `mb` on its own (the task's output after its last record)."""
+    if not route.serving:
+        return [Phase.write("hdfs-write", mb), Phase.net("hdfs-replicate", mb * (cfg.replication - 1))], [(1.0, 1.0)] * 2
+    return [Phase.pipe("hdfs-write", mb, 0.0, write_streams(route.pipeline_vms, True, cfg.replication))], [(1.0, 1.0)]
+
+
+def map_plan(
+    task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfig, core_mhz: float, reduces: int,
+    route: Route = LOCAL,
+):
     """Phases, progress marks, spill count and final output MB of a map attempt."""
     phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz)]
     marks = [(0.0, 0.0)]
-    read = Phase.read if locality == Locality.NODE else Phase.net
     if reduces == 0:
-        chunks, spills, out_mb = 1, 0, task.output_mb
-        phases += [
-            read("read", task.input_mb),
-            Phase.cpu("map", task.cpu_mc),
-            Phase.write("hdfs-write", out_mb),
-            Phase.net("hdfs-replicate", out_mb * (cfg.replication - 1)),
-        ]
-        marks += [(0.0, 0.5), (0.5, 1.0), (1.0, 1.0), (1.0, 1.0)]
+        spills, out_mb = 0, task.output_mb
+        if cfg.pipelined_tasks and task.input_mb > 0:  # records are mapped as they are read, output written as made
+            per_mb = out_mb / task.input_mb
+            streams = read_streams(route.source_vm, route.serving)
+            streams += [Stream(s.device, s.mb_per_unit * per_mb, s.vm, s.write)
+                        for s in write_streams(route.pipeline_vms, route.serving, cfg.replication)]  # fmt: skip
+            phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
+            marks.append((0.0, 1.0))
+            return (*_keep(phases, marks), spills, out_mb)
+        write, write_marks = _write(out_mb, route, cfg)
+        phases += [hdfs_read("read", task.input_mb, route), Phase.cpu("map", task.cpu_mc), *write]
+        marks += [(0.0, 0.5), (0.5, 1.0), *write_marks]
         return (*_keep(phases, marks), spills, out_mb)
     plan = map_spill(
         task.output_mb,
@@ -54,9 +96,26 @@ def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfi
         sort_factor=cfg.io_sort_factor,
         combine_ratio=task.job.profile.combine_ratio,
     )
-    # Spills happen while the input is consumed (collection blocks on a full buffer), so the input consumed
-    # (Hadoop's map progress) moves through the read, the map and the spill writes, in proportion to their MB:
-    # a map that spills much progresses slowly, as a real one does.
+    if cfg.pipelined_tasks and task.input_mb > 0:
+        # MapTask (algorithms.md 10.2): the record reader streams the split while the mapper runs and collects;
+        # the SpillThread writes each full buffer while the mapper goes on, so all spills but the last overlap
+        # the map (the mapper waits only when the spill writer falls behind: the shared rate's bottleneck);
+        # the last one is written by flush() after the last record; then mergeParts. Progress (2.4) is the
+        # input consumed: 1.0 when the last record is read.
+        overlapped = plan.spill_write_mb * (plan.spills - 1) / plan.spills if plan.spills > 1 else 0.0
+        streams = [*read_streams(route.source_vm, route.serving), disk(overlapped / task.input_mb, write=True)]
+        phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
+        marks.append((0.0, 1.0))
+        phases.append(Phase.write("spill", plan.spill_write_mb - overlapped))
+        marks.append((1.0, 1.0))
+        if plan.spills > 1:
+            write_per_mb = plan.merge_write_mb / plan.merge_read_mb if plan.merge_read_mb > 0 else 0.0
+            phases.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb,
+                                     [disk(), disk(write_per_mb, write=True)]))  # fmt: skip
+            marks.append((1.0, 1.0))
+        return (*_keep(phases, marks), plan.spills, plan.output_mb)
+    # Sequential phases (pipelined_tasks off): the input consumed (Hadoop's map progress) moves through the
+    # read, the map and the spill writes, in proportion to their MB.
     # (plain floats, not NumPy: this runs at every map launch; the sums are left to right, as NumPy's of 3 are)
     chunks = max(1, min(plan.spills, MAX_CHUNKS))
     weights = [task.input_mb / chunks, task.input_mb / chunks, plan.spill_write_mb / chunks]
@@ -64,7 +123,7 @@ def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfi
     edges = [0.0, *(float(x / total) for x in accumulate(weights * chunks))]
     for k in range(chunks):
         phases += [
-            read("read", task.input_mb / chunks),
+            hdfs_read("read", task.input_mb / chunks, route),
             Phase.cpu("map", task.cpu_mc / chunks),
             Phase.write("spill", plan.spill_write_mb / chunks),
         ]
@@ -79,16 +138,23 @@ def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfi
     return (*_keep(phases, marks), plan.spills, plan.output_mb)
 
 
-def reduce_start_plan(available_mb: float, cfg: HadoopConfig, core_mhz: float):
-    """The first phases of a reduce attempt: JVM start and the shuffle of what is available so far."""
-    phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz), Phase.net("shuffle", available_mb, open=True)]
+def reduce_start_plan(available_mb: float, cfg: HadoopConfig, core_mhz: float, merge_write_per_mb: float = 0.0):
+    """The first phases of a reduce attempt: JVM start and the shuffle of what is available so far.
+
+    Pipelined (`hadoop.pipelined_tasks`), the shuffle writes `merge_write_per_mb` MB to the local disk per MB
+    fetched while it fetches (ReduceCopier's in-memory and on-disk mergers run beside the copiers; 10.2)."""
+    shuffle = Phase.net("shuffle", available_mb, open=True)
+    if cfg.pipelined_tasks and merge_write_per_mb > 0:
+        shuffle = Phase("shuffle", Kind.PIPE, available_mb, open=True,
+                        streams=(nic(), disk(merge_write_per_mb, write=True)))  # fmt: skip
+    phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz), shuffle]
     marks = [(0.0, 0.0)] * len(phases)
     return phases, marks
 
 
-def reduce_finish_plan(segments_mb: list[float], task: Task, heap_mb: float, cfg: HadoopConfig):
-    """Everything after the shuffle: merges (2.3), reduce CPU, replicated output. Returns phases, marks, input MB."""
-    merge = reduce_merge(
+def reduce_merge_plan(segments_mb: list[float], heap_mb: float, cfg: HadoopConfig) -> ReduceMerge:
+    """The merges of a reduce's shuffle and sort (2.3) for these map-output segments, in fetch order."""
+    return reduce_merge(
         segments_mb,
         heap_mb=heap_mb,
         shuffle_input_buffer_percent=cfg.shuffle_input_buffer_percent,
@@ -96,25 +162,51 @@ def reduce_finish_plan(segments_mb: list[float], task: Task, heap_mb: float, cfg
         inmem_merge_threshold=cfg.inmem_merge_threshold,
         sort_factor=cfg.io_sort_factor,
     )
+
+
+def reduce_finish_plan(
+    merge: ReduceMerge, task: Task, cfg: HadoopConfig, route: Route = LOCAL, written_in_shuffle_mb: float = 0.0
+):
+    """Everything after the shuffle: merges (2.3), reduce CPU, replicated output. Returns phases, marks, input MB.
+
+    Pipelined: what the shuffle did not write already is written first; the intermediate merge passes read (and
+    merge) their segments; the last pass streams into the reduce function, whose output goes down the HDFS
+    pipeline as it is made (one phase over the reduce input: its progress is the reduce third, 2.4)."""
     profile = task.job.profile
-    input_mb = float(sum(segments_mb))
+    input_mb = merge.shuffle_mb
     out_mb = input_mb * profile.reduce_selectivity
     third = 1.0 / 3.0
+    if cfg.pipelined_tasks and input_mb > 0:
+        final_read = merge.final_disk_mb
+        cpu = final_read * cfg.merge_cpu_mc_per_mb + input_mb * profile.reduce_cpu_mc_per_mb
+        out_per_mb = out_mb / input_mb
+        streams = [disk(final_read / input_mb)]
+        streams += [Stream(s.device, s.mb_per_unit * out_per_mb, s.vm, s.write)
+                    for s in write_streams(list(route.pipeline_vms), route.serving, cfg.replication)]  # fmt: skip
+        intermediate = merge.disk_read_mb - final_read
+        phases = [
+            Phase.write("merge-write", max(merge.disk_write_mb - written_in_shuffle_mb, 0.0)),
+            Phase.pipe("merge", intermediate, cfg.merge_cpu_mc_per_mb, [disk()]) if intermediate > 0 else None,
+            Phase.pipe("reduce", input_mb, cpu / input_mb, streams),
+        ]
+        marks = [(third, 0.5), (0.5, 2 * third), (2 * third, 1.0)]
+        kept = [(p, m) for p, m in zip(phases, marks, strict=True) if p is not None]
+        phases, marks = _keep([p for p, _ in kept], [m for _, m in kept])
+        return phases, marks, input_mb, out_mb
+    write, write_marks = _write(out_mb, route, cfg)
     phases = [
         Phase.write("merge-write", merge.disk_write_mb),
         Phase.read("merge-read", merge.disk_read_mb),
         Phase.cpu("sort", merge.disk_read_mb * cfg.merge_cpu_mc_per_mb),
         Phase.cpu("reduce", input_mb * profile.reduce_cpu_mc_per_mb),
-        Phase.write("hdfs-write", out_mb),
-        Phase.net("hdfs-replicate", out_mb * (cfg.replication - 1)),
+        *write,
     ]
     marks = [
         (third, 0.5),
         (0.5, 2 * third - 0.05),
         (2 * third - 0.05, 2 * third),
         (2 * third, 1.0),
-        (1.0, 1.0),
-        (1.0, 1.0),
+        *write_marks,
     ]
     phases, marks = _keep(phases, marks)
     return phases, marks, input_mb, out_mb

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from hadoop_layer.hdfs import Locality
+from hadoop_layer.plans import Route, hdfs_read
 from vcloud.work import Phase
 
 Mark = tuple[float, float]
@@ -66,12 +66,11 @@ def remaining_phases(
     return phases, marks
 
 
-def with_scan(phases: list[Phase], marks: list[Mark], scan_mb: float, locality: Locality | None):
+def with_scan(phases: list[Phase], marks: list[Mark], scan_mb: float, route: Route):
     """Put a read of `scan_mb` (from where the split is read) before `phases`; progress holds still meanwhile."""
     if scan_mb <= 0:
         return phases, marks
-    read = Phase.read if locality == Locality.NODE else Phase.net
-    return [read("scan", scan_mb), *phases], [(marks[0][0], marks[0][0]), *marks]
+    return [hdfs_read("scan", scan_mb, route), *phases], [(marks[0][0], marks[0][0]), *marks]
 
 
 def piece_specs(task, pieces_mb: np.ndarray, node: int) -> list[dict]:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hadoop_layer.tasks import SHUFFLE
+from hadoop_layer.tasks import SETUP, SHUFFLE
 from vcloud import WorkItem
 from vcloud.waterfill import waterfill
 from vcloud.work import Kind, Phase
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.tasks import TaskAttempt
 
-_NET = int(Kind.NET)
+_CPU = int(Kind.CPU)  # a reduce's JVM start; its shuffle phase is NET or PIPE
 DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated subtraction)
 
 
@@ -259,7 +259,7 @@ class ShuffleServer:
         if cols.size == 0:
             return
         rows = self.col_row[cols]
-        ready = self.model.items.kind[rows] == _NET
+        ready = self.model.items.kind[rows] != _CPU
         if ready.any():
             self.model.add_work_rows(rows[ready], self.held[cols[ready]])
             self.fetched_remote_mb += float(self.held[cols[ready]].sum())
@@ -272,7 +272,7 @@ class ShuffleServer:
         for c in np.flatnonzero(self.closing & (pending <= DRAINED_MB)):
             attempt = self.col_attempt[c]
             self.queue[:, c] = 0.0
-            if self.model.items.kind[attempt.row] == _NET:
+            if attempt.phase_index != SETUP:
                 self.model.close_phase(attempt)
             else:  # still in its JVM start: the shuffle phase is not loaded yet
                 attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
