@@ -164,7 +164,7 @@ class JobTracker:
         model = self.model
         datanodes = model.datanodes
         source = datanodes.read_source(replicas, tracker.node) if replicas is not None else -1
-        pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng)) if write else ()
+        pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng)) if write and datanodes.serving else ()
         return Route(source, pipeline, model.hadoop.datanode_serving)
 
     def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:

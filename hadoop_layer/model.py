@@ -14,10 +14,10 @@ import pandas as pd
 from scipy.stats import skew
 
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
+from hadoop_layer.datanode import DataNodes
 from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
-from hadoop_layer.datanode import DataNodes
 from hadoop_layer.shuffle import ServeItem, ShuffleServer
 from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker

@@ -15,9 +15,8 @@ Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed; 
 
 from __future__ import annotations
 
-from itertools import accumulate
-
 from dataclasses import dataclass
+from itertools import accumulate
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.datanode import read_streams, write_streams

@@ -24,6 +24,7 @@ import numpy as np
 from hadoop_layer.plans import Route, hdfs_read
 from vcloud.work import Phase
 
+DONE_FRACTION = 1e-9  # a phase left with less than this share of its work is done
 Mark = tuple[float, float]
 
 
@@ -56,7 +57,7 @@ def remaining_phases(
             done = min(max(done_in_current, 0.0), p.amount)
             frac = done / p.amount if p.amount > 0 else 1.0
             p, lo = replace(p, amount=p.amount - done), lo + (hi - lo) * frac
-            if p.amount <= 0:
+            if p.amount <= DONE_FRACTION * (p.amount + done):  # float dust of truncating at the offset reached
                 continue
         phases.append(p)
         marks.append((lo, hi))

@@ -91,13 +91,15 @@ def test_serving_io_is_the_daemons_not_an_attempts():
     assert model.vms.iowait_s[0] == pytest.approx(iowait_attempts + daemon[0] + daemon[2])
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 6])
-def test_every_mb_fetched_was_served_once(seed):
-    """Random job with failing attempts (seeds 1 and 6 fail a reduce mid-shuffle): every MB requested is read once
-    by a server or dropped with its reduce; every MB read is fetched locally or sent (or dropped); every MB sent is
-    handed to a reduce's shuffle (or dropped); and the winners fetched their partitions exactly."""
+@pytest.mark.parametrize(("seed", "pipelined"), [(1, False), (2, True), (3, True), (6, False)])
+def test_every_mb_fetched_was_served_once(seed, pipelined):
+    """Random job with failing attempts (seeds 1 and 6, with sequential phases and no DataNode serving, fail a reduce
+    mid-shuffle): every MB requested is read once by a server or dropped with its reduce; every MB read is fetched
+    locally or sent (or dropped); every MB sent is handed to a reduce's shuffle (or dropped); and the winners
+    fetched their partitions exactly. Seeds 2 and 3 run the pipelined shuffle (fetches and merge writes at once)."""
     rng = np.random.default_rng(seed)
-    model = small_cluster(slaves=4, racks=2, task_failure_probability=0.1)
+    model = small_cluster(slaves=4, racks=2, task_failure_probability=0.1, pipelined_tasks=pipelined,
+                          datanode_serving=pipelined)  # fmt: skip
     maps = [{"input_mb": float(rng.uniform(10, 64)), "cpu_mc": float(rng.uniform(1, 6)) * 2000.0,
              "output_mb": float(rng.uniform(1, 40)), "output_records": 1e4}
             for _ in range(int(rng.integers(4, 14)))]  # fmt: skip
