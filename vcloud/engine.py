@@ -4,6 +4,9 @@ The tick is a sequence of named stages over one `TickState` (`STAGES`); `referen
 stages with plain loops, and the oracle test compares the two stage by stage, so a difference names its stage.
 
   memory    guest memory in use vs granted -> swapped MB, a page-in stream and a stall fraction per VM;
+  cache     each VM's page cache fits in what the grant leaves (evictions); a file stream needs disk for its
+            uncached share (reads) or only while the VM's dirty data is over its limit (writes); the
+            flusher's write-back of expired and excess dirty data is a stream on the VM's datastore;
   demand    every item with CPU work wants its threads' cores (less the stall); its I/O streams want their
             device's bandwidth (or the item's per-stream ceiling); the VM's demand is capped by its vCPUs;
   cpu       each host's cores go to its VMs by entitlement (weighted max-min, capped by min(demand, limit));
@@ -14,7 +17,8 @@ stages with plain loops, and the oracle test compares the two stage by stage, so
             What a multi-resource phase cannot use of a contended resource goes to other work: its caps
             there drop to rate x need and the cpu and io stages run again (`Physics.pipeline_rounds`);
   progress  items advance; a phase that ends inside the tick ends at its interpolated time;
-  account   per VM and per item: usr, sys, steal, iowait, idle with usr + sys + steal + iowait + idle = vCPUs x dt.
+  account   per VM and per item: usr, sys, steal, iowait, idle with usr + sys + steal + iowait + idle = vCPUs x dt;
+  cache_update  reads cached, writes dirtied, write-back cleaned (vcloud/pagecache.py).
 
 Guest accounting follows the bottleneck: a thread whose phase CPU bounds is runnable all tick; one that I/O
 bounds is runnable for the share of the tick its CPU work takes at the CPU rate it gets when runnable, and
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vcloud.pagecache import PageCache, evict, write_back
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
 from vcloud.work import Kind
@@ -75,8 +80,11 @@ class Streams:
     vm: np.ndarray  # the VM whose host's device carries it
     nic: np.ndarray  # NIC, else datastore
     need: np.ndarray  # MB per unit of progress
+    file: np.ndarray  # the file it reads or writes through the page cache (-1: none)
+    write: np.ndarray
     multi: np.ndarray  # per item: the phase needs more than one resource
     any_multi: bool
+    any_file: bool
 
 
 @dataclass
@@ -88,6 +96,10 @@ class TickState:
     active: np.ndarray = field(default=None)
     swapped: np.ndarray = field(default=None)
     stall: np.ndarray = field(default=None)
+    # cache (per stream of the items, then per VM)
+    s_factor: np.ndarray = field(default=None)  # disk MB per logical MB: 1 - cached share (reads), 0 or 1 (writes)
+    cache_cap: np.ndarray = field(default=None)  # memory the page cache may use, MB
+    wb_want: np.ndarray = field(default=None)  # the flusher's write-back, MB/s
     # demand
     want_cpu: np.ndarray = field(default=None)  # per item, standalone (threads x core x (1 - stall))
     cpu_weight: np.ndarray = field(default=None)
@@ -107,6 +119,7 @@ class TickState:
     got_cpu: np.ndarray = field(default=None)  # MHz granted in the last round
     got_io: np.ndarray = field(default=None)  # streams, MB/s granted in the last round
     swap_got: np.ndarray = field(default=None)
+    wb_got: np.ndarray = field(default=None)
     runnable_mhz: np.ndarray = field(default=None)  # the CPU rate the item's threads get while runnable
     # progress
     progress: np.ndarray = field(default=None)  # units done in the tick
@@ -114,20 +127,24 @@ class TickState:
     done_rows: np.ndarray = field(default=None)
     # inputs and intermediate values the stages share
     dt: float = 1.0
+    now: float = 0.0  # the tick's start, s
+    cache: PageCache | None = None
     streams: Streams | None = None
     has_load: bool = False
     vm_host: np.ndarray = field(default=None)
     io_bw: np.ndarray = field(default=None)  # datastores then NICs, MB/s
     vm_want1: np.ndarray = field(default=None)
     swap_got1: np.ndarray = field(default=None)
+    wb_got1: np.ndarray = field(default=None)
 
 
 STAGE_FIELDS = {
     "memory": ("used", "active", "swapped", "stall"),
+    "cache": ("s_factor", "cache_cap", "wb_want"),
     "demand": ("want_cpu", "cpu_weight", "s_item", "s_group", "s_vm", "s_need", "s_want", "swap_want"),
     "cpu": ("vm_got1", "got_cpu1"),
     "io": ("got_io1",),
-    "pipeline": ("rate", "got_cpu", "got_io", "swap_got", "runnable_mhz"),
+    "pipeline": ("rate", "got_cpu", "got_io", "swap_got", "wb_got", "runnable_mhz"),
     "progress": ("progress", "frac_dt", "done_rows"),
 }
 
@@ -153,8 +170,10 @@ def flat_streams(items: ItemTable) -> Streams:
     item, col = np.nonzero(svm >= 0)
     count = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0)
     multi = count > 1
-    streams = Streams(item, col, svm[item, col], items.stream_nic[:n][item, col], items.stream_need[:n][item, col],
-                      multi, bool(multi.any()))  # fmt: skip
+    nic, file = items.stream_nic[:n][item, col], items.stream_file[:n][item, col]
+    file = np.where(nic, -1, file)
+    streams = Streams(item, col, svm[item, col], nic, items.stream_need[:n][item, col], file,
+                      items.stream_write[:n][item, col], multi, bool(multi.any()), bool((file >= 0).any()))  # fmt: skip
     items._flat_streams = (items.layout, streams)
     return streams
 
@@ -163,6 +182,41 @@ def flat_streams(items: ItemTable) -> Streams:
 def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     st.used, st.active, st.swapped = memory_state(vms, items)
     st.stall = np.divide(st.swapped, st.used, out=np.zeros(vms.n), where=st.used > 0)
+
+
+def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    """Fit each VM's cache in the memory it may use (evictions), then price each file stream's disk I/O."""
+    n_vm, fs = vms.n, st.streams
+    st.s_factor = np.ones(fs.item.size)
+    st.cache_cap = np.zeros(n_vm)
+    st.wb_want = np.zeros(n_vm)
+    cache = st.cache
+    if cache is None or not cache.settings.enabled:
+        return
+    cap = np.maximum(vms.mem_granted_mb[:n_vm] - st.used, 0.0)
+    st.cache_cap = cap
+    files = cache.files
+    nf = files.n
+    if nf == 0:
+        return
+    fvm = files.vm[:nf]
+    excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - cap
+    over = np.flatnonzero(excess > 0)
+    if over.size:
+        evict(files, over, np.maximum(excess, 0.0))
+    cfg = cache.settings
+    dirty = files.dirty_mb[:nf]
+    dirty_vm = np.bincount(fvm, dirty, minlength=n_vm)
+    throttled = dirty_vm > cfg.dirty_ratio * cap
+    expired = np.bincount(fvm, dirty * (st.now - files.dirty_since_s[:nf] >= cfg.dirty_expire_s), minlength=n_vm)
+    due = np.maximum(np.maximum(expired, dirty_vm - cfg.dirty_background_ratio * cap), 0.0)
+    st.wb_want = np.minimum(due / st.dt, hosts.disk_mbps[: hosts.n][st.vm_host])
+    if fs.any_file:
+        k = np.flatnonzero(fs.file >= 0)
+        f = fs.file[k]
+        size = files.size_mb[f]
+        hit = np.divide(files.cached_mb[f], size, out=np.zeros(k.size), where=size > 0)
+        st.s_factor[k] = np.where(fs.write[k], throttled[fs.vm[k]], 1.0 - np.minimum(hit, 1.0))
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -181,7 +235,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     st.want_cpu, st.cpu_weight = want_cpu, cpu_weight
 
     fs = st.streams
-    s_item, s_vm, s_need = fs.item, fs.vm, fs.need
+    s_item, s_vm, s_need = fs.item, fs.vm, fs.need * st.s_factor
     s_group = vm_host[s_vm] + n_host * fs.nic
     if st.has_load:
         load = np.flatnonzero(is_load)
@@ -191,7 +245,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         s_group = np.concatenate((s_group, vm_host[vm[load]]))
     io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host]))
     s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
-    s_want *= (items.remaining[:n] > 0)[s_item]  # an open phase with nothing left waits without I/O
+    s_want *= (items.remaining[:n] > 0)[s_item] & (s_need > 0)  # nothing left, or all of it in the cache: no I/O
     if st.has_load:
         k = fs.item.size
         s_want[k:] = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[k:]])
@@ -213,12 +267,12 @@ def _share_cpu(hosts: HostTable, vms: VMTable, items: ItemTable, want: np.ndarra
     return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want), vm_want
 
 
-def _share_io(st: TickState, hosts: HostTable, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal shares per stream on each datastore and NIC; one swap stream per VM on its datastore."""
-    group = np.concatenate((st.s_group, st.vm_host))
-    got = waterfill(group, None, np.concatenate((s_want, st.swap_want)), st.io_bw)
-    k = st.s_group.size
-    return got[:k], got[k:]
+def _share_io(st: TickState, hosts: HostTable, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Equal shares per stream on each datastore and NIC; a swap and a write-back stream per VM on its datastore."""
+    group = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+    got = waterfill(group, None, np.concatenate((s_want, st.swap_want, st.wb_want)), st.io_bw)
+    k, n_vm = st.s_group.size, st.vm_host.size
+    return got[:k], got[k : k + n_vm], got[k + n_vm :]
 
 
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -226,7 +280,7 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
 
 
 def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    st.got_io1, st.swap_got1 = _share_io(st, hosts, st.s_want)
+    st.got_io1, st.swap_got1, st.wb_got1 = _share_io(st, hosts, st.s_want)
 
 
 def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray):
@@ -236,12 +290,14 @@ def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndar
     cpu_ratio = np.divide(got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
     fs = st.streams
     k = fs.item.size
-    s_ratio = got_io[:k] / fs.need
+    need = st.s_need[:k]
+    s_ratio = np.divide(got_io[:k], need, out=np.full(k, np.inf), where=need > 0)
     io_ratio = np.full((n, items.width), np.inf)
     io_ratio[fs.item, fs.col] = s_ratio
     rate = np.minimum(cpu_ratio, io_ratio.min(axis=1))
-    rate[items.kind[:n] == _WAIT] = 1.0
-    rate[np.isinf(rate)] = 0.0  # LOAD items: they never progress
+    kind = items.kind[:n]
+    rate[kind == _WAIT] = 1.0
+    rate[kind == _LOAD] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
     return rate, cpu_ratio, s_ratio
 
 
@@ -249,7 +305,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     n = items.n
     fs = st.streams
     rate, cpu_ratio, s_ratio = _rates(st, items, st.got_cpu1, st.got_io1)
-    got_cpu, got_io, swap_got, runnable = st.got_cpu1, st.got_io1, st.swap_got1, st.got_cpu1
+    got_cpu, got_io, swap_got, wb_got, runnable = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1, st.got_cpu1
     if fs.any_multi and physics.pipeline_rounds > 1:
         # a multi-resource phase hands back what it cannot use of a contended resource: its cap there drops
         # to rate x need; on its bottleneck, and where nobody else wants more, it keeps its standalone want
@@ -260,17 +316,18 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
         k = fs.item.size
         n_groups = st.io_bw.size
         group_got = np.bincount(st.s_group, st.got_io1, minlength=n_groups)
-        group_got += np.bincount(st.vm_host, st.swap_got1, minlength=n_groups)
+        group_got += np.bincount(st.vm_host, st.swap_got1 + st.wb_got1, minlength=n_groups)
         group_want = np.bincount(st.s_group, st.s_want, minlength=n_groups)
-        group_want += np.bincount(st.vm_host, st.swap_want, minlength=n_groups)
+        group_want += np.bincount(st.vm_host, st.swap_want + st.wb_want, minlength=n_groups)
         s_cut = fs.multi[fs.item] & (s_ratio > rate[fs.item]) & (group_got < group_want)[st.s_group[:k]]
         s_want2 = st.s_want.copy()
-        s_want2[:k] = np.where(s_cut, rate[fs.item] * fs.need, st.s_want[:k])
+        s_want2[:k] = np.where(s_cut, rate[fs.item] * st.s_need[:k], st.s_want[:k])
         _, got_cpu, _ = _share_cpu(hosts, vms, items, want2, st.cpu_weight)
-        got_io, swap_got = _share_io(st, hosts, s_want2)
+        got_io, swap_got, wb_got = _share_io(st, hosts, s_want2)
         runnable = np.where(cut, st.got_cpu1, got_cpu)
         rate, _, _ = _rates(st, items, got_cpu, got_io)
-    st.rate, st.got_cpu, st.got_io, st.swap_got, st.runnable_mhz = rate, got_cpu, got_io, swap_got, runnable
+    st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got = rate, got_cpu, got_io, swap_got, wb_got
+    st.runnable_mhz = runnable
 
 
 def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -316,13 +373,14 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     own = st.s_vm == vm[st.s_item]
     items.io_mb[:n] += np.bincount(st.s_item, s_mb * own, minlength=n)
     swap_mb = st.swap_got * dt
-    vm_disk = np.bincount(st.s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb
+    wb_mb = st.wb_got * dt
+    vm_disk = np.bincount(st.s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb + wb_mb
     vm_net = np.bincount(st.s_vm, s_mb * ~s_disk, minlength=n_vm)
     vm_used_mhz = np.bincount(vm, cpu_mc, minlength=n_vm) / dt
 
     # the share of the tick CPU bounds each item's threads (1 for CPU-bound and LOAD items)
     cpu_s = cpu_mc / core_mhz
-    used_mhz = st.rate * need_cpu
+    used_mhz = np.multiply(st.rate, need_cpu, out=np.zeros(n), where=need_cpu > 0)  # all-cached phases: rate inf
     cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
                                   <= st.rate)  # fmt: skip
     f_run = np.divide(used_mhz, st.runnable_mhz, out=np.zeros(n), where=st.runnable_mhz > 0)
@@ -382,22 +440,68 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     vms.disk_mb[:n_vm] += vm_disk
     vms.net_mb[:n_vm] += vm_net
     vms.swap_io_mb[:n_vm] += swap_mb
+    vms.writeback_mb[:n_vm] += wb_mb
+
+
+def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    """What the tick read and wrote through the caches: misses are cached, writes dirty (unless throttled), the
+    flusher cleaned what it wrote back; per item and VM, file MB read from cache and from disk."""
+    cache, fs, n_vm = st.cache, st.streams, vms.n
+    if cache is None or not cache.settings.enabled:
+        return
+    files = cache.files
+    nf = files.n
+    if fs.any_file:
+        k = np.flatnonzero(fs.file >= 0)
+        f, item, vm = fs.file[k], fs.item[k], fs.vm[k]
+        logical = st.progress[item] * fs.need[k]
+        disk_mb = logical * st.s_factor[k]
+        write = fs.write[k]
+        read = ~write
+        hit = (logical - disk_mb) * read
+        miss = disk_mb * read
+        written = logical * write
+        dirtied = written * (st.s_factor[k] == 0.0)
+        files.size_mb[:nf] += np.bincount(f, written, minlength=nf)
+        files.cached_mb[:nf] += np.bincount(f, miss + written, minlength=nf)
+        np.minimum(files.cached_mb[:nf], files.size_mb[:nf], out=files.cached_mb[:nf])
+        was_clean = files.dirty_mb[:nf] <= 0
+        files.dirty_mb[:nf] += np.bincount(f, dirtied, minlength=nf)
+        touched = np.bincount(f, logical, minlength=nf) > 0
+        newly_dirty = was_clean & (files.dirty_mb[:nf] > 0)
+        files.dirty_since_s[:nf][newly_dirty] = st.now
+        files.last_access_s[:nf][touched] = st.now
+        files.active[:nf] |= np.bincount(f, hit, minlength=nf) > 0
+        n = items.n
+        items.read_disk_mb[:n] += np.bincount(item, miss, minlength=n)
+        items.read_cache_mb[:n] += np.bincount(item, hit, minlength=n)
+        vms.read_disk_mb[:n_vm] += np.bincount(vm, miss, minlength=n_vm)
+        vms.read_cache_mb[:n_vm] += np.bincount(vm, hit, minlength=n_vm)
+    if st.wb_got.any():
+        write_back(files, st.wb_got * st.dt)
+    fvm = files.vm[:nf]
+    vms.cache_mb[:n_vm] = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[:nf], minlength=n_vm)
 
 
 STAGES = (
     ("memory", stage_memory),
+    ("cache", stage_cache),
     ("demand", stage_demand),
     ("cpu", stage_cpu),
     ("io", stage_io),
     ("pipeline", stage_pipeline),
     ("progress", stage_progress),
     ("account", stage_account),
+    ("cache_update", stage_cache_update),
 )
 
 
-def begin(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float) -> TickState:
+def begin(
+    hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, cache: PageCache | None = None, now: float = 0.0
+) -> TickState:
     st = TickState()
-    st.dt = dt
+    st.dt, st.cache, st.now = dt, cache, now
     st.streams = flat_streams(items)
     st.has_load = bool((items.kind[: items.n] == _LOAD).any())
     st.vm_host = vms.host[: vms.n]
@@ -412,8 +516,12 @@ def finish(st: TickState, items: ItemTable) -> TickResult:
     return TickResult(rows, np.zeros(0), st)
 
 
-def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
-    st = begin(hosts, vms, items, dt)
+def step(
+    hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics,
+    cache: PageCache | None = None, now: float = 0.0,
+) -> TickResult:
+    """One tick of `dt` seconds from time `now`; `cache`: the guests' page caches (None: no cache)."""
+    st = begin(hosts, vms, items, dt, cache, now)
     for _, stage in STAGES:
         stage(st, hosts, vms, items, physics)
     return finish(st, items)

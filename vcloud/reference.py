@@ -30,8 +30,11 @@ def _share(groups: dict[int, list], weight: dict, cap: dict, capacity: dict) -> 
 class _Tick:
     """One tick's plain computation; each method is one stage of engine.py."""
 
-    def __init__(self, hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> None:
+    def __init__(
+        self, hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics, cache, now: float
+    ) -> None:
         self.hosts, self.vms, self.items, self.dt, self.physics = hosts, vms, items, dt, physics
+        self.cache, self.now = cache, now
         self.st = TickState()
         self.it = range(items.n)
         self.vm_of = [int(items.vm[i]) for i in self.it]
@@ -55,6 +58,56 @@ class _Tick:
             self.swapped[v] = max(self.used[v] - vms.mem_granted_mb[v], 0.0)
             self.stall[v] = self.swapped[v] / self.used[v] if self.used[v] > 0 else 0.0
 
+    def cache_stage(self) -> None:
+        vms, items = self.vms, self.items
+        self.factor = {s: 1.0 for s in self.streams}
+        self.cap = {v: 0.0 for v in range(vms.n)}
+        self.wb_want = {v: 0.0 for v in range(vms.n)}
+        self.throttled = {v: False for v in range(vms.n)}
+        if self.cache is None or not self.cache.settings.enabled:
+            return
+        cfg, files = self.cache.settings, self.cache.files
+        for v in range(vms.n):
+            self.cap[v] = max(vms.mem_granted_mb[v] - self.used[v], 0.0)
+        mine = {v: [f for f in range(files.n) if files.vm[f] == v] for v in range(vms.n)}
+        for v in range(vms.n):
+            excess = sum(files.cached_mb[f] for f in mine[v]) - self.cap[v]
+            if excess > 0:
+                self._evict(mine[v], excess)
+        for v in range(vms.n):
+            dirty = sum(files.dirty_mb[f] for f in mine[v])
+            self.throttled[v] = dirty > cfg.dirty_ratio * self.cap[v]
+            expired = sum(files.dirty_mb[f] for f in mine[v] if self.now - files.dirty_since_s[f] >= cfg.dirty_expire_s)
+            due = max(expired, dirty - cfg.dirty_background_ratio * self.cap[v], 0.0)
+            self.wb_want[v] = min(due / self.dt, self.hosts.disk_mbps[self.host_of_vm[v]])
+        for s in self.streams:
+            i, c = s
+            if c < 0 or items.stream_nic[i, c] or items.stream_file[i, c] < 0:
+                continue
+            f = int(items.stream_file[i, c])
+            if items.stream_write[i, c]:
+                self.factor[s] = 1.0 if self.throttled[int(items.stream_vm[i, c])] else 0.0
+            else:
+                hit = files.cached_mb[f] / files.size_mb[f] if files.size_mb[f] > 0 else 0.0
+                self.factor[s] = 1.0 - min(hit, 1.0)
+
+    def _evict(self, mine: list[int], excess: float) -> None:
+        """Kernel LRU: demote the oldest active files until active <= 2 x inactive, then free clean pages of the
+        inactive list, oldest first, then of the active list."""
+        files = self.cache.files
+        mine = [f for f in mine if files.cached_mb[f] - files.dirty_mb[f] > 0]
+        act = sum(files.cached_mb[f] for f in mine if files.active[f])
+        inact = sum(files.cached_mb[f] for f in mine if not files.active[f])
+        demote, before = max(act - 2.0 * inact, 0.0) / 3.0, 0.0
+        for f in sorted((f for f in mine if files.active[f]), key=lambda f: files.last_access_s[f]):
+            if demote > 0 and before < demote:
+                files.active[f] = False
+            before += files.cached_mb[f]
+        for f in sorted(mine, key=lambda f: (bool(files.active[f]), files.last_access_s[f])):
+            take = min(max(excess, 0.0), files.cached_mb[f] - files.dirty_mb[f])
+            files.cached_mb[f] -= take
+            excess -= take
+
     def demand(self) -> None:
         items, hosts = self.items, self.hosts
         self.want_cpu, self.cpu_weight = {}, {}
@@ -73,7 +126,7 @@ class _Tick:
             i, c = s
             if c >= 0:
                 v, nic = int(items.stream_vm[i, c]), bool(items.stream_nic[i, c])
-                self.s_need[s] = float(items.stream_need[i, c])
+                self.s_need[s] = float(items.stream_need[i, c]) * self.factor[s]
             else:
                 v, nic = self.vm_of[i], False
                 self.s_need[s] = 0.0
@@ -82,7 +135,8 @@ class _Tick:
             self.s_group[s] = (1, h) if nic else (0, h)
             bw = hosts.nic_mbps[h] if nic else hosts.disk_mbps[h]
             if c >= 0:
-                self.s_want[s] = min(items.io_mbps_max[i], bw) if items.remaining[i] > 0 else 0.0
+                busy = items.remaining[i] > 0 and self.s_need[s] > 0
+                self.s_want[s] = min(items.io_mbps_max[i], bw) if busy else 0.0
             else:
                 self.s_want[s] = min(items.load_disk_mbps[i], bw)
         self.swap_want = {
@@ -112,29 +166,30 @@ class _Tick:
             groups[self.s_group[s]].append(s)
             caps[s], weights[s] = want[s], 1.0
         for v in range(self.vms.n):
-            key = ("swap", v)
-            groups[(0, self.host_of_vm[v])].append(key)
-            caps[key], weights[key] = self.swap_want[v], 1.0
+            for key, w in ((("swap", v), self.swap_want[v]), (("wb", v), self.wb_want[v])):
+                groups[(0, self.host_of_vm[v])].append(key)
+                caps[key], weights[key] = w, 1.0
         capacity = {(d, h): hosts.nic_mbps[h] if d else hosts.disk_mbps[h] for d, h in groups}
         got = _share(groups, weights, caps, capacity)
-        return {s: got[s] for s in self.streams}, {v: got[("swap", v)] for v in range(self.vms.n)}
+        vr = range(self.vms.n)
+        return {s: got[s] for s in self.streams}, {v: got[("swap", v)] for v in vr}, {v: got[("wb", v)] for v in vr}
 
     def cpu(self) -> None:
         self.vm_got1, self.got_cpu1, self.vm_want1 = self.share_cpu(self.want_cpu)
 
     def io(self) -> None:
-        self.got_io1, self.swap_got1 = self.share_io(self.s_want)
+        self.got_io1, self.swap_got1, self.wb_got1 = self.share_io(self.s_want)
 
     def rates(self, got_cpu: dict, got_io: dict) -> tuple[dict, dict, dict]:
         items = self.items
         cpu_ratio = {i: got_cpu[i] / items.need_cpu[i] if items.need_cpu[i] > 0 else INF for i in self.it}
-        s_ratio = {s: got_io[s] / self.s_need[s] for s in self.streams if s[1] >= 0}
+        s_ratio = {s: got_io[s] / self.s_need[s] if self.s_need[s] > 0 else INF for s in self.streams if s[1] >= 0}
         rate = {}
         for i in self.it:
             r = min([cpu_ratio[i], *(x for (j, _), x in s_ratio.items() if j == i)])
             if self.kind[i] == Kind.WAIT:
                 r = 1.0
-            rate[i] = 0.0 if r == INF else r
+            rate[i] = 0.0 if self.kind[i] == Kind.LOAD else r
         return rate, cpu_ratio, s_ratio
 
     def pipeline(self) -> None:
@@ -146,6 +201,7 @@ class _Tick:
         multi = {i: n_needs[i] > 1 for i in self.it}
         rate, cpu_ratio, s_ratio = self.rates(self.got_cpu1, self.got_io1)
         got_cpu, got_io, swap_got, runnable = self.got_cpu1, self.got_io1, self.swap_got1, self.got_cpu1
+        wb_got = self.wb_got1
         if any(multi.values()) and self.physics.pipeline_rounds > 1:
             want2, cut = {}, {}
             for i in self.it:
@@ -159,8 +215,8 @@ class _Tick:
                 group_want[g] = group_want.get(g, 0.0) + self.s_want[s]
             for v in range(self.vms.n):
                 g = (0, self.host_of_vm[v])
-                group_got[g] = group_got.get(g, 0.0) + self.swap_got1[v]
-                group_want[g] = group_want.get(g, 0.0) + self.swap_want[v]
+                group_got[g] = group_got.get(g, 0.0) + (self.swap_got1[v] + self.wb_got1[v])
+                group_want[g] = group_want.get(g, 0.0) + (self.swap_want[v] + self.wb_want[v])
             s_want2 = dict(self.s_want)
             for s in self.streams:
                 i = s[0]
@@ -168,10 +224,11 @@ class _Tick:
                 if s[1] >= 0 and multi[i] and s_ratio[s] > rate[i] and group_got[g] < group_want[g]:
                     s_want2[s] = rate[i] * self.s_need[s]
             _, got_cpu, _ = self.share_cpu(want2)
-            got_io, swap_got = self.share_io(s_want2)
+            got_io, swap_got, wb_got = self.share_io(s_want2)
             runnable = {i: self.got_cpu1[i] if cut[i] else got_cpu[i] for i in self.it}
             rate, _, _ = self.rates(got_cpu, got_io)
         self.rate, self.got_cpu, self.got_io, self.swap_got, self.runnable = rate, got_cpu, got_io, swap_got, runnable
+        self.wb_got = wb_got
 
     def progress(self) -> None:
         items, dt = self.items, self.dt
@@ -194,7 +251,7 @@ class _Tick:
     def account(self) -> None:
         items, vms, dt = self.items, self.vms, self.dt
         cpu_s, runnable_s, blocked_s, own_mb = {}, {}, {}, {i: 0.0 for i in self.it}
-        vm_disk = {v: self.swap_got[v] * dt for v in range(vms.n)}
+        vm_disk = {v: self.swap_got[v] * dt + self.wb_got[v] * dt for v in range(vms.n)}
         vm_net = {v: 0.0 for v in range(vms.n)}
         daemon_blocked = {v: 0.0 for v in range(vms.n)}
         for s in self.streams:
@@ -220,7 +277,8 @@ class _Tick:
             if cpu_bound or load:
                 f_run[i] = 1.0
             else:
-                f_run[i] = min(self.rate[i] * need / self.runnable[i], 1.0) if self.runnable[i] > 0 else 0.0
+                used = self.rate[i] * need if need > 0 else 0.0
+                f_run[i] = min(used / self.runnable[i], 1.0) if self.runnable[i] > 0 else 0.0
             runnable_s[i] = f_run[i] * self.want_cpu[i] * self.frac[i] * dt / self.core[v]
             io_active = any(self.s_want[s] > 0 for s in self.streams if s[0] == i)
             threads = items.threads[i] if need > 0 else 0.0
@@ -259,7 +317,47 @@ class _Tick:
             vms.disk_mb[v] += vm_disk[v]
             vms.net_mb[v] += vm_net[v]
             vms.swap_io_mb[v] += self.swap_got[v] * dt
+            vms.writeback_mb[v] += self.wb_got[v] * dt
         assert all(math.isfinite(x) for x in vms.usr_s[: vms.n])
+
+    def cache_update(self) -> None:
+        if self.cache is None or not self.cache.settings.enabled:
+            return
+        items, vms, files = self.items, self.vms, self.cache.files
+        for s in self.streams:
+            i, c = s
+            if c < 0 or items.stream_nic[i, c] or items.stream_file[i, c] < 0:
+                continue
+            f, v = int(items.stream_file[i, c]), int(items.stream_vm[i, c])
+            logical = self.prog[i] * float(items.stream_need[i, c])
+            disk_mb = logical * self.factor[s]
+            if items.stream_write[i, c]:
+                files.size_mb[f] += logical
+                files.cached_mb[f] = min(files.cached_mb[f] + logical, files.size_mb[f])
+                if self.factor[s] == 0.0 and logical > 0:
+                    if files.dirty_mb[f] <= 0:
+                        files.dirty_since_s[f] = self.now
+                    files.dirty_mb[f] += logical
+            else:
+                files.cached_mb[f] = min(files.cached_mb[f] + disk_mb, files.size_mb[f])
+                hit = logical - disk_mb
+                if hit > 0:
+                    files.active[f] = True
+                items.read_disk_mb[i] += disk_mb
+                items.read_cache_mb[i] += hit
+                vms.read_disk_mb[v] += disk_mb
+                vms.read_cache_mb[v] += hit
+            if logical > 0:
+                files.last_access_s[f] = self.now
+        for v in range(vms.n):
+            left = self.wb_got[v] * self.dt
+            for f in sorted((f for f in range(files.n) if files.vm[f] == v and files.dirty_mb[f] > 0),
+                            key=lambda f: files.dirty_since_s[f]):  # fmt: skip
+                take = min(left, files.dirty_mb[f])
+                files.dirty_mb[f] -= take
+                left -= take
+            vms.cache_mb[v] = sum(files.cached_mb[f] for f in range(files.n) if files.vm[f] == v)
+            vms.dirty_mb[v] = sum(files.dirty_mb[f] for f in range(files.n) if files.vm[f] == v)
 
     def state(self) -> TickState:
         """The stages' results as the arrays engine.py keeps (for the stage-by-stage comparison)."""
@@ -268,6 +366,9 @@ class _Tick:
         arr = np.array
         st.used, st.active = arr([self.used[v] for v in vr]), arr([self.active[v] for v in vr])
         st.swapped, st.stall = arr([self.swapped[v] for v in vr]), arr([self.stall[v] for v in vr])
+        st.s_factor = arr([self.factor[s] for s in self.streams if s[1] >= 0])
+        st.cache_cap, st.wb_want = arr([self.cap[v] for v in vr]), arr([self.wb_want[v] for v in vr])
+        st.wb_got = arr([self.wb_got[v] for v in vr])
         st.want_cpu, st.cpu_weight = arr([self.want_cpu[i] for i in it]), arr([self.cpu_weight[i] for i in it])
         st.s_item = arr([i for i, _ in self.streams], dtype=np.int64)
         st.s_group = arr([g[1] + n_host * g[0] for g in (self.s_group[s] for s in self.streams)], dtype=np.int64)
@@ -287,9 +388,13 @@ class _Tick:
         return st
 
 
-def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
-    tick = _Tick(hosts, vms, items, dt, physics)
-    for stage in (tick.memory, tick.demand, tick.cpu, tick.io, tick.pipeline, tick.progress, tick.account):
+def step(
+    hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics, cache=None, now: float = 0.0
+) -> TickResult:
+    tick = _Tick(hosts, vms, items, dt, physics, cache, now)
+    stages = (tick.memory, tick.cache_stage, tick.demand, tick.cpu, tick.io, tick.pipeline, tick.progress,
+              tick.account, tick.cache_update)  # fmt: skip
+    for stage in stages:
         stage()
     ended = [(i, tick.frac[i] * dt) for i in tick.done_rows if not items.open[i]]
     return TickResult(np.array([i for i, _ in ended], dtype=np.int64), np.array([o for _, o in ended]), tick.state())
