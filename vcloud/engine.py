@@ -312,7 +312,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
         vm = items.vm[:n]
         cpu_contended = (st.vm_got1 < st.vm_want1)[vm]
         cut = fs.multi & (cpu_ratio > rate) & cpu_contended
-        want2 = np.where(cut, rate * items.need_cpu[:n], st.want_cpu)
+        want2 = np.multiply(rate, items.need_cpu[:n], out=st.want_cpu.copy(), where=cut)
         k = fs.item.size
         n_groups = st.io_bw.size
         group_got = np.bincount(st.s_group, st.got_io1, minlength=n_groups)
@@ -321,7 +321,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
         group_want += np.bincount(st.vm_host, st.swap_want + st.wb_want, minlength=n_groups)
         s_cut = fs.multi[fs.item] & (s_ratio > rate[fs.item]) & (group_got < group_want)[st.s_group[:k]]
         s_want2 = st.s_want.copy()
-        s_want2[:k] = np.where(s_cut, rate[fs.item] * st.s_need[:k], st.s_want[:k])
+        np.multiply(rate[fs.item], st.s_need[:k], out=s_want2[:k], where=s_cut)
         _, got_cpu, _ = _share_cpu(hosts, vms, items, want2, st.cpu_weight)
         got_io, swap_got, wb_got = _share_io(st, hosts, s_want2)
         runnable = np.where(cut, st.got_cpu1, got_cpu)
@@ -389,7 +389,8 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     runnable_s = f_run * st.want_cpu * st.frac_dt / core_mhz
     io_active = np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0
     cpu_threads = items.threads[:n] * (need_cpu > 0)
-    blocked_s = (st.stall[vm] * cpu_threads + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt
+    # page-ins stall the threads in the share they run, I/O blocks one thread in the share it binds
+    blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt
     # a stream on another VM's datastore: that VM's daemon thread is blocked while its requests are outstanding
     remote = s_disk & ~own & (st.got_io > 0)
     daemon_blocked = np.zeros(n_vm)

@@ -406,6 +406,10 @@ class CloudModel(Model):
             )
         if np.any(self.items.view("remaining") < 0):
             raise InvariantError("a work item's remaining work went negative")
+        files = self.cache.files
+        dirty, cached, size = files.view("dirty_mb"), files.view("cached_mb"), files.view("size_mb")
+        if np.any(dirty < -tol) or np.any(dirty > cached + tol) or np.any(cached > size + tol):
+            raise InvariantError("a file's cache holds more than the file, or more dirty data than it caches")
 
 
 class _Periodic:

@@ -283,7 +283,7 @@ class _Tick:
             io_active = any(self.s_want[s] > 0 for s in self.streams if s[0] == i)
             threads = items.threads[i] if need > 0 else 0.0
             io_blocked = io_active * (1.0 - (0.0 if load else f_run[i]))
-            blocked_s[i] = (self.stall[v] * threads + io_blocked) * self.frac[i] * dt
+            blocked_s[i] = (self.stall[v] * threads * f_run[i] + io_blocked) * self.frac[i] * dt
         for v in range(vms.n):
             mine = self.items_of_vm[v]
             vcpu_s = vms.vcpus[v] * dt
