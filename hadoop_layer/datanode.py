@@ -22,26 +22,31 @@ from hadoop_layer.hdfs import place_blocks
 from vcloud.work import Stream, disk, nic
 
 
-def read_streams(source_vm: int, serving: bool) -> list[Stream]:
-    """Streams per MB of an HDFS read from the replica on VM row `source_vm` (-1: the reader's own node)."""
+def read_streams(source_vm: int, serving: bool, file: int = -1) -> list[Stream]:
+    """Streams per MB of an HDFS read from the replica on VM row `source_vm` (-1: the reader's own node), of
+    page-cache file `file` there."""
     if source_vm < 0:
-        return [disk()]
+        return [disk(file=file)]
     if not serving:
         return [nic()]
-    return [disk(vm=source_vm), nic(vm=source_vm), nic()]
+    return [disk(vm=source_vm, file=file), nic(vm=source_vm), nic()]
 
 
-def write_streams(pipeline_vms: list[int], serving: bool, replication: int) -> list[Stream]:
-    """Streams per MB of an HDFS write from the writer's node to `pipeline_vms` (replicas 2, 3, ...)."""
-    streams = [disk(write=True)]
+def write_streams(
+    pipeline_vms: tuple[int, ...], serving: bool, replication: int, own_file: int = -1, files: tuple[int, ...] = ()
+) -> list[Stream]:
+    """Streams per MB of an HDFS write from the writer's node to `pipeline_vms` (replicas 2, 3, ...), into page-cache
+    files `own_file` and `files` (one per pipeline VM)."""
+    streams = [disk(write=True, file=own_file)]
     if not serving:
         return streams + ([nic(replication - 1.0)] if replication > 1 else [])
     if not pipeline_vms:
         return streams
     streams.append(nic())  # the writer sends to the second replica
-    for k, vm in enumerate(pipeline_vms):
+    files = files or (-1,) * len(pipeline_vms)
+    for k, (vm, file) in enumerate(zip(pipeline_vms, files, strict=True)):
         forwards = k + 1 < len(pipeline_vms)
-        streams += [nic(2.0 if forwards else 1.0, vm=vm), disk(vm=vm, write=True)]  # receive (and send on)
+        streams += [nic(2.0 if forwards else 1.0, vm=vm), disk(vm=vm, write=True, file=file)]  # receive (and send on)
     return streams
 
 

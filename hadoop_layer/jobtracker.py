@@ -71,6 +71,8 @@ class JobTracker:
     def _job_done(self, job: Job, failed: bool = False) -> None:
         job.state, job.end_s = ("failed" if failed else "succeeded"), float(self.model.time)
         self.running_jobs.remove(job)
+        for node in np.flatnonzero(job.map_output_node_mb):  # the TaskTrackers purge the job's map outputs
+            self.model.files.drop_map_output(int(node), float(job.map_output_node_mb[node]))
         if failed:
             for task in (*job.maps, *job.reduces):
                 for attempt in list(task.active):
@@ -120,7 +122,7 @@ class JobTracker:
         mem = heap + cfg.jvm_overhead_mb
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
-            route = self._route(tracker, task.replicas, write=not job.reduces)
+            route = self._route(tracker, task, write=not job.reduces)
             phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces), route)
             if task.ready_s > model.time:  # its input is not there yet (a repartitioned map's piece)
                 phases, marks = (
@@ -133,8 +135,8 @@ class JobTracker:
         else:
             available = job.map_output_done_mb / len(job.reduces) if model.serving is None else 0.0
             write_per_mb = self._shuffle_write_per_mb(job, heap)
-            phases, marks = reduce_start_plan(available, cfg, core, write_per_mb)
-            route = self._route(tracker, None, write=True)
+            route = self._route(tracker, task, write=True)
+            phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
             attempt.shuffle_write_per_mb = write_per_mb if phases[SHUFFLE].kind == Kind.PIPE else 0.0
             attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
@@ -159,13 +161,20 @@ class JobTracker:
             self._finish_shuffle(attempt)
         return attempt
 
-    def _route(self, tracker: TaskTracker, replicas: np.ndarray | None, write: bool) -> Route:
-        """Where an attempt on `tracker` reads its split from and where its HDFS output goes (datanode.py)."""
+    def _route(self, tracker: TaskTracker, task: Task, write: bool) -> Route:
+        """Where an attempt of `task` on `tracker` reads its split from, the local files it writes, and where its
+        HDFS output goes (datanode.py, localfiles.py)."""
         model = self.model
-        datanodes = model.datanodes
-        source = datanodes.read_source(replicas, tracker.node) if replicas is not None else -1
+        datanodes, files, now = model.datanodes, model.files, float(model.time)
+        vm = tracker.vm.row
+        source, source_file, mapout = -1, -1, -1
+        if task.kind == TaskKind.MAP:
+            source = datanodes.read_source(task.replicas, tracker.node)
+            source_file = files.block(task.gid, vm if source < 0 else source, task.input_mb, now)
+            mapout = files.map_output[tracker.node]
         pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng)) if write and datanodes.serving else ()
-        return Route(source, pipeline, model.hadoop.datanode_serving)
+        return Route(source, pipeline, datanodes.serving, source_file, files.scratch(vm, now), mapout,
+                     files.output_file(vm), tuple(files.output_file(v) for v in pipeline))  # fmt: skip
 
     def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:
         """MB a reduce of `job` writes to disk per MB it fetches (its merges during the shuffle), estimated at
@@ -224,6 +233,8 @@ class JobTracker:
 
     def _release(self, attempt: TaskAttempt) -> None:
         task, tracker = attempt.task, attempt.tracker
+        if attempt.route is not None:
+            self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
         task.active.remove(attempt)
         tracker.running[task.kind].discard(attempt)
         self.running_attempts[task.kind] -= 1

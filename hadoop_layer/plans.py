@@ -15,7 +15,7 @@ Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed; 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from hadoop_layer.config import HadoopConfig
@@ -23,7 +23,7 @@ from hadoop_layer.datanode import read_streams, write_streams
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.spill import ReduceMerge, map_spill, reduce_merge
 from hadoop_layer.tasks import Task
-from vcloud.work import Kind, Phase, Stream, disk, nic
+from vcloud.work import Device, Kind, Phase, Stream, disk, nic
 
 Mark = tuple[float, float]  # progress score at a phase's start and end (WorkItem.progress_marks)
 MAX_CHUNKS = 1  # each chunk adds phase boundaries, and each boundary costs up to one tick
@@ -38,6 +38,20 @@ class Route:
     source_vm: int = -1
     pipeline_vms: tuple[int, ...] = ()
     serving: bool = True
+    # page-cache files (hadoop_layer/localfiles.py; -1: none): the split's replica read, the attempt's spills or
+    # reduce merges, the node's map outputs, and the HDFS output on this node and on each pipeline VM
+    source_file: int = -1
+    scratch_file: int = -1
+    map_output_file: int = -1
+    output_file: int = -1
+    pipeline_files: tuple[int, ...] = ()
+
+    def reads(self) -> list[Stream]:
+        return read_streams(self.source_vm, self.serving, self.source_file)
+
+    def writes(self, replication: int, per_mb: float = 1.0) -> list[Stream]:
+        streams = write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files)
+        return [replace(s, mb_per_unit=s.mb_per_unit * per_mb) for s in streams]
 
 
 LOCAL = Route()
@@ -51,22 +65,34 @@ def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mar
 
 def hdfs_read(name: str, mb: float, route: Route) -> Phase:
     """An HDFS read of `mb` on its own: from the local datastore, or served by the replica's DataNode."""
-    if route.source_vm < 0:
-        return Phase.read(name, mb)
-    if not route.serving:
+    if route.source_vm >= 0 and not route.serving:
         return Phase.net(name, mb)
-    return Phase.pipe(name, mb, 0.0, read_streams(route.source_vm, True))
+    return _io(name, mb, route.reads())
+
+
+def _io(name: str, mb: float, streams: list[Stream]) -> Phase:
+    """`mb` through `streams` on its own (a plain disk phase when there is one stream, of no file, on this node)."""
+    if len(streams) == 1 and streams[0].file < 0 and streams[0].vm < 0 and streams[0].device == Device.DISK:
+        return Phase.write(name, mb) if streams[0].write else Phase.read(name, mb)
+    return Phase.pipe(name, mb, 0.0, streams)
 
 
 def _write(mb: float, route: Route, cfg: HadoopConfig) -> tuple[list[Phase], list[Mark]]:
     """An HDFS write of `mb` on its own (the task's output after its last record)."""
     if not route.serving:
-        return [Phase.write("hdfs-write", mb), Phase.net("hdfs-replicate", mb * (cfg.replication - 1))], [(1.0, 1.0)] * 2
-    return [Phase.pipe("hdfs-write", mb, 0.0, write_streams(route.pipeline_vms, True, cfg.replication))], [(1.0, 1.0)]
+        phases = [_io("hdfs-write", mb, [disk(write=True, file=route.output_file)]),
+                  Phase.net("hdfs-replicate", mb * (cfg.replication - 1))]  # fmt: skip
+        return phases, [(1.0, 1.0)] * 2
+    return [_io("hdfs-write", mb, route.writes(cfg.replication))], [(1.0, 1.0)]
 
 
 def map_plan(
-    task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfig, core_mhz: float, reduces: int,
+    task: Task,
+    locality: Locality,
+    io_sort_mb: float,
+    cfg: HadoopConfig,
+    core_mhz: float,
+    reduces: int,
     route: Route = LOCAL,
 ):
     """Phases, progress marks, spill count and final output MB of a map attempt."""
@@ -75,10 +101,7 @@ def map_plan(
     if reduces == 0:
         spills, out_mb = 0, task.output_mb
         if cfg.pipelined_tasks and task.input_mb > 0:  # records are mapped as they are read, output written as made
-            per_mb = out_mb / task.input_mb
-            streams = read_streams(route.source_vm, route.serving)
-            streams += [Stream(s.device, s.mb_per_unit * per_mb, s.vm, s.write)
-                        for s in write_streams(route.pipeline_vms, route.serving, cfg.replication)]  # fmt: skip
+            streams = route.reads() + route.writes(cfg.replication, out_mb / task.input_mb)
             phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
             marks.append((0.0, 1.0))
             return (*_keep(phases, marks), spills, out_mb)
@@ -102,15 +125,16 @@ def map_plan(
         # the last one is written by flush() after the last record; then mergeParts. Progress (2.4) is the
         # input consumed: 1.0 when the last record is read.
         overlapped = plan.spill_write_mb * (plan.spills - 1) / plan.spills if plan.spills > 1 else 0.0
-        streams = [*read_streams(route.source_vm, route.serving), disk(overlapped / task.input_mb, write=True)]
+        spill_file = route.scratch_file if plan.spills > 1 else route.map_output_file  # one spill is file.out
+        streams = [*route.reads(), disk(overlapped / task.input_mb, write=True, file=spill_file)]
         phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
         marks.append((0.0, 1.0))
-        phases.append(Phase.write("spill", plan.spill_write_mb - overlapped))
+        phases.append(_io("spill", plan.spill_write_mb - overlapped, [disk(write=True, file=spill_file)]))
         marks.append((1.0, 1.0))
         if plan.spills > 1:
             write_per_mb = plan.merge_write_mb / plan.merge_read_mb if plan.merge_read_mb > 0 else 0.0
-            phases.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb,
-                                     [disk(), disk(write_per_mb, write=True)]))  # fmt: skip
+            streams = [disk(file=route.scratch_file), disk(write_per_mb, write=True, file=route.map_output_file)]
+            phases.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb, streams))
             marks.append((1.0, 1.0))
         return (*_keep(phases, marks), plan.spills, plan.output_mb)
     # Sequential phases (pipelined_tasks off): the input consumed (Hadoop's map progress) moves through the
@@ -120,24 +144,27 @@ def map_plan(
     weights = [task.input_mb / chunks, task.input_mb / chunks, plan.spill_write_mb / chunks]
     total = max((weights[0] + weights[1] + weights[2]) * chunks, 1e-12)
     edges = [0.0, *(float(x / total) for x in accumulate(weights * chunks))]
+    spill_file = route.scratch_file if plan.spills > 1 else route.map_output_file
     for k in range(chunks):
         phases += [
             hdfs_read("read", task.input_mb / chunks, route),
             Phase.cpu("map", task.cpu_mc / chunks),
-            Phase.write("spill", plan.spill_write_mb / chunks),
+            _io("spill", plan.spill_write_mb / chunks, [disk(write=True, file=spill_file)]),
         ]
         marks += [(edges[3 * k + i], edges[3 * k + i + 1]) for i in range(3)]
     if plan.spills > 1:
         phases += [
-            Phase.read("merge-read", plan.merge_read_mb),
+            _io("merge-read", plan.merge_read_mb, [disk(file=route.scratch_file)]),
             Phase.cpu("merge", plan.merge_read_mb * cfg.merge_cpu_mc_per_mb),
-            Phase.write("merge-write", plan.merge_write_mb),
+            _io("merge-write", plan.merge_write_mb, [disk(write=True, file=route.map_output_file)]),
         ]
         marks += [(1.0, 1.0)] * 3
     return (*_keep(phases, marks), plan.spills, plan.output_mb)
 
 
-def reduce_start_plan(available_mb: float, cfg: HadoopConfig, core_mhz: float, merge_write_per_mb: float = 0.0):
+def reduce_start_plan(
+    available_mb: float, cfg: HadoopConfig, core_mhz: float, merge_write_per_mb: float = 0.0, merge_file: int = -1
+):
     """The first phases of a reduce attempt: JVM start and the shuffle of what is available so far.
 
     Pipelined (`hadoop.pipelined_tasks`), the shuffle writes `merge_write_per_mb` MB to the local disk per MB
@@ -145,7 +172,7 @@ def reduce_start_plan(available_mb: float, cfg: HadoopConfig, core_mhz: float, m
     shuffle = Phase.net("shuffle", available_mb, open=True)
     if cfg.pipelined_tasks and merge_write_per_mb > 0:
         shuffle = Phase("shuffle", Kind.PIPE, available_mb, open=True,
-                        streams=(nic(), disk(merge_write_per_mb, write=True)))  # fmt: skip
+                        streams=(nic(), disk(merge_write_per_mb, write=True, file=merge_file)))  # fmt: skip
     phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz), shuffle]
     marks = [(0.0, 0.0)] * len(phases)
     return phases, marks
@@ -178,14 +205,14 @@ def reduce_finish_plan(
     if cfg.pipelined_tasks and input_mb > 0:
         final_read = merge.final_disk_mb
         cpu = final_read * cfg.merge_cpu_mc_per_mb + input_mb * profile.reduce_cpu_mc_per_mb
-        out_per_mb = out_mb / input_mb
-        streams = [disk(final_read / input_mb)]
-        streams += [Stream(s.device, s.mb_per_unit * out_per_mb, s.vm, s.write)
-                    for s in write_streams(list(route.pipeline_vms), route.serving, cfg.replication)]  # fmt: skip
+        merges = route.scratch_file
+        streams = [disk(final_read / input_mb, file=merges), *route.writes(cfg.replication, out_mb / input_mb)]
         intermediate = merge.disk_read_mb - final_read
         phases = [
-            Phase.write("merge-write", max(merge.disk_write_mb - written_in_shuffle_mb, 0.0)),
-            Phase.pipe("merge", intermediate, cfg.merge_cpu_mc_per_mb, [disk()]) if intermediate > 0 else None,
+            _io("merge-write", max(merge.disk_write_mb - written_in_shuffle_mb, 0.0), [disk(write=True, file=merges)]),
+            Phase.pipe("merge", intermediate, cfg.merge_cpu_mc_per_mb, [disk(file=merges)])
+            if intermediate > 0
+            else None,
             Phase.pipe("reduce", input_mb, cpu / input_mb, streams),
         ]
         marks = [(third, 0.5), (0.5, 2 * third), (2 * third, 1.0)]
@@ -194,8 +221,8 @@ def reduce_finish_plan(
         return phases, marks, input_mb, out_mb
     write, write_marks = _write(out_mb, route, cfg)
     phases = [
-        Phase.write("merge-write", merge.disk_write_mb),
-        Phase.read("merge-read", merge.disk_read_mb),
+        _io("merge-write", merge.disk_write_mb, [disk(write=True, file=route.scratch_file)]),
+        _io("merge-read", merge.disk_read_mb, [disk(file=route.scratch_file)]),
         Phase.cpu("sort", merge.disk_read_mb * cfg.merge_cpu_mc_per_mb),
         Phase.cpu("reduce", input_mb * profile.reduce_cpu_mc_per_mb),
         *write,

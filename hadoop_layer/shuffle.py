@@ -35,7 +35,7 @@ import numpy as np
 from hadoop_layer.tasks import SETUP, SHUFFLE
 from vcloud import WorkItem
 from vcloud.waterfill import waterfill
-from vcloud.work import Kind, Phase
+from vcloud.work import Kind, Phase, disk
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -50,8 +50,12 @@ class ServeItem(WorkItem):
     server sets what is left after every tick; with nothing left it idles (no demand, no iowait) until more comes."""
 
     def __init__(self, model: HadoopModel, node: int, stage: int, amount: float) -> None:
-        kind = Kind.DISK_READ if stage == 0 else Kind.NET
-        phase = Phase("serve-read" if stage == 0 else "serve-send", kind, amount, open=True)  # stopped by the server
+        if stage == 0:  # reads the node's map outputs through its page cache
+            phase = Phase(
+                "serve-read", Kind.PIPE, amount, open=True, streams=(disk(file=model.files.map_output[node]),)
+            )
+        else:
+            phase = Phase("serve-send", Kind.NET, amount, open=True)  # stopped by the server
         super().__init__(model, [phase], name=f"{phase.name}@{model.trackers[node].name}")
         self.node, self.stage = node, stage
 

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from vcloud.model import CloudModel
 
 
+CHARGES = ("usr_s", "sys_s", "steal_s", "iowait_s", "io_mb", "read_disk_mb", "read_cache_mb")  # item table columns
+
+
 class Host(Agent):
     """A hypervisor host: cores x MHz, memory, a local datastore and a NIC, in a rack."""
 
@@ -92,8 +95,7 @@ class WorkItem(Agent):
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.state = "new"  # new -> running -> done | killed
-        self._charged = dict.fromkeys(("usr_s", "sys_s", "steal_s", "iowait_s", "io_mb", "read_disk_mb", "read_cache_mb"),
-                                      0.0)
+        self._charged = dict.fromkeys(CHARGES, 0.0)
 
     @property
     def phase(self) -> Phase | None:

@@ -216,7 +216,8 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
         f = fs.file[k]
         size = files.size_mb[f]
         hit = np.divide(files.cached_mb[f], size, out=np.zeros(k.size), where=size > 0)
-        st.s_factor[k] = np.where(fs.write[k], throttled[fs.vm[k]], 1.0 - np.minimum(hit, 1.0))
+        np.minimum(hit, items.stream_hit[fs.item[k], fs.col[k]], out=hit)
+        st.s_factor[k] = np.where(fs.write[k], throttled[fs.vm[k]], 1.0 - hit)
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:

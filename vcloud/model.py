@@ -189,6 +189,7 @@ class CloudModel(Model):
             items.stream_need[row, k] = s.mb_per_unit
             items.stream_file[row, k] = s.file
             items.stream_write[row, k] = s.write
+            items.stream_hit[row, k] = self.cache.cached_share(s.file) if s.file >= 0 and not s.write else 0.0
         items.layout += 1
         self.items.remaining[item.row] = math.inf if phase.kind == Kind.LOAD else phase.amount
         self.items.sys_fraction[item.row] = phase.sys_fraction

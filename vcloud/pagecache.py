@@ -11,8 +11,9 @@ inactive list before the active one (a file read again is promoted; the active l
 the inactive one, as the kernel does).
 
 Files are extents, not pages: each has a size, MB cached (clean + dirty) and MB dirty, the time it was last
-touched and since when it is dirty. A read sees a file's cached share evenly over its bytes, so a stream
-reading it needs (1 - cached/size) MB of disk per MB. Defaults: Linux 2.6.24, the FlexSlot guests' kernel:
+touched and since when it is dirty. A read sees the file's cached share when it began evenly over the bytes it
+reads (less, if eviction shrinks it meanwhile), so it needs (1 - that share) MB of disk per MB; what it reads from
+disk is cached as it goes, for the next reader. Defaults: Linux 2.6.24, the FlexSlot guests' kernel:
 dirty_ratio 10 %, dirty_background_ratio 5 % (the 2.6.22 defaults; 2.6.30 raised them to 20/10),
 dirty_expire_centisecs 3000.
 """
@@ -72,6 +73,10 @@ class PageCache:
         if not (size_mb >= 0 and 0 <= cached_mb <= size_mb):
             raise ValueError(f"file: need 0 <= cached_mb <= size_mb, got {cached_mb}, {size_mb}")
         return self.files.append(vm=vm, size_mb=size_mb, cached_mb=cached_mb, last_access_s=now, alive=True)
+
+    def cached_share(self, file: int) -> float:
+        size = self.files.size_mb[file]
+        return float(min(self.files.cached_mb[file] / size, 1.0)) if size > 0 else 0.0
 
     def delete(self, file: int) -> None:
         """The file is removed: its pages are freed, dirty ones are never written."""

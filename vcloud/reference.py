@@ -89,7 +89,7 @@ class _Tick:
                 self.factor[s] = 1.0 if self.throttled[int(items.stream_vm[i, c])] else 0.0
             else:
                 hit = files.cached_mb[f] / files.size_mb[f] if files.size_mb[f] > 0 else 0.0
-                self.factor[s] = 1.0 - min(hit, 1.0)
+                self.factor[s] = 1.0 - min(hit, items.stream_hit[i, c])
 
     def _evict(self, mine: list[int], excess: float) -> None:
         """Kernel LRU: demote the oldest active files until active <= 2 x inactive, then free clean pages of the

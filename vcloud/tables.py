@@ -173,6 +173,8 @@ class ItemTable(Columns):
         "stream_need": (np.float64, 0.0),  # MB per unit of progress
         "stream_file": (np.int64, -1),  # datastore streams: the file read or written through the page cache (-1: none)
         "stream_write": (np.bool_, False),  # data written (else read)
+        "stream_hit": (np.float64, 0.0),  # reads: the file's cached share when the phase began (its own misses,
+        # cached as it goes, are bytes it has read, not bytes it will read)
     }
 
     def __init__(self, capacity: int = 0) -> None:
