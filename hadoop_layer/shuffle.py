@@ -188,11 +188,11 @@ class ShuffleServer:
             self.col_row[c] = row
 
     def daemon_io_mb(self) -> np.ndarray:
-        """MB the cloud charged the daemons' items: read, sent."""
+        """MB the cloud charged the daemons' items: read (from disk or page cache), sent."""
         io = np.zeros(2)
         for item in self.items:
             if item is not None:
-                io[item.stage] += item.charged("io_mb")
+                io[item.stage] += item.charged("io_mb") + item.charged("read_cache_mb")
         return io
 
     def item_stopped(self, item: ServeItem) -> None:
