@@ -145,11 +145,13 @@ def test_every_mb_fetched_was_served_once(seed, pipelined):
 
 
 def test_serving_slows_a_shuffle_heavy_job_on_disk_bound_nodes():
-    """tera-sort (map output = input) on slow datastores: serving reads compete with maps' I/O and the merges."""
+    """tera-sort (map output = input) on slow datastores: serving reads compete with maps' I/O and the merges (no
+    page cache: with one, the fresh map outputs are served from memory; see the test above)."""
     times = []
     for serving in (True, False):
         cfg = HadoopConfig(map_slots=2, reduce_slots=1, heartbeat_formula="1.0", shuffle_serving=serving)
-        model = HadoopModel(rng=5, check=True, hadoop=cfg, scheduler=FifoScheduler())
+        model = HadoopModel(rng=5, check=True, hadoop=cfg, scheduler=FifoScheduler(),
+                            page_cache=PageCacheSettings(enabled=False))  # fmt: skip
         for i in range(4):
             host = model.add_host(f"h{i}", cores=4, core_mhz=2000, mem_mb=8192, disk_mbps=30, nic_mbps=100)
             model.add_slave(model.add_vm(f"s{i}", host, vcpus=4, mem_mb=4096))
