@@ -98,6 +98,8 @@ class TickState:
     stall: np.ndarray = field(default=None)
     # cache (per stream of the items, then per VM)
     s_factor: np.ndarray = field(default=None)  # disk MB per logical MB: 1 - cached share (reads), 0 or 1 (writes)
+    s_bonus: np.ndarray = field(default=None)  # writes: MB/s each may dirty in the cache this tick (its share of the
+    # VM's headroom below the dirty limit); what it writes beyond goes through to the disk
     cache_cap: np.ndarray = field(default=None)  # memory the page cache may use, MB
     wb_want: np.ndarray = field(default=None)  # the flusher's write-back, MB/s
     # demand
@@ -140,7 +142,7 @@ class TickState:
 
 STAGE_FIELDS = {
     "memory": ("used", "active", "swapped", "stall"),
-    "cache": ("s_factor", "cache_cap", "wb_want"),
+    "cache": ("s_factor", "s_bonus", "cache_cap", "wb_want"),
     "demand": ("want_cpu", "cpu_weight", "s_item", "s_group", "s_vm", "s_need", "s_want", "swap_want"),
     "cpu": ("vm_got1", "got_cpu1"),
     "io": ("got_io1",),
@@ -188,6 +190,7 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     """Fit each VM's cache in the memory it may use (evictions), then price each file stream's disk I/O."""
     n_vm, fs = vms.n, st.streams
     st.s_factor = np.ones(fs.item.size)
+    st.s_bonus = np.zeros(fs.item.size)
     st.cache_cap = np.zeros(n_vm)
     st.wb_want = np.zeros(n_vm)
     cache = st.cache
@@ -207,7 +210,6 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     cfg = cache.settings
     dirty = files.dirty_mb[:nf]
     dirty_vm = np.bincount(fvm, dirty, minlength=n_vm)
-    throttled = dirty_vm > cfg.dirty_ratio * cap
     expired = np.bincount(fvm, dirty * (st.now - files.dirty_since_s[:nf] >= cfg.dirty_expire_s), minlength=n_vm)
     due = np.maximum(np.maximum(expired, dirty_vm - cfg.dirty_background_ratio * cap), 0.0)
     st.wb_want = np.minimum(due / st.dt, hosts.disk_mbps[: hosts.n][st.vm_host])
@@ -217,7 +219,13 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
         size = files.size_mb[f]
         hit = np.divide(files.cached_mb[f], size, out=np.zeros(k.size), where=size > 0)
         np.minimum(hit, items.stream_hit[fs.item[k], fs.col[k]], out=hit)
-        st.s_factor[k] = np.where(fs.write[k], throttled[fs.vm[k]], 1.0 - hit)
+        write = fs.write[k]
+        st.s_factor[k] = np.where(write, 1.0, 1.0 - hit)
+        # the headroom below the dirty limit, shared by the VM's writers that still have something to write
+        writing = write & (items.remaining[fs.item[k]] > 0)
+        writers = np.bincount(fs.vm[k], writing, minlength=n_vm)
+        headroom = np.maximum(cfg.dirty_ratio * cap - dirty_vm, 0.0) / st.dt
+        st.s_bonus[k] = np.divide(headroom, writers, out=np.zeros(n_vm), where=writers > 0)[fs.vm[k]] * writing
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -246,7 +254,12 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         s_group = np.concatenate((s_group, vm_host[vm[load]]))
     io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host]))
     s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
-    s_want *= (items.remaining[:n] > 0)[s_item] & (s_need > 0)  # nothing left, or all of it in the cache: no I/O
+    # nothing left, all of it in the cache, or all of it fits below the dirty limit: no I/O
+    left = items.remaining[:n][s_item]
+    s_want *= (left > 0) & (s_need > 0)
+    if st.s_bonus.any():
+        k = fs.item.size
+        s_want[:k] *= left[:k] * fs.need > st.s_bonus * st.dt
     if st.has_load:
         k = fs.item.size
         s_want[k:] = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[k:]])
@@ -292,7 +305,7 @@ def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndar
     fs = st.streams
     k = fs.item.size
     need = st.s_need[:k]
-    s_ratio = np.divide(got_io[:k], need, out=np.full(k, np.inf), where=need > 0)
+    s_ratio = np.divide(got_io[:k] + st.s_bonus, need, out=np.full(k, np.inf), where=need > 0)
     io_ratio = np.full((n, items.width), np.inf)
     io_ratio[fs.item, fs.col] = s_ratio
     rate = np.minimum(cpu_ratio, io_ratio.min(axis=1))
@@ -322,7 +335,8 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
         group_want += np.bincount(st.vm_host, st.swap_want + st.wb_want, minlength=n_groups)
         s_cut = fs.multi[fs.item] & (s_ratio > rate[fs.item]) & (group_got < group_want)[st.s_group[:k]]
         s_want2 = st.s_want.copy()
-        np.multiply(rate[fs.item], st.s_need[:k], out=s_want2[:k], where=s_cut)
+        usable = np.maximum(rate[fs.item] * st.s_need[:k] - st.s_bonus, 0.0)
+        np.copyto(s_want2[:k], usable, where=s_cut)
         _, got_cpu, _ = _share_cpu(hosts, vms, items, want2, st.cpu_weight)
         got_io, swap_got, wb_got = _share_io(st, hosts, s_want2)
         runnable = np.where(cut, st.got_cpu1, got_cpu)
@@ -365,18 +379,19 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     # what each item and stream moved in the tick
     cpu_mc = st.progress * need_cpu
     s_mb = st.progress[st.s_item] * st.s_need
+    if st.s_bonus.any():  # what fit below the dirty limit went to the cache, not the disk
+        s_mb[:k] = np.maximum(s_mb[:k] - st.s_bonus * dt, 0.0)
     if st.has_load:
         cpu_mc = np.where(is_load, st.got_cpu * dt, cpu_mc)
         s_mb[k:] = st.got_io[k:] * dt
-    s_disk = ~fs.nic
-    if st.has_load:
-        s_disk = np.concatenate((s_disk, np.ones(st.s_item.size - k, dtype=bool)))
+    s_disk = st.s_group < n_host
+    s_net = ~s_disk
     own = st.s_vm == vm[st.s_item]
     items.io_mb[:n] += np.bincount(st.s_item, s_mb * own, minlength=n)
     swap_mb = st.swap_got * dt
     wb_mb = st.wb_got * dt
     vm_disk = np.bincount(st.s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb + wb_mb
-    vm_net = np.bincount(st.s_vm, s_mb * ~s_disk, minlength=n_vm)
+    vm_net = np.bincount(st.s_vm, s_mb * s_net, minlength=n_vm)
     vm_used_mhz = np.bincount(vm, cpu_mc, minlength=n_vm) / dt
 
     # the share of the tick CPU bounds each item's threads (1 for CPU-bound and LOAD items)
@@ -457,13 +472,13 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
         k = np.flatnonzero(fs.file >= 0)
         f, item, vm = fs.file[k], fs.item[k], fs.vm[k]
         logical = st.progress[item] * fs.need[k]
-        disk_mb = logical * st.s_factor[k]
         write = fs.write[k]
+        dirtied = np.minimum(logical, st.s_bonus[k] * st.dt) * write
+        disk_mb = logical * st.s_factor[k] - dirtied
         read = ~write
         hit = (logical - disk_mb) * read
         miss = disk_mb * read
         written = logical * write
-        dirtied = written * (st.s_factor[k] == 0.0)
         files.size_mb[:nf] += np.bincount(f, written, minlength=nf)
         files.cached_mb[:nf] += np.bincount(f, miss + written, minlength=nf)
         np.minimum(files.cached_mb[:nf], files.size_mb[:nf], out=files.cached_mb[:nf])
@@ -482,6 +497,10 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
     if st.wb_got.any():
         write_back(files, st.wb_got * st.dt)
     fvm = files.vm[:nf]
+    excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - st.cache_cap  # what this tick's reads cached
+    over = np.flatnonzero(excess > 0)
+    if over.size:
+        evict(files, over, np.maximum(excess, 0.0))
     vms.cache_mb[:n_vm] = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
     vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[:nf], minlength=n_vm)
 

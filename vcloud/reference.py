@@ -61,9 +61,9 @@ class _Tick:
     def cache_stage(self) -> None:
         vms, items = self.vms, self.items
         self.factor = {s: 1.0 for s in self.streams}
+        self.bonus = {s: 0.0 for s in self.streams}
         self.cap = {v: 0.0 for v in range(vms.n)}
         self.wb_want = {v: 0.0 for v in range(vms.n)}
-        self.throttled = {v: False for v in range(vms.n)}
         if self.cache is None or not self.cache.settings.enabled:
             return
         cfg, files = self.cache.settings, self.cache.files
@@ -74,22 +74,29 @@ class _Tick:
             excess = sum(files.cached_mb[f] for f in mine[v]) - self.cap[v]
             if excess > 0:
                 self._evict(mine[v], excess)
+        headroom = {}
         for v in range(vms.n):
             dirty = sum(files.dirty_mb[f] for f in mine[v])
-            self.throttled[v] = dirty > cfg.dirty_ratio * self.cap[v]
             expired = sum(files.dirty_mb[f] for f in mine[v] if self.now - files.dirty_since_s[f] >= cfg.dirty_expire_s)
             due = max(expired, dirty - cfg.dirty_background_ratio * self.cap[v], 0.0)
             self.wb_want[v] = min(due / self.dt, self.hosts.disk_mbps[self.host_of_vm[v]])
+            headroom[v] = max(cfg.dirty_ratio * self.cap[v] - dirty, 0.0) / self.dt
+        writers: dict[int, list] = {}
         for s in self.streams:
             i, c = s
             if c < 0 or items.stream_nic[i, c] or items.stream_file[i, c] < 0:
                 continue
             f = int(items.stream_file[i, c])
             if items.stream_write[i, c]:
-                self.factor[s] = 1.0 if self.throttled[int(items.stream_vm[i, c])] else 0.0
+                writers.setdefault(int(items.stream_vm[i, c]), []).append(s)
             else:
                 hit = files.cached_mb[f] / files.size_mb[f] if files.size_mb[f] > 0 else 0.0
                 self.factor[s] = 1.0 - min(hit, items.stream_hit[i, c])
+
+        for v, mine_w in writers.items():  # the headroom below the dirty limit, shared by writers with work left
+            active = [s for s in mine_w if items.remaining[s[0]] > 0]
+            for s in active:
+                self.bonus[s] = headroom[v] / len(active)
 
     def _evict(self, mine: list[int], excess: float) -> None:
         """Kernel LRU: demote the oldest active files until active <= 2 x inactive, then free clean pages of the
@@ -135,7 +142,8 @@ class _Tick:
             self.s_group[s] = (1, h) if nic else (0, h)
             bw = hosts.nic_mbps[h] if nic else hosts.disk_mbps[h]
             if c >= 0:
-                busy = items.remaining[i] > 0 and self.s_need[s] > 0
+                left = items.remaining[i]
+                busy = left > 0 and self.s_need[s] > 0 and left * self.s_need[s] > self.bonus[s] * self.dt
                 self.s_want[s] = min(items.io_mbps_max[i], bw) if busy else 0.0
             else:
                 self.s_want[s] = min(items.load_disk_mbps[i], bw)
@@ -183,7 +191,11 @@ class _Tick:
     def rates(self, got_cpu: dict, got_io: dict) -> tuple[dict, dict, dict]:
         items = self.items
         cpu_ratio = {i: got_cpu[i] / items.need_cpu[i] if items.need_cpu[i] > 0 else INF for i in self.it}
-        s_ratio = {s: got_io[s] / self.s_need[s] if self.s_need[s] > 0 else INF for s in self.streams if s[1] >= 0}
+        s_ratio = {
+            s: (got_io[s] + self.bonus[s]) / self.s_need[s] if self.s_need[s] > 0 else INF
+            for s in self.streams
+            if s[1] >= 0
+        }
         rate = {}
         for i in self.it:
             r = min([cpu_ratio[i], *(x for (j, _), x in s_ratio.items() if j == i)])
@@ -222,7 +234,7 @@ class _Tick:
                 i = s[0]
                 g = self.s_group[s]
                 if s[1] >= 0 and multi[i] and s_ratio[s] > rate[i] and group_got[g] < group_want[g]:
-                    s_want2[s] = rate[i] * self.s_need[s]
+                    s_want2[s] = max(rate[i] * self.s_need[s] - self.bonus[s], 0.0)
             _, got_cpu, _ = self.share_cpu(want2)
             got_io, swap_got, wb_got = self.share_io(s_want2)
             runnable = {i: self.got_cpu1[i] if cut[i] else got_cpu[i] for i in self.it}
@@ -256,7 +268,7 @@ class _Tick:
         daemon_blocked = {v: 0.0 for v in range(vms.n)}
         for s in self.streams:
             i, c = s
-            mb = self.got_io[s] * dt if c < 0 else self.prog[i] * self.s_need[s]
+            mb = self.got_io[s] * dt if c < 0 else max(self.prog[i] * self.s_need[s] - self.bonus[s] * dt, 0.0)
             v = self.s_vm[s]
             if self.s_group[s][0] == 1:
                 vm_net[v] += mb
@@ -334,10 +346,11 @@ class _Tick:
             if items.stream_write[i, c]:
                 files.size_mb[f] += logical
                 files.cached_mb[f] = min(files.cached_mb[f] + logical, files.size_mb[f])
-                if self.factor[s] == 0.0 and logical > 0:
+                dirtied = min(logical, self.bonus[s] * self.dt)
+                if dirtied > 0:
                     if files.dirty_mb[f] <= 0:
                         files.dirty_since_s[f] = self.now
-                    files.dirty_mb[f] += logical
+                    files.dirty_mb[f] += dirtied
             else:
                 files.cached_mb[f] = min(files.cached_mb[f] + disk_mb, files.size_mb[f])
                 hit = logical - disk_mb
@@ -356,6 +369,10 @@ class _Tick:
                 take = min(left, files.dirty_mb[f])
                 files.dirty_mb[f] -= take
                 left -= take
+            mine = [f for f in range(files.n) if files.vm[f] == v]
+            excess = sum(files.cached_mb[f] for f in mine) - self.cap[v]
+            if excess > 0:
+                self._evict(mine, excess)
             vms.cache_mb[v] = sum(files.cached_mb[f] for f in range(files.n) if files.vm[f] == v)
             vms.dirty_mb[v] = sum(files.dirty_mb[f] for f in range(files.n) if files.vm[f] == v)
 
@@ -367,6 +384,7 @@ class _Tick:
         st.used, st.active = arr([self.used[v] for v in vr]), arr([self.active[v] for v in vr])
         st.swapped, st.stall = arr([self.swapped[v] for v in vr]), arr([self.stall[v] for v in vr])
         st.s_factor = arr([self.factor[s] for s in self.streams if s[1] >= 0])
+        st.s_bonus = arr([self.bonus[s] for s in self.streams if s[1] >= 0])
         st.cache_cap, st.wb_want = arr([self.cap[v] for v in vr]), arr([self.wb_want[v] for v in vr])
         st.wb_got = arr([self.wb_got[v] for v in vr])
         st.want_cpu, st.cpu_weight = arr([self.want_cpu[i] for i in it]), arr([self.cpu_weight[i] for i in it])
