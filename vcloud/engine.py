@@ -335,8 +335,8 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
         group_want += np.bincount(st.vm_host, st.swap_want + st.wb_want, minlength=n_groups)
         s_cut = fs.multi[fs.item] & (s_ratio > rate[fs.item]) & (group_got < group_want)[st.s_group[:k]]
         s_want2 = st.s_want.copy()
-        usable = np.maximum(rate[fs.item] * st.s_need[:k] - st.s_bonus, 0.0)
-        np.copyto(s_want2[:k], usable, where=s_cut)
+        usable = np.multiply(rate[fs.item], st.s_need[:k], out=np.zeros(k), where=s_cut)  # (rate inf: not cut)
+        np.copyto(s_want2[:k], np.maximum(usable - st.s_bonus, 0.0), where=s_cut)
         _, got_cpu, _ = _share_cpu(hosts, vms, items, want2, st.cpu_weight)
         got_io, swap_got, wb_got = _share_io(st, hosts, s_want2)
         runnable = np.where(cut, st.got_cpu1, got_cpu)
