@@ -14,8 +14,8 @@ stages with plain loops, and the oracle test compares the two stage by stage, so
   io        each host's datastore bandwidth goes to the streams on it (equal per stream, swap streams
             included), each NIC's likewise; a stream may sit on another VM's host (a DataNode serving);
   pipeline  a phase advances at one rate, its bottleneck's: min over its needs of grant / need per unit.
-            What a multi-resource phase cannot use of a contended resource goes to other work: its caps
-            there drop to rate x need and the cpu and io stages run again (`Physics.pipeline_rounds`);
+            What a multi-resource phase cannot use goes to other work: the cpu and io stages run again, each
+            need asking what the phase's other needs let it use (`Physics.pipeline_rounds`, stage_pipeline);
   progress  items advance; a phase that ends inside the tick ends at its interpolated time;
   account   per VM and per item: usr, sys, steal, iowait, idle with usr + sys + steal + iowait + idle = vCPUs x dt;
   cache_update  reads cached, writes dirtied, write-back cleaned (vcloud/pagecache.py).
@@ -52,14 +52,14 @@ class Physics:
 
     swap_touch_rate: float = 0.2  # fraction of swapped-out MB touched (paged in) per second
     # sharing rounds of the pipeline stage: 1 = a multi-resource phase keeps what it cannot use (no
-    # redistribution); 2 = it hands that to other work once (the default; see the module docstring)
-    pipeline_rounds: int = 2
+    # redistribution); more = what it cannot use goes to other work, round by round (see stage_pipeline)
+    pipeline_rounds: int = 6
 
     def __post_init__(self) -> None:
         if not self.swap_touch_rate >= 0:
             raise ValueError(f"swap_touch_rate must be >= 0, got {self.swap_touch_rate}")
-        if self.pipeline_rounds not in (1, 2):
-            raise ValueError(f"pipeline_rounds must be 1 or 2, got {self.pipeline_rounds}")
+        if not 1 <= self.pipeline_rounds <= 50:
+            raise ValueError(f"pipeline_rounds must be in 1..50, got {self.pipeline_rounds}")
 
 
 @dataclass
@@ -298,51 +298,63 @@ def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, ph
 
 
 def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray):
-    """Each item's rate (min over its needs of grant / need) and its CPU and stream ratios."""
+    """Each item's rate (min over its needs of grant / need) and the ratios: one row per item, column 0 its CPU,
+    column 1 + c its stream in column c (inf where it has no such need)."""
     n = items.n
     need_cpu = items.need_cpu[:n]
-    cpu_ratio = np.divide(got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
     fs = st.streams
     k = fs.item.size
     need = st.s_need[:k]
-    s_ratio = np.divide(got_io[:k] + st.s_bonus, need, out=np.full(k, np.inf), where=need > 0)
-    io_ratio = np.full((n, items.width), np.inf)
-    io_ratio[fs.item, fs.col] = s_ratio
-    rate = np.minimum(cpu_ratio, io_ratio.min(axis=1))
+    ratio = np.full((n, items.width + 1), np.inf)
+    np.divide(got_cpu, need_cpu, out=ratio[:, 0], where=need_cpu > 0)
+    ratio[fs.item, fs.col + 1] = np.divide(got_io[:k] + st.s_bonus, need, out=np.full(k, np.inf), where=need > 0)
+    rate = ratio.min(axis=1)
     kind = items.kind[:n]
     rate[kind == _WAIT] = 1.0
     rate[kind == _LOAD] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
-    return rate, cpu_ratio, s_ratio
+    return rate, ratio
+
+
+def _asks(st: TickState, items: ItemTable, ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What each need of a multi-resource phase asks for in the next round: as much as the phase's other needs let
+    it use (their last grants), never more than its standalone want. Single-resource phases ask their want."""
+    n, fs = items.n, st.streams
+    k = fs.item.size
+    if ratio.shape[1] > 1:
+        order = np.argsort(ratio, axis=1, kind="stable")[:, :2]
+        lowest = np.take_along_axis(ratio, order, axis=1)
+    else:
+        order, lowest = np.zeros((n, 2), dtype=np.int64), np.column_stack((ratio[:, 0], np.full(n, np.inf)))
+    other_cpu = np.where(order[:, 0] == 0, lowest[:, 1], lowest[:, 0])  # the min over the item's other needs
+    want = st.want_cpu.copy()
+    multi = fs.multi & np.isfinite(other_cpu)
+    np.minimum(want, np.multiply(items.need_cpu[:n], other_cpu, out=np.full(n, np.inf), where=multi), out=want)
+    s_want = st.s_want.copy()
+    first = order[fs.item, 0] == fs.col + 1
+    other = np.where(first, lowest[fs.item, 1], lowest[fs.item, 0])
+    ask = np.multiply(st.s_need[:k], other, out=np.full(k, np.inf), where=fs.multi[fs.item] & np.isfinite(other))
+    np.minimum(s_want[:k], np.maximum(ask - st.s_bonus, 0.0), out=s_want[:k])
+    return want, s_want
 
 
 def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    n = items.n
+    """Rounds of sharing in which each need of a multi-resource phase asks only what the phase's other needs let it
+    use: what a phase cannot use goes to the phases that can (a Jacobi iteration toward the allocation where every
+    phase's grants match one rate; `Physics.pipeline_rounds` rounds at most, fewer once the rates settle)."""
     fs = st.streams
-    rate, cpu_ratio, s_ratio = _rates(st, items, st.got_cpu1, st.got_io1)
-    got_cpu, got_io, swap_got, wb_got, runnable = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1, st.got_cpu1
-    if fs.any_multi and physics.pipeline_rounds > 1:
-        # a multi-resource phase hands back what it cannot use of a contended resource: its cap there drops
-        # to rate x need; on its bottleneck, and where nobody else wants more, it keeps its standalone want
-        vm = items.vm[:n]
-        cpu_contended = (st.vm_got1 < st.vm_want1)[vm]
-        cut = fs.multi & (cpu_ratio > rate) & cpu_contended
-        want2 = np.multiply(rate, items.need_cpu[:n], out=st.want_cpu.copy(), where=cut)
-        k = fs.item.size
-        n_groups = st.io_bw.size
-        group_got = np.bincount(st.s_group, st.got_io1, minlength=n_groups)
-        group_got += np.bincount(st.vm_host, st.swap_got1 + st.wb_got1, minlength=n_groups)
-        group_want = np.bincount(st.s_group, st.s_want, minlength=n_groups)
-        group_want += np.bincount(st.vm_host, st.swap_want + st.wb_want, minlength=n_groups)
-        s_cut = fs.multi[fs.item] & (s_ratio > rate[fs.item]) & (group_got < group_want)[st.s_group[:k]]
-        s_want2 = st.s_want.copy()
-        usable = np.multiply(rate[fs.item], st.s_need[:k], out=np.zeros(k), where=s_cut)  # (rate inf: not cut)
-        np.copyto(s_want2[:k], np.maximum(usable - st.s_bonus, 0.0), where=s_cut)
-        _, got_cpu, _ = _share_cpu(hosts, vms, items, want2, st.cpu_weight)
-        got_io, swap_got, wb_got = _share_io(st, hosts, s_want2)
-        runnable = np.where(cut, st.got_cpu1, got_cpu)
-        rate, _, _ = _rates(st, items, got_cpu, got_io)
+    rate, ratio = _rates(st, items, st.got_cpu1, st.got_io1)
+    got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
+    if fs.any_multi:
+        for _ in range(physics.pipeline_rounds - 1):
+            want, s_want = _asks(st, items, ratio)
+            _, got_cpu, _ = _share_cpu(hosts, vms, items, want, st.cpu_weight)
+            got_io, swap_got, wb_got = _share_io(st, hosts, s_want)
+            previous = rate
+            rate, ratio = _rates(st, items, got_cpu, got_io)
+            if np.allclose(rate, previous, rtol=1e-6, atol=1e-9, equal_nan=True):
+                break
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got = rate, got_cpu, got_io, swap_got, wb_got
-    st.runnable_mhz = runnable
+    st.runnable_mhz = np.maximum(st.got_cpu1, np.where(np.isfinite(rate), rate, 0.0) * items.need_cpu[: items.n])
 
 
 def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -397,7 +409,8 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     # the share of the tick CPU bounds each item's threads (1 for CPU-bound and LOAD items)
     cpu_s = cpu_mc / core_mhz
     used_mhz = np.multiply(st.rate, need_cpu, out=np.zeros(n), where=need_cpu > 0)  # all-cached phases: rate inf
-    cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
+    # CPU binds if the CPU it gets when competing as a runnable thread (the first round's) is what limits it
+    cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu1, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
                                   <= st.rate)  # fmt: skip
     f_run = np.divide(used_mhz, st.runnable_mhz, out=np.zeros(n), where=st.runnable_mhz > 0)
     np.minimum(f_run, 1.0, out=f_run)
@@ -408,11 +421,12 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     # page-ins stall the threads in the share they run, I/O blocks one thread in the share it binds
     blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt
     # a stream on another VM's datastore: that VM's daemon thread is blocked while its requests are outstanding
-    remote = s_disk & ~own & (st.got_io > 0)
+    # (outstanding: the share of the tick its requests take at the rate a request is served, the first round's)
+    remote = s_disk & ~own & (st.got_io > 0) & (st.got_io1 > 0)
     daemon_blocked = np.zeros(n_vm)
     if remote.any():
         r = np.flatnonzero(remote)
-        busy = np.minimum(st.rate[st.s_item[r]] * st.s_need[r] / st.got_io[r], 1.0)
+        busy = np.minimum(st.got_io[r] / st.got_io1[r], 1.0)
         daemon_blocked = np.bincount(st.s_vm[r], busy * st.frac_dt[st.s_item[r]], minlength=n_vm)
 
     # guest accounting per VM: the /proc/stat identity by construction

@@ -205,6 +205,7 @@ class _Tick:
         return rate, cpu_ratio, s_ratio
 
     def pipeline(self) -> None:
+        """Rounds in which each need of a multi-resource phase asks what the phase's other needs let it use."""
         items = self.items
         n_needs = {i: int(items.need_cpu[i] > 0) for i in self.it}
         for i, c in self.streams:
@@ -212,33 +213,32 @@ class _Tick:
                 n_needs[i] += 1
         multi = {i: n_needs[i] > 1 for i in self.it}
         rate, cpu_ratio, s_ratio = self.rates(self.got_cpu1, self.got_io1)
-        got_cpu, got_io, swap_got, runnable = self.got_cpu1, self.got_io1, self.swap_got1, self.got_cpu1
-        wb_got = self.wb_got1
-        if any(multi.values()) and self.physics.pipeline_rounds > 1:
-            want2, cut = {}, {}
-            for i in self.it:
-                contended = self.vm_got1[self.vm_of[i]] < self.vm_want1[self.vm_of[i]]
-                cut[i] = multi[i] and cpu_ratio[i] > rate[i] and contended
-                want2[i] = rate[i] * items.need_cpu[i] if cut[i] else self.want_cpu[i]
-            group_got, group_want = {}, {}
-            for s in self.streams:
-                g = self.s_group[s]
-                group_got[g] = group_got.get(g, 0.0) + self.got_io1[s]
-                group_want[g] = group_want.get(g, 0.0) + self.s_want[s]
-            for v in range(self.vms.n):
-                g = (0, self.host_of_vm[v])
-                group_got[g] = group_got.get(g, 0.0) + (self.swap_got1[v] + self.wb_got1[v])
-                group_want[g] = group_want.get(g, 0.0) + (self.swap_want[v] + self.wb_want[v])
-            s_want2 = dict(self.s_want)
-            for s in self.streams:
-                i = s[0]
-                g = self.s_group[s]
-                if s[1] >= 0 and multi[i] and s_ratio[s] > rate[i] and group_got[g] < group_want[g]:
-                    s_want2[s] = max(rate[i] * self.s_need[s] - self.bonus[s], 0.0)
-            _, got_cpu, _ = self.share_cpu(want2)
-            got_io, swap_got, wb_got = self.share_io(s_want2)
-            runnable = {i: self.got_cpu1[i] if cut[i] else got_cpu[i] for i in self.it}
-            rate, _, _ = self.rates(got_cpu, got_io)
+        got_cpu, got_io, swap_got, wb_got = self.got_cpu1, self.got_io1, self.swap_got1, self.wb_got1
+        if any(multi.values()):
+            for _ in range(self.physics.pipeline_rounds - 1):
+                want, s_want = dict(self.want_cpu), dict(self.s_want)
+                for i in self.it:
+                    if not multi[i]:
+                        continue
+                    mine = [s for s in self.streams if s[0] == i and s[1] >= 0]
+                    needs = [("cpu", cpu_ratio[i]), *((s, s_ratio[s]) for s in mine)]
+                    for key, _ in needs:
+                        other = min((r for k, r in needs if k != key), default=INF)
+                        if other == INF:
+                            continue
+                        if key == "cpu":
+                            want[i] = min(want[i], items.need_cpu[i] * other) if items.need_cpu[i] > 0 else want[i]
+                        else:
+                            ask = max(self.s_need[key] * other - self.bonus[key], 0.0)
+                            s_want[key] = min(s_want[key], ask)
+                _, got_cpu, _ = self.share_cpu(want)
+                got_io, swap_got, wb_got = self.share_io(s_want)
+                previous = rate
+                rate, cpu_ratio, s_ratio = self.rates(got_cpu, got_io)
+                if all(math.isclose(rate[i], previous[i], rel_tol=1e-6, abs_tol=1e-9) for i in self.it):
+                    break
+        runnable = {i: max(self.got_cpu1[i], (rate[i] if rate[i] != INF else 0.0) * items.need_cpu[i])
+                    for i in self.it}  # fmt: skip
         self.rate, self.got_cpu, self.got_io, self.swap_got, self.runnable = rate, got_cpu, got_io, swap_got, runnable
         self.wb_got = wb_got
 
@@ -274,8 +274,8 @@ class _Tick:
                 vm_net[v] += mb
             else:
                 vm_disk[v] += mb
-                if v != self.vm_of[i] and self.got_io[s] > 0:
-                    busy = min(self.rate[i] * self.s_need[s] / self.got_io[s], 1.0)
+                if v != self.vm_of[i] and self.got_io[s] > 0 and self.got_io1[s] > 0:
+                    busy = min(self.got_io[s] / self.got_io1[s], 1.0)
                     daemon_blocked[v] += busy * self.frac[i] * dt
             if v == self.vm_of[i]:
                 own_mb[i] += mb
@@ -285,7 +285,7 @@ class _Tick:
             load = self.kind[i] == Kind.LOAD
             cpu_mc = self.got_cpu[i] * dt if load else self.prog[i] * need
             cpu_s[i] = cpu_mc / self.core[v]
-            cpu_bound = need > 0 and self.got_cpu[i] / need <= self.rate[i]
+            cpu_bound = need > 0 and self.got_cpu1[i] / need <= self.rate[i]
             if cpu_bound or load:
                 f_run[i] = 1.0
             else:
