@@ -39,7 +39,9 @@ class CloudSettings(BaseModel):
     trace_interval_s: float = Field(10.0, gt=0, description="per-VM trace collection interval")
     swap_touch_rate: float = Field(0.2, ge=0, description="fraction of swapped MB paged in per second")
     page_cache: PageCacheConfig = Field(default_factory=PageCacheConfig)
-    pipeline_rounds: int = Field(2, ge=1, le=2, description="1: a pipelined phase keeps what it cannot use")
+    pipeline_rounds: int = Field(
+        6, ge=1, le=50, description="sharing rounds of pipelined phases (vcloud Physics; 1: no redistribution)"
+    )
 
     def cloud_physics(self) -> dict[str, Any]:
         """The cloud's mechanisms as `CloudModel` takes them (one place for every scenario)."""

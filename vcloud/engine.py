@@ -109,7 +109,8 @@ class TickState:
     s_group: np.ndarray = field(default=None)  # 0..n_host-1 datastores, n_host..2n_host-1 NICs
     s_vm: np.ndarray = field(default=None)
     s_need: np.ndarray = field(default=None)  # MB per unit (0 for LOAD streams)
-    s_want: np.ndarray = field(default=None)  # standalone MB/s
+    s_want: np.ndarray = field(default=None)  # standalone MB/s (an open phase's: no more than it has)
+    s_full: np.ndarray = field(default=None)  # standalone MB/s at the stream's full speed
     swap_want: np.ndarray = field(default=None)  # per VM, MB/s
     # cpu (first round)
     vm_got1: np.ndarray = field(default=None)
@@ -143,7 +144,7 @@ class TickState:
 STAGE_FIELDS = {
     "memory": ("used", "active", "swapped", "stall"),
     "cache": ("s_factor", "s_bonus", "cache_cap", "wb_want"),
-    "demand": ("want_cpu", "cpu_weight", "s_item", "s_group", "s_vm", "s_need", "s_want", "swap_want"),
+    "demand": ("want_cpu", "cpu_weight", "s_item", "s_group", "s_vm", "s_need", "s_want", "s_full", "swap_want"),
     "cpu": ("vm_got1", "got_cpu1"),
     "io": ("got_io1",),
     "pipeline": ("rate", "got_cpu", "got_io", "swap_got", "wb_got", "runnable_mhz"),
@@ -263,6 +264,10 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     if st.has_load:
         k = fs.item.size
         s_want[k:] = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[k:]])
+    st.s_full = s_want
+    fed = items.open[:n][s_item]  # an open phase (a queue fed by others) wants no more than it has in the tick
+    if fed.any():
+        s_want = np.minimum(s_want, np.multiply(left, s_need / st.dt, out=np.full(left.size, np.inf), where=fed))
     st.s_item, st.s_group, st.s_vm, st.s_need, st.s_want = s_item, s_group, s_vm, s_need, s_want
     st.swap_want = np.minimum(st.swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host])
     st.io_bw = io_bw
@@ -345,14 +350,17 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     rate, ratio = _rates(st, items, st.got_cpu1, st.got_io1)
     got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
     if fs.any_multi:
+        first, asked = ratio, None
         for _ in range(physics.pipeline_rounds - 1):
-            want, s_want = _asks(st, items, ratio)
+            # a need's potential: the larger of what it got competing with its standalone want (round 1) and now
+            # (two needs that cap each other's asks would otherwise never grow again)
+            want, s_want = _asks(st, items, np.maximum(first, ratio))
+            if asked is not None and np.allclose(want, asked[0]) and np.allclose(s_want, asked[1]):
+                break
+            asked = (want, s_want)
             _, got_cpu, _ = _share_cpu(hosts, vms, items, want, st.cpu_weight)
             got_io, swap_got, wb_got = _share_io(st, hosts, s_want)
-            previous = rate
             rate, ratio = _rates(st, items, got_cpu, got_io)
-            if np.allclose(rate, previous, rtol=1e-6, atol=1e-9, equal_nan=True):
-                break
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got = rate, got_cpu, got_io, swap_got, wb_got
     st.runnable_mhz = np.maximum(st.got_cpu1, np.where(np.isfinite(rate), rate, 0.0) * items.need_cpu[: items.n])
 
@@ -416,7 +424,13 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     np.minimum(f_run, 1.0, out=f_run)
     f_run[cpu_bound | is_load] = 1.0
     runnable_s = f_run * st.want_cpu * st.frac_dt / core_mhz
-    io_active = np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0
+    io_active = (np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0).astype(float)
+    fed = items.open[:n]
+    if fed.any():  # a fed queue waits on its I/O for the time its bytes take at its streams' full speed
+        took = np.divide(s_mb, st.s_full * dt, out=np.zeros(s_mb.size), where=st.s_full > 0)
+        busy = np.zeros(n)
+        np.maximum.at(busy, st.s_item, np.minimum(took, 1.0))
+        io_active = np.where(fed, np.divide(busy * dt, st.frac_dt, out=np.zeros(n), where=st.frac_dt > 0), io_active)
     cpu_threads = items.threads[:n] * (need_cpu > 0)
     # page-ins stall the threads in the share they run, I/O blocks one thread in the share it binds
     blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt

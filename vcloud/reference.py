@@ -128,7 +128,7 @@ class _Tick:
                 self.cpu_weight[i] = items.threads[i]
             else:
                 self.want_cpu[i], self.cpu_weight[i] = 0.0, 0.0
-        self.s_vm, self.s_group, self.s_need, self.s_want = {}, {}, {}, {}
+        self.s_vm, self.s_group, self.s_need, self.s_want, self.s_full = {}, {}, {}, {}, {}
         for s in self.streams:
             i, c = s
             if c >= 0:
@@ -145,8 +145,12 @@ class _Tick:
                 left = items.remaining[i]
                 busy = left > 0 and self.s_need[s] > 0 and left * self.s_need[s] > self.bonus[s] * self.dt
                 self.s_want[s] = min(items.io_mbps_max[i], bw) if busy else 0.0
+                self.s_full[s] = self.s_want[s]
+                if items.open[i]:  # a fed queue wants no more than it has in the tick
+                    self.s_want[s] = min(self.s_want[s], left * self.s_need[s] / self.dt)
             else:
                 self.s_want[s] = min(items.load_disk_mbps[i], bw)
+                self.s_full[s] = self.s_want[s]
         self.swap_want = {
             v: min(self.swapped[v] * self.physics.swap_touch_rate, hosts.disk_mbps[self.host_of_vm[v]])
             for v in range(self.vms.n)
@@ -215,13 +219,17 @@ class _Tick:
         rate, cpu_ratio, s_ratio = self.rates(self.got_cpu1, self.got_io1)
         got_cpu, got_io, swap_got, wb_got = self.got_cpu1, self.got_io1, self.swap_got1, self.wb_got1
         if any(multi.values()):
+            first_cpu, first_s, asked = dict(cpu_ratio), dict(s_ratio), None
             for _ in range(self.physics.pipeline_rounds - 1):
                 want, s_want = dict(self.want_cpu), dict(self.s_want)
                 for i in self.it:
                     if not multi[i]:
                         continue
                     mine = [s for s in self.streams if s[0] == i and s[1] >= 0]
-                    needs = [("cpu", cpu_ratio[i]), *((s, s_ratio[s]) for s in mine)]
+                    needs = [
+                        ("cpu", max(cpu_ratio[i], first_cpu[i])),
+                        *((s, max(s_ratio[s], first_s[s])) for s in mine),
+                    ]
                     for key, _ in needs:
                         other = min((r for k, r in needs if k != key), default=INF)
                         if other == INF:
@@ -231,12 +239,15 @@ class _Tick:
                         else:
                             ask = max(self.s_need[key] * other - self.bonus[key], 0.0)
                             s_want[key] = min(s_want[key], ask)
+                if asked is not None and all(
+                    math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-8)
+                    for a, b in zip([*want.values(), *s_want.values()], asked, strict=True)
+                ):
+                    break
+                asked = [*want.values(), *s_want.values()]
                 _, got_cpu, _ = self.share_cpu(want)
                 got_io, swap_got, wb_got = self.share_io(s_want)
-                previous = rate
                 rate, cpu_ratio, s_ratio = self.rates(got_cpu, got_io)
-                if all(math.isclose(rate[i], previous[i], rel_tol=1e-6, abs_tol=1e-9) for i in self.it):
-                    break
         runnable = {i: max(self.got_cpu1[i], (rate[i] if rate[i] != INF else 0.0) * items.need_cpu[i])
                     for i in self.it}  # fmt: skip
         self.rate, self.got_cpu, self.got_io, self.swap_got, self.runnable = rate, got_cpu, got_io, swap_got, runnable
@@ -266,6 +277,7 @@ class _Tick:
         vm_disk = {v: self.swap_got[v] * dt + self.wb_got[v] * dt for v in range(vms.n)}
         vm_net = {v: 0.0 for v in range(vms.n)}
         daemon_blocked = {v: 0.0 for v in range(vms.n)}
+        stream_mb = {}
         for s in self.streams:
             i, c = s
             mb = self.got_io[s] * dt if c < 0 else max(self.prog[i] * self.s_need[s] - self.bonus[s] * dt, 0.0)
@@ -277,6 +289,7 @@ class _Tick:
                 if v != self.vm_of[i] and self.got_io[s] > 0 and self.got_io1[s] > 0:
                     busy = min(self.got_io[s] / self.got_io1[s], 1.0)
                     daemon_blocked[v] += busy * self.frac[i] * dt
+            stream_mb[s] = mb
             if v == self.vm_of[i]:
                 own_mb[i] += mb
         f_run = {}
@@ -292,7 +305,11 @@ class _Tick:
                 used = self.rate[i] * need if need > 0 else 0.0
                 f_run[i] = min(used / self.runnable[i], 1.0) if self.runnable[i] > 0 else 0.0
             runnable_s[i] = f_run[i] * self.want_cpu[i] * self.frac[i] * dt / self.core[v]
-            io_active = any(self.s_want[s] > 0 for s in self.streams if s[0] == i)
+            io_active = float(any(self.s_want[s] > 0 for s in self.streams if s[0] == i))
+            if items.open[i]:  # a fed queue waits for the time its bytes take at its streams' full speed
+                took = [min(stream_mb[s] / (self.s_full[s] * dt), 1.0) if self.s_full[s] > 0 else 0.0
+                        for s in self.streams if s[0] == i]  # fmt: skip
+                io_active = max(took, default=0.0) / self.frac[i] if self.frac[i] > 0 else 0.0
             threads = items.threads[i] if need > 0 else 0.0
             io_blocked = io_active * (1.0 - (0.0 if load else f_run[i]))
             blocked_s[i] = (self.stall[v] * threads * f_run[i] + io_blocked) * self.frac[i] * dt
@@ -393,6 +410,7 @@ class _Tick:
         st.s_vm = arr([self.s_vm[s] for s in self.streams], dtype=np.int64)
         st.s_need = arr([self.s_need[s] for s in self.streams])
         st.s_want = arr([self.s_want[s] for s in self.streams])
+        st.s_full = arr([self.s_full[s] for s in self.streams])
         st.swap_want = arr([self.swap_want[v] for v in vr])
         st.vm_got1, st.got_cpu1 = arr([self.vm_got1[v] for v in vr]), arr([self.got_cpu1[i] for i in it])
         st.got_io1 = arr([self.got_io1[s] for s in self.streams])
