@@ -40,7 +40,7 @@ class CloudSettings(BaseModel):
     swap_touch_rate: float = Field(0.2, ge=0, description="fraction of swapped MB paged in per second")
     page_cache: PageCacheConfig = Field(default_factory=PageCacheConfig)
     pipeline_rounds: int = Field(
-        6, ge=1, le=50, description="sharing rounds of pipelined phases (vcloud Physics; 1: no redistribution)"
+        3, ge=1, le=50, description="sharing rounds of pipelined phases (vcloud Physics; 1: no redistribution)"
     )
 
     def cloud_physics(self) -> dict[str, Any]:

@@ -40,7 +40,8 @@ from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
 from vcloud.work import Kind
 
-ENTITLEMENT_FLOOR_MHZ = 1e-6  # a VM with zero entitlement still takes idle cycles (work conserving)
+ENTITLEMENT_FLOOR_MHZ = 1e-6
+RECLAIM_BATCH = 0.02  # share of a VM's cache memory freed beyond the excess when its cache overflows (fewer passes)  # a VM with zero entitlement still takes idle cycles (work conserving)
 
 # the kinds as plain ints: comparing an int8 column with a plain int is cheaper than with an IntEnum member
 _WAIT, _LOAD = int(Kind.WAIT), int(Kind.LOAD)
@@ -53,7 +54,7 @@ class Physics:
     swap_touch_rate: float = 0.2  # fraction of swapped-out MB touched (paged in) per second
     # sharing rounds of the pipeline stage: 1 = a multi-resource phase keeps what it cannot use (no
     # redistribution); more = what it cannot use goes to other work, round by round (see stage_pipeline)
-    pipeline_rounds: int = 6
+    pipeline_rounds: int = 3
 
     def __post_init__(self) -> None:
         if not self.swap_touch_rate >= 0:
@@ -507,16 +508,17 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
         hit = (logical - disk_mb) * read
         miss = disk_mb * read
         written = logical * write
-        files.size_mb[:nf] += np.bincount(f, written, minlength=nf)
-        files.cached_mb[:nf] += np.bincount(f, miss + written, minlength=nf)
-        np.minimum(files.cached_mb[:nf], files.size_mb[:nf], out=files.cached_mb[:nf])
-        was_clean = files.dirty_mb[:nf] <= 0
-        files.dirty_mb[:nf] += np.bincount(f, dirtied, minlength=nf)
-        touched = np.bincount(f, logical, minlength=nf) > 0
-        newly_dirty = was_clean & (files.dirty_mb[:nf] > 0)
-        files.dirty_since_s[:nf][newly_dirty] = st.now
-        files.last_access_s[:nf][touched] = st.now
-        files.active[:nf] |= np.bincount(f, hit, minlength=nf) > 0
+        u, inv = np.unique(f, return_inverse=True)  # the files touched in the tick (a handful of the table)
+        m = u.size
+        files.size_mb[u] += np.bincount(inv, written, minlength=m)
+        files.cached_mb[u] = np.minimum(files.cached_mb[u] + np.bincount(inv, miss + written, minlength=m),
+                                        files.size_mb[u])  # fmt: skip
+        was_clean = files.dirty_mb[u] <= 0
+        files.dirty_mb[u] += np.bincount(inv, dirtied, minlength=m)
+        newly_dirty = u[was_clean & (files.dirty_mb[u] > 0)]
+        files.dirty_since_s[newly_dirty] = st.now
+        files.last_access_s[u[np.bincount(inv, logical, minlength=m) > 0]] = st.now
+        files.active[u[np.bincount(inv, hit, minlength=m) > 0]] = True
         n = items.n
         items.read_disk_mb[:n] += np.bincount(item, miss, minlength=n)
         items.read_cache_mb[:n] += np.bincount(item, hit, minlength=n)
@@ -527,8 +529,8 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
     fvm = files.vm[:nf]
     excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - st.cache_cap  # what this tick's reads cached
     over = np.flatnonzero(excess > 0)
-    if over.size:
-        evict(files, over, np.maximum(excess, 0.0))
+    if over.size:  # reclaim in a batch, down to the low watermark (kswapd reclaims to its high watermark)
+        evict(files, over, np.maximum(excess + RECLAIM_BATCH * st.cache_cap, 0.0))
     vms.cache_mb[:n_vm] = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
     vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[:nf], minlength=n_vm)
 

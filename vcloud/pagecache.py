@@ -67,11 +67,18 @@ class PageCache:
     def __init__(self, settings: PageCacheSettings | None = None) -> None:
         self.settings = settings or PageCacheSettings()
         self.files = FileTable()
+        self._free: list[int] = []  # ids of deleted files, for reuse
 
     def create(self, vm: int, size_mb: float = 0.0, cached_mb: float = 0.0, now: float = 0.0) -> int:
-        """A new file on VM row `vm`: `size_mb` already on disk, `cached_mb` of it in the cache. Returns its id."""
+        """A new file on VM row `vm`: `size_mb` already on disk, `cached_mb` of it in the cache. Returns its id
+        (a deleted file's id is reused: the table stays as small as the live files)."""
         if not (size_mb >= 0 and 0 <= cached_mb <= size_mb):
             raise ValueError(f"file: need 0 <= cached_mb <= size_mb, got {cached_mb}, {size_mb}")
+        if self._free:
+            f, files = self._free.pop(), self.files
+            files.vm[f], files.size_mb[f], files.cached_mb[f], files.dirty_mb[f] = vm, size_mb, cached_mb, 0.0
+            files.dirty_since_s[f], files.last_access_s[f], files.active[f], files.alive[f] = 0.0, now, False, True
+            return f
         return self.files.append(vm=vm, size_mb=size_mb, cached_mb=cached_mb, last_access_s=now, alive=True)
 
     def cached_share(self, file: int) -> float:
@@ -81,8 +88,11 @@ class PageCache:
     def delete(self, file: int) -> None:
         """The file is removed: its pages are freed, dirty ones are never written."""
         f = self.files
+        if not f.alive[file]:
+            return
         f.size_mb[file] = f.cached_mb[file] = f.dirty_mb[file] = 0.0
         f.alive[file] = False
+        self._free.append(file)
 
     def shrink(self, file: int, mb: float) -> None:
         """`mb` of the file is removed (part of an aggregate file); cached and dirty data go in proportion."""
@@ -104,7 +114,9 @@ def evict(files: FileTable, vm_rows: np.ndarray, excess: np.ndarray) -> None:
     vm = files.vm[:n]
     clean = files.cached_mb[:n] - files.dirty_mb[:n]
     n_vm = int(excess.size)
-    on = (clean > 0) & np.isin(vm, vm_rows)
+    over = np.zeros(n_vm, dtype=bool)
+    over[vm_rows] = True
+    on = (clean > 0) & over[vm]
     if not on.any():
         return
     rows = np.flatnonzero(on)

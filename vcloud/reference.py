@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, Physics, TickResult, TickState
+from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, RECLAIM_BATCH, Physics, TickResult, TickState
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill_reference
 from vcloud.work import Kind
@@ -389,7 +389,7 @@ class _Tick:
             mine = [f for f in range(files.n) if files.vm[f] == v]
             excess = sum(files.cached_mb[f] for f in mine) - self.cap[v]
             if excess > 0:
-                self._evict(mine, excess)
+                self._evict(mine, excess + RECLAIM_BATCH * self.cap[v])
             vms.cache_mb[v] = sum(files.cached_mb[f] for f in range(files.n) if files.vm[f] == v)
             vms.dirty_mb[v] = sum(files.dirty_mb[f] for f in range(files.n) if files.vm[f] == v)
 
