@@ -40,6 +40,13 @@ class HadoopConfig(BaseModel):
     shuffle_serving: bool = Field(
         True, description="charge map-output fetches to the serving node's disk and NIC (ours; hadoop_layer/shuffle.py)"
     )
+    datanode_serving: bool = Field(
+        True, description="charge remote HDFS reads and the write pipeline to the DataNodes' disks and NICs "
+        "(algorithms.md 10.1; hadoop_layer/datanode.py)"
+    )
+    pipelined_tasks: bool = Field(
+        True, description="a task's reading, computing and writing overlap at one bottleneck rate (10.2; plans.py)"
+    )
     merge_cpu_mc_per_mb: float = Field(20.0, ge=0, le=1e6, description="CPU to merge-sort one MB (ours)")
     taskalloc_capacity_pad: float = Field(0.01, ge=0, le=1, description="mapred.jobtracker.taskalloc.capacitypad")
 

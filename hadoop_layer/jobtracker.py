@@ -28,10 +28,10 @@ from hadoop_layer.interfaces import (
     SpeculationPolicy,
     TaskScheduler,
 )
-from hadoop_layer.plans import map_plan, reduce_finish_plan, reduce_start_plan
+from hadoop_layer.plans import Route, map_plan, reduce_finish_plan, reduce_merge_plan, reduce_start_plan
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
 from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
-from vcloud.work import Phase
+from vcloud.work import Kind, Phase
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -92,6 +92,8 @@ class JobTracker:
             self._cleanup(job, state)  # the job ends when its cleanup task is reported done
             return
         job.state, job.end_s = state, float(self.model.time)
+        for node in np.flatnonzero(job.map_output_node_mb):  # the TaskTrackers purge the job's map outputs
+            self.model.files.drop_map_output(int(node), float(job.map_output_node_mb[node]))
         if job in self.running_jobs:
             self.running_jobs.remove(job)
         if job in self.other_jobs:
@@ -241,7 +243,8 @@ class JobTracker:
             return self._launch_replayed(tracker, launch, mem, heap, io_sort)
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
-            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces))
+            route = self._route(tracker, task, write=not job.reduces)
+            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces), route)
             if task.ready_s > model.time:  # its input is not there yet (a repartitioned map's piece)
                 phases, marks = (
                     [Phase.wait("input-ready", task.ready_s - float(model.time)), *phases],
@@ -252,15 +255,18 @@ class JobTracker:
             )
         else:
             available = job.map_output_done_mb / len(job.reduces) if model.serving is None else 0.0
-            phases, marks = reduce_start_plan(available, cfg, core)
+            write_per_mb = self._shuffle_write_per_mb(job, heap)
+            route = self._route(tracker, task, write=True)
+            phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
+            attempt.shuffle_write_per_mb = write_per_mb if phases[SHUFFLE].kind == Kind.PIPE else 0.0
             attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
             job.reduce_attempts.append(attempt)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
             attempt.fail_fraction = float(model.rng.random())
             if task.kind == TaskKind.MAP:
                 attempt.place_failure()  # a reduce's is placed when its plan is complete (_finish_shuffle)
-        attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
+        attempt.heap_mb, attempt.io_sort_mb, attempt.route = heap, io_sort, route
         task.attempts.append(attempt)
         task.active.append(attempt)
         task.nodes_tried.add(tracker.node)
@@ -300,6 +306,31 @@ class JobTracker:
         self.running_attempts[task.kind] += 1
         model.start_item(attempt, tracker.vm)
         return attempt
+
+    def _route(self, tracker: TaskTracker, task: Task, write: bool) -> Route:
+        """Where an attempt of `task` on `tracker` reads its split from, the local files it writes, and where its
+        HDFS output goes (datanode.py, localfiles.py)."""
+        model = self.model
+        datanodes, files, now = model.datanodes, model.files, float(model.time)
+        vm = tracker.vm.row
+        source, source_file, mapout = -1, -1, -1
+        if task.kind == TaskKind.MAP:
+            source = datanodes.read_source(task.replicas, tracker.node)
+            source_file = files.block(task.gid, vm if source < 0 else source, task.input_mb, now)
+            mapout = files.map_output[tracker.node]
+        pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng)) if write and datanodes.serving else ()
+        return Route(source, pipeline, datanodes.serving, source_file, files.scratch(vm, now), mapout,
+                     files.output_file(vm), tuple(files.output_file(v) for v in pipeline))  # fmt: skip
+
+    def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:
+        """MB a reduce of `job` writes to disk per MB it fetches (its merges during the shuffle), estimated at
+        launch from the maps' planned output; the finish plan writes what this leaves out (_finish_shuffle)."""
+        key = ("estimate", job.job_id, heap_mb)
+        if key not in self._finish_plans:
+            n, combine = len(job.reduces), job.profile.combine_ratio
+            merge = reduce_merge_plan([t.output_mb * combine / n for t in job.maps], heap_mb, self.model.hadoop)
+            self._finish_plans[key] = merge.disk_write_mb / merge.shuffle_mb if merge.shuffle_mb > 0 else 0.0
+        return self._finish_plans[key]
 
     # ---- endings ------------------------------------------------------------------------------------
     def attempt_finished(self, attempt: TaskAttempt) -> None:
@@ -364,6 +395,8 @@ class JobTracker:
 
     def _release(self, attempt: TaskAttempt) -> None:
         task, tracker = attempt.task, attempt.tracker
+        if attempt.route is not None:
+            self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
         task.active.remove(attempt)
         tracker.running[task.kind].discard(attempt)
         tracker.history.append(attempt)
@@ -424,8 +457,11 @@ class JobTracker:
         if key not in self._finish_plans:
             n = len(job.reduces)
             segments = [t.output_mb_final / n for t in job.maps]
-            self._finish_plans[key] = reduce_finish_plan(segments, attempt.task, attempt.heap_mb, self.model.hadoop)
-        phases, marks, input_mb, out_mb = self._finish_plans[key]
+            self._finish_plans[key] = reduce_merge_plan(segments, attempt.heap_mb, self.model.hadoop)
+        merge = self._finish_plans[key]
+        written = attempt.shuffle_write_per_mb * merge.shuffle_mb
+        phases, marks, input_mb, out_mb = reduce_finish_plan(merge, attempt.task, self.model.hadoop, attempt.route,
+                                                             written)  # fmt: skip
         if attempt.task.cpu_mc > 0:  # a reduce with its own CPU (trace replay) instead of the profile's per MB
             phases, marks = _own_reduce_cpu(phases, marks, attempt.task.cpu_mc)
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
@@ -522,10 +558,10 @@ class JobTracker:
         task.truncate(offset)
         core = model.hosts.core_mhz[attempt.tracker.vm.host.row]
         plan, marks, spills, out_mb = map_plan(
-            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces)
+            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces), attempt.route
         )
         phases, marks = remaining_phases(old, index, done, plan, marks)
-        phases, marks = with_scan(phases, marks, action.scan_mb, attempt.locality)
+        phases, marks = with_scan(phases, marks, action.scan_mb, attempt.route)
         model.replan(attempt, phases, marks)
         attempt.spills, attempt.output_mb = spills, out_mb
         order = list(action.order) if action.order is not None else list(range(len(pieces)))

@@ -14,9 +14,11 @@ import pandas as pd
 from scipy.stats import skew
 
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
+from hadoop_layer.datanode import DataNodes
 from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
+from hadoop_layer.localfiles import NodeFiles
 from hadoop_layer.shuffle import ServeItem, ShuffleServer
 from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
@@ -109,6 +111,9 @@ class HadoopModel(CloudModel):
         for tracker, offset in zip(self.trackers, offsets, strict=True):
             tracker.interval_s, tracker.offset_s = interval, float(offset)
         self.jobtracker.count_slots()
+        vm_rows = [t.vm.row for t in self.trackers]
+        self.datanodes = DataNodes(self.node_racks, vm_rows, self.hadoop.replication, self.hadoop.datanode_serving)
+        self.files = NodeFiles(self.cache, vm_rows)
         if self.serving is not None:
             self.serving.start()
         super().start()

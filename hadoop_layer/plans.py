@@ -1,27 +1,60 @@
-"""The phases of a map or reduce attempt, from its split, its slot's memory and Hadoop's settings.
+"""The phases of a map or reduce attempt, from its split, its slot's memory, its route and Hadoop's settings.
 
-Map (algorithms.md 2.2): JVM start, then the input in up to four chunks of read -> map -> spill (reading
-and mapping are pipelined in Hadoop; chunks approximate that), then, with more than one spill, the
-merge (read spills, merge-sort CPU, write the final output). Map-only jobs write their output to HDFS
-instead (local replica + pipeline to the other replicas over the network).
-Reduce (2.3): JVM start, shuffle (network; an open phase fed as maps finish), then the on-disk
-merges, the final merge read, the reduce function, and the replicated output write.
-Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed (spread over read, map and
-spill writes, which in Hadoop overlap); a reduce's is (copy + sort + reduce) / 3.
+Pipelined (`hadoop.pipelined_tasks`, the default; algorithms.md 10.2): a map is JVM start, one phase that
+reads its split (locally or from the replica's DataNode), maps and spills at one rate set by its
+bottleneck, the flush of the last spill, and the merge of spills (read, merge-sort CPU and write at once).
+A map-only map writes its output down the HDFS pipeline as it maps. A reduce is JVM start, the shuffle (an
+open phase fed as maps finish, writing its merges to disk as it fetches), the rest of the merge writes, the
+intermediate merge passes, and one phase in which the last merge pass feeds the reduce function whose output
+goes down the HDFS pipeline.
+Sequential (the model before pipelining, for comparison): read -> map -> spill -> merge-read -> merge ->
+merge-write, and for reduces merge-write -> merge-read -> sort -> reduce -> output write, one resource each.
+Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed; a reduce's is
+(copy + sort + reduce) / 3.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from hadoop_layer.config import HadoopConfig
+from hadoop_layer.datanode import read_streams, write_streams
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.spill import map_spill, reduce_merge
+from hadoop_layer.spill import ReduceMerge, map_spill, reduce_merge
 from hadoop_layer.tasks import Task
-from vcloud.work import Phase
+from vcloud.work import Device, Kind, Phase, Stream, disk, nic
 
 Mark = tuple[float, float]  # progress score at a phase's start and end (WorkItem.progress_marks)
 MAX_CHUNKS = 1  # each chunk adds phase boundaries, and each boundary costs up to one tick
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where an attempt's HDFS data comes from and goes to (hadoop_layer/datanode.py): the VM row of the replica
+    it reads (-1: its own node), the VM rows of its output's further replicas, and whether those DataNodes'
+    work is charged to them (`hadoop.datanode_serving`)."""
+
+    source_vm: int = -1
+    pipeline_vms: tuple[int, ...] = ()
+    serving: bool = True
+    # page-cache files (hadoop_layer/localfiles.py; -1: none): the split's replica read, the attempt's spills or
+    # reduce merges, the node's map outputs, and the HDFS output on this node and on each pipeline VM
+    source_file: int = -1
+    scratch_file: int = -1
+    map_output_file: int = -1
+    output_file: int = -1
+    pipeline_files: tuple[int, ...] = ()
+
+    def reads(self) -> list[Stream]:
+        return read_streams(self.source_vm, self.serving, self.source_file)
+
+    def writes(self, replication: int, per_mb: float = 1.0) -> list[Stream]:
+        streams = write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files)
+        return [replace(s, mb_per_unit=s.mb_per_unit * per_mb) for s in streams]
+
+
+LOCAL = Route()
 
 
 def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mark]]:
@@ -30,20 +63,51 @@ def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mar
     return [p for p, _ in kept], [m for _, m in kept]
 
 
-def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfig, core_mhz: float, reduces: int):
+def hdfs_read(name: str, mb: float, route: Route) -> Phase:
+    """An HDFS read of `mb` on its own: from the local datastore, or served by the replica's DataNode."""
+    if route.source_vm >= 0 and not route.serving:
+        return Phase.net(name, mb)
+    return _io(name, mb, route.reads())
+
+
+def _io(name: str, mb: float, streams: list[Stream]) -> Phase:
+    """`mb` through `streams` on its own (a plain disk phase when there is one stream, of no file, on this node)."""
+    if len(streams) == 1 and streams[0].file < 0 and streams[0].vm < 0 and streams[0].device == Device.DISK:
+        return Phase.write(name, mb) if streams[0].write else Phase.read(name, mb)
+    return Phase.pipe(name, mb, 0.0, streams)
+
+
+def _write(mb: float, route: Route, cfg: HadoopConfig) -> tuple[list[Phase], list[Mark]]:
+    """An HDFS write of `mb` on its own (the task's output after its last record)."""
+    if not route.serving:
+        phases = [_io("hdfs-write", mb, [disk(write=True, file=route.output_file)]),
+                  Phase.net("hdfs-replicate", mb * (cfg.replication - 1))]  # fmt: skip
+        return phases, [(1.0, 1.0)] * 2
+    return [_io("hdfs-write", mb, route.writes(cfg.replication))], [(1.0, 1.0)]
+
+
+def map_plan(
+    task: Task,
+    locality: Locality,
+    io_sort_mb: float,
+    cfg: HadoopConfig,
+    core_mhz: float,
+    reduces: int,
+    route: Route = LOCAL,
+):
     """Phases, progress marks, spill count and final output MB of a map attempt."""
     phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz)]
     marks = [(0.0, 0.0)]
-    read = Phase.read if locality == Locality.NODE else Phase.net
     if reduces == 0:
-        chunks, spills, out_mb = 1, 0, task.output_mb
-        phases += [
-            read("read", task.input_mb),
-            Phase.cpu("map", task.cpu_mc),
-            Phase.write("hdfs-write", out_mb),
-            Phase.net("hdfs-replicate", out_mb * (cfg.replication - 1)),
-        ]
-        marks += [(0.0, 0.5), (0.5, 1.0), (1.0, 1.0), (1.0, 1.0)]
+        spills, out_mb = 0, task.output_mb
+        if cfg.pipelined_tasks and task.input_mb > 0:  # records are mapped as they are read, output written as made
+            streams = route.reads() + route.writes(cfg.replication, out_mb / task.input_mb)
+            phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
+            marks.append((0.0, 1.0))
+            return (*_keep(phases, marks), spills, out_mb)
+        write, write_marks = _write(out_mb, route, cfg)
+        phases += [hdfs_read("read", task.input_mb, route), Phase.cpu("map", task.cpu_mc), *write]
+        marks += [(0.0, 0.5), (0.5, 1.0), *write_marks]
         return (*_keep(phases, marks), spills, out_mb)
     plan = map_spill(
         task.output_mb,
@@ -54,41 +118,69 @@ def map_plan(task: Task, locality: Locality, io_sort_mb: float, cfg: HadoopConfi
         sort_factor=cfg.io_sort_factor,
         combine_ratio=task.job.profile.combine_ratio,
     )
-    # Spills happen while the input is consumed (collection blocks on a full buffer), so the input consumed
-    # (Hadoop's map progress) moves through the read, the map and the spill writes, in proportion to their MB:
-    # a map that spills much progresses slowly, as a real one does.
+    if cfg.pipelined_tasks and task.input_mb > 0:
+        # MapTask (algorithms.md 10.2): the record reader streams the split while the mapper runs and collects;
+        # the SpillThread writes each full buffer while the mapper goes on, so all spills but the last overlap
+        # the map (the mapper waits only when the spill writer falls behind: the shared rate's bottleneck);
+        # the last one is written by flush() after the last record; then mergeParts. Progress (2.4) is the
+        # input consumed: 1.0 when the last record is read.
+        overlapped = plan.spill_write_mb * (plan.spills - 1) / plan.spills if plan.spills > 1 else 0.0
+        spill_file = route.scratch_file if plan.spills > 1 else route.map_output_file  # one spill is file.out
+        streams = [*route.reads(), disk(overlapped / task.input_mb, write=True, file=spill_file)]
+        phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
+        marks.append((0.0, 1.0))
+        phases.append(_io("spill", plan.spill_write_mb - overlapped, [disk(write=True, file=spill_file)]))
+        marks.append((1.0, 1.0))
+        if plan.spills > 1:
+            write_per_mb = plan.merge_write_mb / plan.merge_read_mb if plan.merge_read_mb > 0 else 0.0
+            streams = [disk(file=route.scratch_file), disk(write_per_mb, write=True, file=route.map_output_file)]
+            phases.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb, streams))
+            marks.append((1.0, 1.0))
+        return (*_keep(phases, marks), plan.spills, plan.output_mb)
+    # Sequential phases (pipelined_tasks off): the input consumed (Hadoop's map progress) moves through the
+    # read, the map and the spill writes, in proportion to their MB.
     # (plain floats, not NumPy: this runs at every map launch; the sums are left to right, as NumPy's of 3 are)
     chunks = max(1, min(plan.spills, MAX_CHUNKS))
     weights = [task.input_mb / chunks, task.input_mb / chunks, plan.spill_write_mb / chunks]
     total = max((weights[0] + weights[1] + weights[2]) * chunks, 1e-12)
     edges = [0.0, *(float(x / total) for x in accumulate(weights * chunks))]
+    spill_file = route.scratch_file if plan.spills > 1 else route.map_output_file
     for k in range(chunks):
         phases += [
-            read("read", task.input_mb / chunks),
+            hdfs_read("read", task.input_mb / chunks, route),
             Phase.cpu("map", task.cpu_mc / chunks),
-            Phase.write("spill", plan.spill_write_mb / chunks),
+            _io("spill", plan.spill_write_mb / chunks, [disk(write=True, file=spill_file)]),
         ]
         marks += [(edges[3 * k + i], edges[3 * k + i + 1]) for i in range(3)]
     if plan.spills > 1:
         phases += [
-            Phase.read("merge-read", plan.merge_read_mb),
+            _io("merge-read", plan.merge_read_mb, [disk(file=route.scratch_file)]),
             Phase.cpu("merge", plan.merge_read_mb * cfg.merge_cpu_mc_per_mb),
-            Phase.write("merge-write", plan.merge_write_mb),
+            _io("merge-write", plan.merge_write_mb, [disk(write=True, file=route.map_output_file)]),
         ]
         marks += [(1.0, 1.0)] * 3
     return (*_keep(phases, marks), plan.spills, plan.output_mb)
 
 
-def reduce_start_plan(available_mb: float, cfg: HadoopConfig, core_mhz: float):
-    """The first phases of a reduce attempt: JVM start and the shuffle of what is available so far."""
-    phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz), Phase.net("shuffle", available_mb, open=True)]
+def reduce_start_plan(
+    available_mb: float, cfg: HadoopConfig, core_mhz: float, merge_write_per_mb: float = 0.0, merge_file: int = -1
+):
+    """The first phases of a reduce attempt: JVM start and the shuffle of what is available so far.
+
+    Pipelined (`hadoop.pipelined_tasks`), the shuffle writes `merge_write_per_mb` MB to the local disk per MB
+    fetched while it fetches (ReduceCopier's in-memory and on-disk mergers run beside the copiers; 10.2)."""
+    shuffle = Phase.net("shuffle", available_mb, open=True)
+    if cfg.pipelined_tasks and merge_write_per_mb > 0:
+        shuffle = Phase("shuffle", Kind.PIPE, available_mb, open=True,
+                        streams=(nic(), disk(merge_write_per_mb, write=True, file=merge_file)))  # fmt: skip
+    phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz), shuffle]
     marks = [(0.0, 0.0)] * len(phases)
     return phases, marks
 
 
-def reduce_finish_plan(segments_mb: list[float], task: Task, heap_mb: float, cfg: HadoopConfig):
-    """Everything after the shuffle: merges (2.3), reduce CPU, replicated output. Returns phases, marks, input MB."""
-    merge = reduce_merge(
+def reduce_merge_plan(segments_mb: list[float], heap_mb: float, cfg: HadoopConfig) -> ReduceMerge:
+    """The merges of a reduce's shuffle and sort (2.3) for these map-output segments, in fetch order."""
+    return reduce_merge(
         segments_mb,
         heap_mb=heap_mb,
         shuffle_input_buffer_percent=cfg.shuffle_input_buffer_percent,
@@ -96,25 +188,51 @@ def reduce_finish_plan(segments_mb: list[float], task: Task, heap_mb: float, cfg
         inmem_merge_threshold=cfg.inmem_merge_threshold,
         sort_factor=cfg.io_sort_factor,
     )
+
+
+def reduce_finish_plan(
+    merge: ReduceMerge, task: Task, cfg: HadoopConfig, route: Route = LOCAL, written_in_shuffle_mb: float = 0.0
+):
+    """Everything after the shuffle: merges (2.3), reduce CPU, replicated output. Returns phases, marks, input MB.
+
+    Pipelined: what the shuffle did not write already is written first; the intermediate merge passes read (and
+    merge) their segments; the last pass streams into the reduce function, whose output goes down the HDFS
+    pipeline as it is made (one phase over the reduce input: its progress is the reduce third, 2.4)."""
     profile = task.job.profile
-    input_mb = float(sum(segments_mb))
+    input_mb = merge.shuffle_mb
     out_mb = input_mb * profile.reduce_selectivity
     third = 1.0 / 3.0
+    if cfg.pipelined_tasks and input_mb > 0:
+        final_read = merge.final_disk_mb
+        cpu = final_read * cfg.merge_cpu_mc_per_mb + input_mb * profile.reduce_cpu_mc_per_mb
+        merges = route.scratch_file
+        streams = [disk(final_read / input_mb, file=merges), *route.writes(cfg.replication, out_mb / input_mb)]
+        intermediate = merge.disk_read_mb - final_read
+        phases = [
+            _io("merge-write", max(merge.disk_write_mb - written_in_shuffle_mb, 0.0), [disk(write=True, file=merges)]),
+            Phase.pipe("merge", intermediate, cfg.merge_cpu_mc_per_mb, [disk(file=merges)])
+            if intermediate > 0
+            else None,
+            Phase.pipe("reduce", input_mb, cpu / input_mb, streams),
+        ]
+        marks = [(third, 0.5), (0.5, 2 * third), (2 * third, 1.0)]
+        kept = [(p, m) for p, m in zip(phases, marks, strict=True) if p is not None]
+        phases, marks = _keep([p for p, _ in kept], [m for _, m in kept])
+        return phases, marks, input_mb, out_mb
+    write, write_marks = _write(out_mb, route, cfg)
     phases = [
-        Phase.write("merge-write", merge.disk_write_mb),
-        Phase.read("merge-read", merge.disk_read_mb),
+        _io("merge-write", merge.disk_write_mb, [disk(write=True, file=route.scratch_file)]),
+        _io("merge-read", merge.disk_read_mb, [disk(file=route.scratch_file)]),
         Phase.cpu("sort", merge.disk_read_mb * cfg.merge_cpu_mc_per_mb),
         Phase.cpu("reduce", input_mb * profile.reduce_cpu_mc_per_mb),
-        Phase.write("hdfs-write", out_mb),
-        Phase.net("hdfs-replicate", out_mb * (cfg.replication - 1)),
+        *write,
     ]
     marks = [
         (third, 0.5),
         (0.5, 2 * third - 0.05),
         (2 * third - 0.05, 2 * third),
         (2 * third, 1.0),
-        (1.0, 1.0),
-        (1.0, 1.0),
+        *write_marks,
     ]
     phases, marks = _keep(phases, marks)
     return phases, marks, input_mb, out_mb

@@ -21,9 +21,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from hadoop_layer.hdfs import Locality
+from hadoop_layer.plans import Route, hdfs_read
 from vcloud.work import Phase
 
+DONE_FRACTION = 1e-9  # a phase left with less than this share of its work is done
 Mark = tuple[float, float]
 
 
@@ -56,7 +57,7 @@ def remaining_phases(
             done = min(max(done_in_current, 0.0), p.amount)
             frac = done / p.amount if p.amount > 0 else 1.0
             p, lo = replace(p, amount=p.amount - done), lo + (hi - lo) * frac
-            if p.amount <= 0:
+            if p.amount <= DONE_FRACTION * (p.amount + done):  # float dust of truncating at the offset reached
                 continue
         phases.append(p)
         marks.append((lo, hi))
@@ -66,12 +67,11 @@ def remaining_phases(
     return phases, marks
 
 
-def with_scan(phases: list[Phase], marks: list[Mark], scan_mb: float, locality: Locality | None):
+def with_scan(phases: list[Phase], marks: list[Mark], scan_mb: float, route: Route):
     """Put a read of `scan_mb` (from where the split is read) before `phases`; progress holds still meanwhile."""
     if scan_mb <= 0:
         return phases, marks
-    read = Phase.read if locality == Locality.NODE else Phase.net
-    return [read("scan", scan_mb), *phases], [(marks[0][0], marks[0][0]), *marks]
+    return [hdfs_read("scan", scan_mb, route), *phases], [(marks[0][0], marks[0][0]), *marks]
 
 
 def piece_specs(task, pieces_mb: np.ndarray, node: int) -> list[dict]:

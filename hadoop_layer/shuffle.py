@@ -32,16 +32,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hadoop_layer.tasks import SHUFFLE
+from hadoop_layer.tasks import SETUP, SHUFFLE
 from vcloud import WorkItem
 from vcloud.waterfill import waterfill
-from vcloud.work import Kind, Phase
+from vcloud.work import Kind, Phase, disk
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.tasks import TaskAttempt
 
-_NET = int(Kind.NET)
+_CPU = int(Kind.CPU)  # a reduce's JVM start; its shuffle phase is NET or PIPE
 DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated subtraction)
 
 
@@ -50,8 +50,12 @@ class ServeItem(WorkItem):
     server sets what is left after every tick; with nothing left it idles (no demand, no iowait) until more comes."""
 
     def __init__(self, model: HadoopModel, node: int, stage: int, amount: float) -> None:
-        kind = Kind.DISK_READ if stage == 0 else Kind.NET
-        phase = Phase("serve-read" if stage == 0 else "serve-send", kind, amount, open=True)  # stopped by the server
+        if stage == 0:  # reads the node's map outputs through its page cache
+            phase = Phase(
+                "serve-read", Kind.PIPE, amount, open=True, streams=(disk(file=model.files.map_output[node]),)
+            )
+        else:
+            phase = Phase("serve-send", Kind.NET, amount, open=True)  # stopped by the server
         super().__init__(model, [phase], name=f"{phase.name}@{model.trackers[node].name}")
         self.node, self.stage = node, stage
 
@@ -184,11 +188,11 @@ class ShuffleServer:
             self.col_row[c] = row
 
     def daemon_io_mb(self) -> np.ndarray:
-        """MB the cloud charged the daemons' items: read, sent."""
+        """MB the cloud charged the daemons' items: read (from disk or page cache), sent."""
         io = np.zeros(2)
         for item in self.items:
             if item is not None:
-                io[item.stage] += item.charged("io_mb")
+                io[item.stage] += item.charged("io_mb") + item.charged("read_cache_mb")
         return io
 
     def item_stopped(self, item: ServeItem) -> None:
@@ -259,7 +263,7 @@ class ShuffleServer:
         if cols.size == 0:
             return
         rows = self.col_row[cols]
-        ready = self.model.items.kind[rows] == _NET
+        ready = self.model.items.kind[rows] != _CPU
         if ready.any():
             self.model.add_work_rows(rows[ready], self.held[cols[ready]])
             self.fetched_remote_mb += float(self.held[cols[ready]].sum())
@@ -272,7 +276,7 @@ class ShuffleServer:
         for c in np.flatnonzero(self.closing & (pending <= DRAINED_MB)):
             attempt = self.col_attempt[c]
             self.queue[:, c] = 0.0
-            if self.model.items.kind[attempt.row] == _NET:
+            if attempt.phase_index != SETUP:
                 self.model.close_phase(attempt)
             else:  # still in its JVM start: the shuffle phase is not loaded yet
                 attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)

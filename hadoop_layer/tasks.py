@@ -137,6 +137,8 @@ class TaskAttempt(WorkItem):
         self.fail_after: int | None = None  # phases it completes before failing, once its plan is known
         self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
+        self.route = None  # where its HDFS data comes from and goes to (plans.Route; JobTracker.launch)
+        self.shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
 
     @property
     def will_fail(self) -> bool:

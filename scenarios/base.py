@@ -14,7 +14,18 @@ from policies.allocators.drs import DrsSettings
 from policies.allocators.heterogeneous import HeterogeneousSettings
 from policies.allocators.static import StaticSettings
 from scenarios import limits as L
-from vcloud import CloudAllocator, CloudModel
+from vcloud import CloudAllocator, CloudModel, Physics
+from vcloud.pagecache import PageCacheSettings
+
+
+class PageCacheConfig(BaseModel):
+    """The guests' page cache (vcloud/pagecache.py): Linux 2.6.24's vm.* defaults, the FlexSlot guests' kernel."""
+
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = Field(True, description="free guest memory caches file data (off: every read and write hits disk)")
+    dirty_ratio: float = Field(0.10, ge=0, le=1, description="vm.dirty_ratio: writers throttled above this share")
+    dirty_background_ratio: float = Field(0.05, ge=0, le=1, description="vm.dirty_background_ratio: write-back")
+    dirty_expire_s: float = Field(30.0, ge=0, le=86400, description="vm.dirty_expire_centisecs / 100")
 
 
 class CloudSettings(BaseModel):
@@ -28,6 +39,18 @@ class CloudSettings(BaseModel):
     dt: float = Field(1.0, ge=L.MIN_DT_S, le=60, description="tick length, simulated seconds")
     trace_interval_s: float = Field(10.0, ge=L.MIN_DT_S, le=L.DAY_S, description="per-VM trace collection interval")
     swap_touch_rate: float = Field(0.2, ge=0, le=1, description="fraction of swapped MB paged in per second")
+
+    page_cache: PageCacheConfig = Field(default_factory=PageCacheConfig)
+    pipeline_rounds: int = Field(
+        3, ge=1, le=50, description="sharing rounds of pipelined phases (vcloud Physics; 1: no redistribution)"
+    )
+
+    def cloud_physics(self) -> dict[str, Any]:
+        """The cloud's mechanisms as `CloudModel` takes them (one place for every scenario)."""
+        return {
+            "physics": Physics(self.swap_touch_rate, self.pipeline_rounds),
+            "page_cache": PageCacheSettings(**self.page_cache.model_dump()),
+        }
 
     length_field: ClassVar[str] = "the run's length"
 

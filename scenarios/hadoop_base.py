@@ -15,7 +15,6 @@ from policies.speculation import SPECULATION, LateSettings, SamrSettings
 from scenarios import limits as L
 from scenarios.base import Scenario, TestbedSettings
 from scenarios.synthetic_cloud import cloud_summary
-from vcloud import Physics
 
 FLEXSLOT_HADOOP = HadoopConfig(
     map_slots=4, reduce_slots=2, child_heap_mb=200.0, io_sort_mb=100.0, block_mb=64.0, heartbeat_formula="1.1"
@@ -75,7 +74,7 @@ def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=No
     model = HadoopModel(
         rng=seed,
         dt=s.dt,
-        physics=Physics(s.swap_touch_rate),
+        **s.cloud_physics(),
         trace_interval_s=s.trace_interval_s,
         check=check,
         hadoop=s.hadoop,

@@ -98,7 +98,7 @@ class CapacityQueues(HadoopScenario):
         s = settings.model_copy(update={"hosts": settings.slaves + 2, "hosts_per_rack": (settings.slaves + 3) // 2})
         s = s.model_copy(update={"max_duration_s": 3 * s.phase_s})
         model = build_cluster(s, seed, check)
-        map_s = 15.0  # below a Grep map's time on these nodes (about 20 s with 4 per node): queues never run dry
+        map_s = 10.0  # below a Grep map's time on these nodes (about 13 s with 4 per node): queues never run dry
         slots = s.slaves * s.hadoop.map_slots
         # each queue gets more maps than it can run before the end: enough to stay busy in its windows
         a_maps = int(1.2 * 0.6 * slots * 3 * s.phase_s / map_s) + 1

@@ -80,15 +80,32 @@ def _non_finite_text(text: str) -> bool:
         return False
 
 
+def _merge(model: type[BaseModel], base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on top of `base`: a group of settings (a nested model) is merged key by key, any other value
+    (a number, a list, a dict such as a table of queues) is replaced whole."""
+    out = dict(base)
+    for key, value in over.items():
+        field = model.model_fields.get(key)
+        sub = field.annotation if field is not None else None
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and isinstance(sub, type) and issubclass(
+            sub, BaseModel
+        ):
+            out[key] = _merge(sub, out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
 def validate[S: BaseModel](model: type[S], flat: dict[str, Any], base: dict[str, Any] | None = None) -> S:
-    """Build `model` from `base` (a full settings dict) updated by the dotted overrides in `flat`."""
+    """Build `model` from `base` (a full settings dict; default: the model's own defaults) updated by the dotted
+    overrides in `flat`. Starting from the defaults matters for nested settings: `hadoop.io_sort_mb=150` changes
+    one field of the scenario's Hadoop (4 map slots on the FlexSlot testbed), not of stock Hadoop's defaults."""
     if not isinstance(base or {}, dict):
         raise SettingsError(f"settings: expected an object of settings, got {base!r:.40}")
-    merged = flatten(base or {})
-    merged.update(flat)
-    check_finite(merged)
+    check_finite({**flatten(base or {}), **flat})
+    tree = _merge(model, base if base else model().model_dump(), nest(flat))
     try:
-        return model.model_validate(nest(merged))
+        return model.model_validate(tree)
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"])

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from scenarios import limits as L
 from scenarios.base import Scenario, TestbedSettings
-from vcloud import VM, CloudModel, ConstantLoad, PeriodicLoad, Phase, Physics, RandomLoad, WorkItem
+from vcloud import VM, CloudModel, ConstantLoad, PeriodicLoad, Phase, RandomLoad, WorkItem
 
 WorkKind = Literal["cpu", "io", "phased"]
 
@@ -52,7 +52,7 @@ class SyntheticCloud(Scenario):
 
     def build(self, settings: SyntheticCloudSettings, seed: int, check: bool = False) -> CloudModel:
         s = settings
-        model = CloudModel(rng=seed, dt=s.dt, physics=Physics(s.swap_touch_rate), trace_interval_s=s.trace_interval_s,
+        model = CloudModel(rng=seed, dt=s.dt, **s.cloud_physics(), trace_interval_s=s.trace_interval_s,
                            check=check)  # fmt: skip
         model.allocator = s.make_allocator(model.rng)
         model.set_pool(s.pool_cpu_mhz, s.pool_mem_mb)

@@ -1,5 +1,6 @@
 """The cluster-scheduler scenarios: Capacity's queue shares and user limits, Quincy's locality against Fair."""
 
+import numpy as np
 import pytest
 
 from scenarios.cli import run_model
@@ -28,13 +29,15 @@ def test_capacity_queues_get_their_capacity_borrow_up_to_maximum_and_users_are_l
     # at 24 (0.6) with 16 slots idle. A + B: B's one user is held to 1 x 12 (0.3) although 4 slots stay idle. All
     # three: each at its capacity, 0.5 / 0.3 / 0.2. In C, 3 active users and minimum user limit 50 %: a user may
     # hold max(ceil(8 / 3), ceil(0.5 x 8)) = 4 slots (5 once C is past its capacity): two users run, the third waits.
-    # Measured shares sit 0.01-0.03 below: a freed slot stays empty until its tracker's next heartbeat (~20 s maps).
+    # Measured shares sit below: a freed slot stays empty until its tracker's next heartbeat, up to a tenth of the
+    # slots with maps that read and compute at once and spill to the page cache (0.01-0.03 with sequential phases
+    # and no cache, whose maps were longer).
     summary = _run("capacity-queues")
     assert summary["map_slots"] == 40
     expected = {"A alone": [0.6, 0.0, 0.0], "A+B": [0.6, 0.3, 0.0], "A+B+C": [0.5, 0.3, 0.2]}
     for window, shares in expected.items():
-        measured = list(summary["windows"][window]["map_share"].values())
-        assert measured == pytest.approx(shares, abs=0.04), window
+        measured = np.array(list(summary["windows"][window]["map_share"].values()))
+        assert np.all(measured <= np.array(shares) + 0.01) and np.all(measured >= 0.9 * np.array(shares)), window
     users = sorted(summary["queue_C_users"].values(), key=lambda u: -u["mean_map_slots"])
     assert [u["mean_map_slots"] for u in users] == pytest.approx([4.0, 4.0, 0.0], abs=0.4)
     assert max(u["max_map_slots"] for u in users) <= 5
@@ -44,9 +47,10 @@ def test_a_larger_user_limit_factor_lets_b_borrow_and_a_full_user_limit_lets_one
     # B's user-limit-factor 1.5: its one user may hold int(12 x 1.5) = 18, so B takes the 4 slots A leaves idle:
     # 16 = 0.4. C's minimum user limit 100 %: the first user's limit is all of C's 8 slots, the others get none.
     summary = _run("capacity-queues", phase_s=400.0, capacity={"queues": _queues(b_ulf=1.5, c_ulp=100)})
-    assert list(summary["windows"]["A+B"]["map_share"].values()) == pytest.approx([0.6, 0.4, 0.0], abs=0.04)
+    measured = np.array(list(summary["windows"]["A+B"]["map_share"].values()))
+    assert np.all(measured <= [0.61, 0.41, 0.01]) and np.all(measured >= [0.9 * 0.6, 0.9 * 0.4, 0.0])
     users = sorted(u["mean_map_slots"] for u in summary["queue_C_users"].values())
-    assert users == pytest.approx([0.0, 0.0, 8.0], abs=0.6)
+    assert users[:2] == [0.0, 0.0] and 0.9 * 8.0 <= users[2] <= 8.0  # less the heartbeat gaps, as above
 
 
 @pytest.fixture(scope="module")

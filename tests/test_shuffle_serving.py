@@ -10,13 +10,16 @@ from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.fifo import FifoScheduler
 from tests.test_hadoop import small_cluster
+from vcloud.pagecache import PageCacheSettings
 
 
-def two_nodes(serving: bool = True, same_node: bool = False) -> HadoopModel:
-    """One map of 100 MB output (a single spill: no merge) on s0, its one reduce on s1 (or on s0)."""
+def two_nodes(serving: bool = True, same_node: bool = False, cache: bool = False) -> HadoopModel:
+    """One map of 100 MB output (a single spill: no merge) on s0, its one reduce on s1 (or on s0); no page cache
+    unless asked (these tests count the datastores' MB)."""
     cfg = HadoopConfig(map_slots=1, reduce_slots=1, heartbeat_formula="1.0", replication=1, io_sort_mb=150,
                        reduce_slowstart=0.0, child_heap_mb=400, shuffle_serving=serving)  # fmt: skip
-    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=FifoScheduler())
+    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=FifoScheduler(),
+                        page_cache=PageCacheSettings(enabled=cache))  # fmt: skip
     for i in range(2):
         host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100)
         model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
@@ -55,6 +58,19 @@ def test_a_remote_fetch_reads_the_serving_disk_and_crosses_both_nics():
     assert s.served_read_mb.tolist() == pytest.approx([100.0, 0.0])
     assert s.served_sent_mb.tolist() == pytest.approx([100.0, 0.0])
     assert s.fetched_remote_mb == pytest.approx(100.0) and s.fetched_local_mb == 0.0
+
+
+def test_a_map_output_still_in_the_page_cache_is_served_without_touching_the_disk():
+    # 100 MB of map output in a 4 GB VM (3.4 GB of cache beside the 464 MB heap and the OS): written to the cache,
+    # served from it, and deleted with the job before the 30 s write-back expiry could write it (it never is)
+    cached, plain = two_nodes(cache=True), two_nodes(cache=False)
+    (m,) = attempts(cached, TaskKind.MAP)
+    vms = cached.vms
+    assert vms.read_cache_mb[0] == pytest.approx(100.0) and vms.read_disk_mb[0] == pytest.approx(64.0)  # the input
+    assert vms.disk_mb[0] == pytest.approx(m.charged("io_mb"))  # the servlet read nothing from disk ...
+    assert m.charged("io_mb") == pytest.approx(64.0)  # ... and the spill (file.out) was never written back
+    assert cached.serving.served_read_mb.tolist() == pytest.approx([100.0, 0.0])
+    assert plain.vms.disk_mb[0] == pytest.approx(64.0 + 100.0 + 100.0)  # without a cache: input, spill, serving
 
 
 def test_the_fetch_happens_after_the_map_and_takes_the_serving_stages():
@@ -142,11 +158,13 @@ def test_every_mb_fetched_was_served_once(seed):
 
 
 def test_serving_slows_a_shuffle_heavy_job_on_disk_bound_nodes():
-    """tera-sort (map output = input) on slow datastores: serving reads compete with maps' I/O and the merges."""
+    """tera-sort (map output = input) on slow datastores: serving reads compete with maps' I/O and the merges (no
+    page cache: with one, the fresh map outputs are served from memory; see the test above)."""
     times = []
     for serving in (True, False):
         cfg = HadoopConfig(map_slots=2, reduce_slots=1, heartbeat_formula="1.0", shuffle_serving=serving)
-        model = HadoopModel(rng=5, check=True, hadoop=cfg, scheduler=FifoScheduler())
+        model = HadoopModel(rng=5, check=True, hadoop=cfg, scheduler=FifoScheduler(),
+                            page_cache=PageCacheSettings(enabled=False))  # fmt: skip
         for i in range(4):
             host = model.add_host(f"h{i}", cores=4, core_mhz=2000, mem_mb=8192, disk_mbps=30, nic_mbps=100)
             model.add_slave(model.add_vm(f"s{i}", host, vcpus=4, mem_mb=4096))

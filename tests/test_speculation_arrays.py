@@ -51,7 +51,7 @@ def test_array_test_answers_as_the_loop_at_every_call(monkeypatch, allocator):
     model = scenario.build(validate(scenario.Settings, {"allocator": allocator, "scale": 0.1}), seed=2)
     run_model(model, scenario.horizon_s(model), progress=False)
     assert model.hadoop_summary()["speculative_attempts"] > 0
-    assert seen[True] > 10 and seen[False] > 10
+    assert seen[True] >= 5 and seen[False] >= 5  # both answers are exercised
     assert sum(loops.values()) < 0.2 * sum(seen.values())  # the arrays decide most calls
 
 

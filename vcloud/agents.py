@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from vcloud.model import CloudModel
 
 
+CHARGES = ("usr_s", "sys_s", "steal_s", "iowait_s", "io_mb", "read_disk_mb", "read_cache_mb")  # item table columns
+
+
 class Host(Agent):
     """A hypervisor host: cores x MHz, memory, a local datastore and a NIC, in a rack."""
 
@@ -92,14 +95,14 @@ class WorkItem(Agent):
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.state = "new"  # new -> running -> done | killed
-        self._charged = {"usr_s": 0.0, "sys_s": 0.0, "steal_s": 0.0, "iowait_s": 0.0, "io_mb": 0.0}
+        self._charged = dict.fromkeys(CHARGES, 0.0)
 
     @property
     def phase(self) -> Phase | None:
         return self.phases[self.phase_index] if self.phase_index < len(self.phases) else None
 
     def charged(self, column: str) -> float:
-        """usr_s, sys_s, steal_s, iowait_s or io_mb charged so far."""
+        """usr_s, sys_s, steal_s, iowait_s, io_mb, read_disk_mb or read_cache_mb charged so far."""
         if self.row is not None:
             return float(self.model.items.view(column)[self.row])
         return self._charged[column]

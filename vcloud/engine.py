@@ -4,6 +4,9 @@ The tick is a sequence of named stages over one `TickState` (`STAGES`); `referen
 stages with plain loops, and the oracle test compares the two stage by stage, so a difference names its stage.
 
   memory    guest memory in use vs granted -> swapped MB, a page-in stream and a stall fraction per VM;
+  cache     each VM's page cache fits in what the grant leaves (evictions); a file stream needs disk for its
+            uncached share (reads) or only while the VM's dirty data is over its limit (writes); the
+            flusher's write-back of expired and excess dirty data is a stream on the VM's datastore;
   demand    every item with CPU work wants its threads' cores (less the stall); its I/O streams want their
             device's bandwidth (or the item's per-stream ceiling); the VM's demand is capped by its vCPUs;
   cpu       each host's cores go to its VMs by entitlement (weighted max-min, capped by min(demand, limit));
@@ -11,10 +14,11 @@ stages with plain loops, and the oracle test compares the two stage by stage, so
   io        each host's datastore bandwidth goes to the streams on it (equal per stream, swap streams
             included), each NIC's likewise; a stream may sit on another VM's host (a DataNode serving);
   pipeline  a phase advances at one rate, its bottleneck's: min over its needs of grant / need per unit.
-            What a multi-resource phase cannot use of a contended resource goes to other work: its caps
-            there drop to rate x need and the cpu and io stages run again (`Physics.pipeline_rounds`);
+            What a multi-resource phase cannot use goes to other work: the cpu and io stages run again, each
+            need asking what the phase's other needs let it use (`Physics.pipeline_rounds`, stage_pipeline);
   progress  items advance; a phase that ends inside the tick ends at its interpolated time;
-  account   per VM and per item: usr, sys, steal, iowait, idle with usr + sys + steal + iowait + idle = vCPUs x dt.
+  account   per VM and per item: usr, sys, steal, iowait, idle with usr + sys + steal + iowait + idle = vCPUs x dt;
+  cache_update  reads cached, writes dirtied, write-back cleaned (vcloud/pagecache.py).
 
 Guest accounting follows the bottleneck: a thread whose phase CPU bounds is runnable all tick; one that I/O
 bounds is runnable for the share of the tick its CPU work takes at the CPU rate it gets when runnable, and
@@ -31,11 +35,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vcloud.pagecache import PageCache, evict, write_back
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
 from vcloud.work import Kind
 
-ENTITLEMENT_FLOOR_MHZ = 1e-6  # a VM with zero entitlement still takes idle cycles (work conserving)
+ENTITLEMENT_FLOOR_MHZ = 1e-6
+RECLAIM_BATCH = 0.02  # share of a VM's cache memory freed beyond the excess when its cache overflows (fewer passes)  # a VM with zero entitlement still takes idle cycles (work conserving)
 
 # the kinds as plain ints: comparing an int8 column with a plain int is cheaper than with an IntEnum member
 _WAIT, _LOAD = int(Kind.WAIT), int(Kind.LOAD)
@@ -47,14 +53,14 @@ class Physics:
 
     swap_touch_rate: float = 0.2  # fraction of swapped-out MB touched (paged in) per second
     # sharing rounds of the pipeline stage: 1 = a multi-resource phase keeps what it cannot use (no
-    # redistribution); 2 = it hands that to other work once (the default; see the module docstring)
-    pipeline_rounds: int = 2
+    # redistribution); more = what it cannot use goes to other work, round by round (see stage_pipeline)
+    pipeline_rounds: int = 3
 
     def __post_init__(self) -> None:
         if not self.swap_touch_rate >= 0:
             raise ValueError(f"swap_touch_rate must be >= 0, got {self.swap_touch_rate}")
-        if self.pipeline_rounds not in (1, 2):
-            raise ValueError(f"pipeline_rounds must be 1 or 2, got {self.pipeline_rounds}")
+        if not 1 <= self.pipeline_rounds <= 50:
+            raise ValueError(f"pipeline_rounds must be in 1..50, got {self.pipeline_rounds}")
 
 
 @dataclass
@@ -75,8 +81,11 @@ class Streams:
     vm: np.ndarray  # the VM whose host's device carries it
     nic: np.ndarray  # NIC, else datastore
     need: np.ndarray  # MB per unit of progress
+    file: np.ndarray  # the file it reads or writes through the page cache (-1: none)
+    write: np.ndarray
     multi: np.ndarray  # per item: the phase needs more than one resource
     any_multi: bool
+    any_file: bool
 
 
 @dataclass
@@ -88,6 +97,12 @@ class TickState:
     active: np.ndarray = field(default=None)
     swapped: np.ndarray = field(default=None)
     stall: np.ndarray = field(default=None)
+    # cache (per stream of the items, then per VM)
+    s_factor: np.ndarray = field(default=None)  # disk MB per logical MB: 1 - cached share (reads), 0 or 1 (writes)
+    s_bonus: np.ndarray = field(default=None)  # writes: MB/s each may dirty in the cache this tick (its share of the
+    # VM's headroom below the dirty limit); what it writes beyond goes through to the disk
+    cache_cap: np.ndarray = field(default=None)  # memory the page cache may use, MB
+    wb_want: np.ndarray = field(default=None)  # the flusher's write-back, MB/s
     # demand
     want_cpu: np.ndarray = field(default=None)  # per item, standalone (threads x core x (1 - stall))
     cpu_weight: np.ndarray = field(default=None)
@@ -95,7 +110,8 @@ class TickState:
     s_group: np.ndarray = field(default=None)  # 0..n_host-1 datastores, n_host..2n_host-1 NICs
     s_vm: np.ndarray = field(default=None)
     s_need: np.ndarray = field(default=None)  # MB per unit (0 for LOAD streams)
-    s_want: np.ndarray = field(default=None)  # standalone MB/s
+    s_want: np.ndarray = field(default=None)  # standalone MB/s (an open phase's: no more than it has)
+    s_full: np.ndarray = field(default=None)  # standalone MB/s at the stream's full speed
     swap_want: np.ndarray = field(default=None)  # per VM, MB/s
     # cpu (first round)
     vm_got1: np.ndarray = field(default=None)
@@ -107,6 +123,7 @@ class TickState:
     got_cpu: np.ndarray = field(default=None)  # MHz granted in the last round
     got_io: np.ndarray = field(default=None)  # streams, MB/s granted in the last round
     swap_got: np.ndarray = field(default=None)
+    wb_got: np.ndarray = field(default=None)
     runnable_mhz: np.ndarray = field(default=None)  # the CPU rate the item's threads get while runnable
     # progress
     progress: np.ndarray = field(default=None)  # units done in the tick
@@ -114,20 +131,24 @@ class TickState:
     done_rows: np.ndarray = field(default=None)
     # inputs and intermediate values the stages share
     dt: float = 1.0
+    now: float = 0.0  # the tick's start, s
+    cache: PageCache | None = None
     streams: Streams | None = None
     has_load: bool = False
     vm_host: np.ndarray = field(default=None)
     io_bw: np.ndarray = field(default=None)  # datastores then NICs, MB/s
     vm_want1: np.ndarray = field(default=None)
     swap_got1: np.ndarray = field(default=None)
+    wb_got1: np.ndarray = field(default=None)
 
 
 STAGE_FIELDS = {
     "memory": ("used", "active", "swapped", "stall"),
-    "demand": ("want_cpu", "cpu_weight", "s_item", "s_group", "s_vm", "s_need", "s_want", "swap_want"),
+    "cache": ("s_factor", "s_bonus", "cache_cap", "wb_want"),
+    "demand": ("want_cpu", "cpu_weight", "s_item", "s_group", "s_vm", "s_need", "s_want", "s_full", "swap_want"),
     "cpu": ("vm_got1", "got_cpu1"),
     "io": ("got_io1",),
-    "pipeline": ("rate", "got_cpu", "got_io", "swap_got", "runnable_mhz"),
+    "pipeline": ("rate", "got_cpu", "got_io", "swap_got", "wb_got", "runnable_mhz"),
     "progress": ("progress", "frac_dt", "done_rows"),
 }
 
@@ -153,8 +174,10 @@ def flat_streams(items: ItemTable) -> Streams:
     item, col = np.nonzero(svm >= 0)
     count = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0)
     multi = count > 1
-    streams = Streams(item, col, svm[item, col], items.stream_nic[:n][item, col], items.stream_need[:n][item, col],
-                      multi, bool(multi.any()))  # fmt: skip
+    nic, file = items.stream_nic[:n][item, col], items.stream_file[:n][item, col]
+    file = np.where(nic, -1, file)
+    streams = Streams(item, col, svm[item, col], nic, items.stream_need[:n][item, col], file,
+                      items.stream_write[:n][item, col], multi, bool(multi.any()), bool((file >= 0).any()))  # fmt: skip
     items._flat_streams = (items.layout, streams)
     return streams
 
@@ -163,6 +186,48 @@ def flat_streams(items: ItemTable) -> Streams:
 def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     st.used, st.active, st.swapped = memory_state(vms, items)
     st.stall = np.divide(st.swapped, st.used, out=np.zeros(vms.n), where=st.used > 0)
+
+
+def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    """Fit each VM's cache in the memory it may use (evictions), then price each file stream's disk I/O."""
+    n_vm, fs = vms.n, st.streams
+    st.s_factor = np.ones(fs.item.size)
+    st.s_bonus = np.zeros(fs.item.size)
+    st.cache_cap = np.zeros(n_vm)
+    st.wb_want = np.zeros(n_vm)
+    cache = st.cache
+    if cache is None or not cache.settings.enabled:
+        return
+    cap = np.maximum(vms.mem_granted_mb[:n_vm] - st.used, 0.0)
+    st.cache_cap = cap
+    files = cache.files
+    nf = files.n
+    if nf == 0:
+        return
+    fvm = files.vm[:nf]
+    excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - cap
+    over = np.flatnonzero(excess > 0)
+    if over.size:
+        evict(files, over, np.maximum(excess, 0.0))
+    cfg = cache.settings
+    dirty = files.dirty_mb[:nf]
+    dirty_vm = np.bincount(fvm, dirty, minlength=n_vm)
+    expired = np.bincount(fvm, dirty * (st.now - files.dirty_since_s[:nf] >= cfg.dirty_expire_s), minlength=n_vm)
+    due = np.maximum(np.maximum(expired, dirty_vm - cfg.dirty_background_ratio * cap), 0.0)
+    st.wb_want = np.minimum(due / st.dt, hosts.disk_mbps[: hosts.n][st.vm_host])
+    if fs.any_file:
+        k = np.flatnonzero(fs.file >= 0)
+        f = fs.file[k]
+        size = files.size_mb[f]
+        hit = np.divide(files.cached_mb[f], size, out=np.zeros(k.size), where=size > 0)
+        np.minimum(hit, items.stream_hit[fs.item[k], fs.col[k]], out=hit)
+        write = fs.write[k]
+        st.s_factor[k] = np.where(write, 1.0, 1.0 - hit)
+        # the headroom below the dirty limit, shared by the VM's writers that still have something to write
+        writing = write & (items.remaining[fs.item[k]] > 0)
+        writers = np.bincount(fs.vm[k], writing, minlength=n_vm)
+        headroom = np.maximum(cfg.dirty_ratio * cap - dirty_vm, 0.0) / st.dt
+        st.s_bonus[k] = np.divide(headroom, writers, out=np.zeros(n_vm), where=writers > 0)[fs.vm[k]] * writing
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -181,7 +246,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     st.want_cpu, st.cpu_weight = want_cpu, cpu_weight
 
     fs = st.streams
-    s_item, s_vm, s_need = fs.item, fs.vm, fs.need
+    s_item, s_vm, s_need = fs.item, fs.vm, fs.need * st.s_factor
     s_group = vm_host[s_vm] + n_host * fs.nic
     if st.has_load:
         load = np.flatnonzero(is_load)
@@ -191,10 +256,19 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         s_group = np.concatenate((s_group, vm_host[vm[load]]))
     io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host]))
     s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
-    s_want *= (items.remaining[:n] > 0)[s_item]  # an open phase with nothing left waits without I/O
+    # nothing left, all of it in the cache, or all of it fits below the dirty limit: no I/O
+    left = items.remaining[:n][s_item]
+    s_want *= (left > 0) & (s_need > 0)
+    if st.s_bonus.any():
+        k = fs.item.size
+        s_want[:k] *= left[:k] * fs.need > st.s_bonus * st.dt
     if st.has_load:
         k = fs.item.size
         s_want[k:] = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[k:]])
+    st.s_full = s_want
+    fed = items.open[:n][s_item]  # an open phase (a queue fed by others) wants no more than it has in the tick
+    if fed.any():
+        s_want = np.minimum(s_want, np.multiply(left, s_need / st.dt, out=np.full(left.size, np.inf), where=fed))
     st.s_item, st.s_group, st.s_vm, st.s_need, st.s_want = s_item, s_group, s_vm, s_need, s_want
     st.swap_want = np.minimum(st.swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host])
     st.io_bw = io_bw
@@ -213,12 +287,12 @@ def _share_cpu(hosts: HostTable, vms: VMTable, items: ItemTable, want: np.ndarra
     return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want), vm_want
 
 
-def _share_io(st: TickState, hosts: HostTable, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal shares per stream on each datastore and NIC; one swap stream per VM on its datastore."""
-    group = np.concatenate((st.s_group, st.vm_host))
-    got = waterfill(group, None, np.concatenate((s_want, st.swap_want)), st.io_bw)
-    k = st.s_group.size
-    return got[:k], got[k:]
+def _share_io(st: TickState, hosts: HostTable, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Equal shares per stream on each datastore and NIC; a swap and a write-back stream per VM on its datastore."""
+    group = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+    got = waterfill(group, None, np.concatenate((s_want, st.swap_want, st.wb_want)), st.io_bw)
+    k, n_vm = st.s_group.size, st.vm_host.size
+    return got[:k], got[k : k + n_vm], got[k + n_vm :]
 
 
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -226,51 +300,70 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
 
 
 def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    st.got_io1, st.swap_got1 = _share_io(st, hosts, st.s_want)
+    st.got_io1, st.swap_got1, st.wb_got1 = _share_io(st, hosts, st.s_want)
 
 
 def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray):
-    """Each item's rate (min over its needs of grant / need) and its CPU and stream ratios."""
+    """Each item's rate (min over its needs of grant / need) and the ratios: one row per item, column 0 its CPU,
+    column 1 + c its stream in column c (inf where it has no such need)."""
     n = items.n
     need_cpu = items.need_cpu[:n]
-    cpu_ratio = np.divide(got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
     fs = st.streams
     k = fs.item.size
-    s_ratio = got_io[:k] / fs.need
-    io_ratio = np.full((n, items.width), np.inf)
-    io_ratio[fs.item, fs.col] = s_ratio
-    rate = np.minimum(cpu_ratio, io_ratio.min(axis=1))
-    rate[items.kind[:n] == _WAIT] = 1.0
-    rate[np.isinf(rate)] = 0.0  # LOAD items: they never progress
-    return rate, cpu_ratio, s_ratio
+    need = st.s_need[:k]
+    ratio = np.full((n, items.width + 1), np.inf)
+    np.divide(got_cpu, need_cpu, out=ratio[:, 0], where=need_cpu > 0)
+    ratio[fs.item, fs.col + 1] = np.divide(got_io[:k] + st.s_bonus, need, out=np.full(k, np.inf), where=need > 0)
+    rate = ratio.min(axis=1)
+    kind = items.kind[:n]
+    rate[kind == _WAIT] = 1.0
+    rate[kind == _LOAD] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
+    return rate, ratio
+
+
+def _asks(st: TickState, items: ItemTable, ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What each need of a multi-resource phase asks for in the next round: as much as the phase's other needs let
+    it use (their last grants), never more than its standalone want. Single-resource phases ask their want."""
+    n, fs = items.n, st.streams
+    k = fs.item.size
+    if ratio.shape[1] > 1:
+        order = np.argsort(ratio, axis=1, kind="stable")[:, :2]
+        lowest = np.take_along_axis(ratio, order, axis=1)
+    else:
+        order, lowest = np.zeros((n, 2), dtype=np.int64), np.column_stack((ratio[:, 0], np.full(n, np.inf)))
+    other_cpu = np.where(order[:, 0] == 0, lowest[:, 1], lowest[:, 0])  # the min over the item's other needs
+    want = st.want_cpu.copy()
+    multi = fs.multi & np.isfinite(other_cpu)
+    np.minimum(want, np.multiply(items.need_cpu[:n], other_cpu, out=np.full(n, np.inf), where=multi), out=want)
+    s_want = st.s_want.copy()
+    first = order[fs.item, 0] == fs.col + 1
+    other = np.where(first, lowest[fs.item, 1], lowest[fs.item, 0])
+    ask = np.multiply(st.s_need[:k], other, out=np.full(k, np.inf), where=fs.multi[fs.item] & np.isfinite(other))
+    np.minimum(s_want[:k], np.maximum(ask - st.s_bonus, 0.0), out=s_want[:k])
+    return want, s_want
 
 
 def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    n = items.n
+    """Rounds of sharing in which each need of a multi-resource phase asks only what the phase's other needs let it
+    use: what a phase cannot use goes to the phases that can (a Jacobi iteration toward the allocation where every
+    phase's grants match one rate; `Physics.pipeline_rounds` rounds at most, fewer once the rates settle)."""
     fs = st.streams
-    rate, cpu_ratio, s_ratio = _rates(st, items, st.got_cpu1, st.got_io1)
-    got_cpu, got_io, swap_got, runnable = st.got_cpu1, st.got_io1, st.swap_got1, st.got_cpu1
-    if fs.any_multi and physics.pipeline_rounds > 1:
-        # a multi-resource phase hands back what it cannot use of a contended resource: its cap there drops
-        # to rate x need; on its bottleneck, and where nobody else wants more, it keeps its standalone want
-        vm = items.vm[:n]
-        cpu_contended = (st.vm_got1 < st.vm_want1)[vm]
-        cut = fs.multi & (cpu_ratio > rate) & cpu_contended
-        want2 = np.where(cut, rate * items.need_cpu[:n], st.want_cpu)
-        k = fs.item.size
-        n_groups = st.io_bw.size
-        group_got = np.bincount(st.s_group, st.got_io1, minlength=n_groups)
-        group_got += np.bincount(st.vm_host, st.swap_got1, minlength=n_groups)
-        group_want = np.bincount(st.s_group, st.s_want, minlength=n_groups)
-        group_want += np.bincount(st.vm_host, st.swap_want, minlength=n_groups)
-        s_cut = fs.multi[fs.item] & (s_ratio > rate[fs.item]) & (group_got < group_want)[st.s_group[:k]]
-        s_want2 = st.s_want.copy()
-        s_want2[:k] = np.where(s_cut, rate[fs.item] * fs.need, st.s_want[:k])
-        _, got_cpu, _ = _share_cpu(hosts, vms, items, want2, st.cpu_weight)
-        got_io, swap_got = _share_io(st, hosts, s_want2)
-        runnable = np.where(cut, st.got_cpu1, got_cpu)
-        rate, _, _ = _rates(st, items, got_cpu, got_io)
-    st.rate, st.got_cpu, st.got_io, st.swap_got, st.runnable_mhz = rate, got_cpu, got_io, swap_got, runnable
+    rate, ratio = _rates(st, items, st.got_cpu1, st.got_io1)
+    got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
+    if fs.any_multi:
+        first, asked = ratio, None
+        for _ in range(physics.pipeline_rounds - 1):
+            # a need's potential: the larger of what it got competing with its standalone want (round 1) and now
+            # (two needs that cap each other's asks would otherwise never grow again)
+            want, s_want = _asks(st, items, np.maximum(first, ratio))
+            if asked is not None and np.allclose(want, asked[0]) and np.allclose(s_want, asked[1]):
+                break
+            asked = (want, s_want)
+            _, got_cpu, _ = _share_cpu(hosts, vms, items, want, st.cpu_weight)
+            got_io, swap_got, wb_got = _share_io(st, hosts, s_want)
+            rate, ratio = _rates(st, items, got_cpu, got_io)
+    st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got = rate, got_cpu, got_io, swap_got, wb_got
+    st.runnable_mhz = np.maximum(st.got_cpu1, np.where(np.isfinite(rate), rate, 0.0) * items.need_cpu[: items.n])
 
 
 def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -307,37 +400,48 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     # what each item and stream moved in the tick
     cpu_mc = st.progress * need_cpu
     s_mb = st.progress[st.s_item] * st.s_need
+    if st.s_bonus.any():  # what fit below the dirty limit went to the cache, not the disk
+        s_mb[:k] = np.maximum(s_mb[:k] - st.s_bonus * dt, 0.0)
     if st.has_load:
         cpu_mc = np.where(is_load, st.got_cpu * dt, cpu_mc)
         s_mb[k:] = st.got_io[k:] * dt
-    s_disk = ~fs.nic
-    if st.has_load:
-        s_disk = np.concatenate((s_disk, np.ones(st.s_item.size - k, dtype=bool)))
+    s_disk = st.s_group < n_host
+    s_net = ~s_disk
     own = st.s_vm == vm[st.s_item]
     items.io_mb[:n] += np.bincount(st.s_item, s_mb * own, minlength=n)
     swap_mb = st.swap_got * dt
-    vm_disk = np.bincount(st.s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb
-    vm_net = np.bincount(st.s_vm, s_mb * ~s_disk, minlength=n_vm)
+    wb_mb = st.wb_got * dt
+    vm_disk = np.bincount(st.s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb + wb_mb
+    vm_net = np.bincount(st.s_vm, s_mb * s_net, minlength=n_vm)
     vm_used_mhz = np.bincount(vm, cpu_mc, minlength=n_vm) / dt
 
     # the share of the tick CPU bounds each item's threads (1 for CPU-bound and LOAD items)
     cpu_s = cpu_mc / core_mhz
-    used_mhz = st.rate * need_cpu
-    cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
+    used_mhz = np.multiply(st.rate, need_cpu, out=np.zeros(n), where=need_cpu > 0)  # all-cached phases: rate inf
+    # CPU binds if the CPU it gets when competing as a runnable thread (the first round's) is what limits it
+    cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu1, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
                                   <= st.rate)  # fmt: skip
     f_run = np.divide(used_mhz, st.runnable_mhz, out=np.zeros(n), where=st.runnable_mhz > 0)
     np.minimum(f_run, 1.0, out=f_run)
     f_run[cpu_bound | is_load] = 1.0
     runnable_s = f_run * st.want_cpu * st.frac_dt / core_mhz
-    io_active = np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0
+    io_active = (np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0).astype(float)
+    fed = items.open[:n]
+    if fed.any():  # a fed queue waits on its I/O for the time its bytes take at its streams' full speed
+        took = np.divide(s_mb, st.s_full * dt, out=np.zeros(s_mb.size), where=st.s_full > 0)
+        busy = np.zeros(n)
+        np.maximum.at(busy, st.s_item, np.minimum(took, 1.0))
+        io_active = np.where(fed, np.divide(busy * dt, st.frac_dt, out=np.zeros(n), where=st.frac_dt > 0), io_active)
     cpu_threads = items.threads[:n] * (need_cpu > 0)
-    blocked_s = (st.stall[vm] * cpu_threads + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt
+    # page-ins stall the threads in the share they run, I/O blocks one thread in the share it binds
+    blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt
     # a stream on another VM's datastore: that VM's daemon thread is blocked while its requests are outstanding
-    remote = s_disk & ~own & (st.got_io > 0)
+    # (outstanding: the share of the tick its requests take at the rate a request is served, the first round's)
+    remote = s_disk & ~own & (st.got_io > 0) & (st.got_io1 > 0)
     daemon_blocked = np.zeros(n_vm)
     if remote.any():
         r = np.flatnonzero(remote)
-        busy = np.minimum(st.rate[st.s_item[r]] * st.s_need[r] / st.got_io[r], 1.0)
+        busy = np.minimum(st.got_io[r] / st.got_io1[r], 1.0)
         daemon_blocked = np.bincount(st.s_vm[r], busy * st.frac_dt[st.s_item[r]], minlength=n_vm)
 
     # guest accounting per VM: the /proc/stat identity by construction
@@ -382,22 +486,73 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     vms.disk_mb[:n_vm] += vm_disk
     vms.net_mb[:n_vm] += vm_net
     vms.swap_io_mb[:n_vm] += swap_mb
+    vms.writeback_mb[:n_vm] += wb_mb
+
+
+def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    """What the tick read and wrote through the caches: misses are cached, writes dirty (unless throttled), the
+    flusher cleaned what it wrote back; per item and VM, file MB read from cache and from disk."""
+    cache, fs, n_vm = st.cache, st.streams, vms.n
+    if cache is None or not cache.settings.enabled:
+        return
+    files = cache.files
+    nf = files.n
+    if fs.any_file:
+        k = np.flatnonzero(fs.file >= 0)
+        f, item, vm = fs.file[k], fs.item[k], fs.vm[k]
+        logical = st.progress[item] * fs.need[k]
+        write = fs.write[k]
+        dirtied = np.minimum(logical, st.s_bonus[k] * st.dt) * write
+        disk_mb = logical * st.s_factor[k] - dirtied
+        read = ~write
+        hit = (logical - disk_mb) * read
+        miss = disk_mb * read
+        written = logical * write
+        u, inv = np.unique(f, return_inverse=True)  # the files touched in the tick (a handful of the table)
+        m = u.size
+        files.size_mb[u] += np.bincount(inv, written, minlength=m)
+        files.cached_mb[u] = np.minimum(files.cached_mb[u] + np.bincount(inv, miss + written, minlength=m),
+                                        files.size_mb[u])  # fmt: skip
+        was_clean = files.dirty_mb[u] <= 0
+        files.dirty_mb[u] += np.bincount(inv, dirtied, minlength=m)
+        newly_dirty = u[was_clean & (files.dirty_mb[u] > 0)]
+        files.dirty_since_s[newly_dirty] = st.now
+        files.last_access_s[u[np.bincount(inv, logical, minlength=m) > 0]] = st.now
+        files.active[u[np.bincount(inv, hit, minlength=m) > 0]] = True
+        n = items.n
+        items.read_disk_mb[:n] += np.bincount(item, miss, minlength=n)
+        items.read_cache_mb[:n] += np.bincount(item, hit, minlength=n)
+        vms.read_disk_mb[:n_vm] += np.bincount(vm, miss, minlength=n_vm)
+        vms.read_cache_mb[:n_vm] += np.bincount(vm, hit, minlength=n_vm)
+    if st.wb_got.any():
+        write_back(files, st.wb_got * st.dt)
+    fvm = files.vm[:nf]
+    excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - st.cache_cap  # what this tick's reads cached
+    over = np.flatnonzero(excess > 0)
+    if over.size:  # reclaim in a batch, down to the low watermark (kswapd reclaims to its high watermark)
+        evict(files, over, np.maximum(excess + RECLAIM_BATCH * st.cache_cap, 0.0))
+    vms.cache_mb[:n_vm] = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[:nf], minlength=n_vm)
 
 
 STAGES = (
     ("memory", stage_memory),
+    ("cache", stage_cache),
     ("demand", stage_demand),
     ("cpu", stage_cpu),
     ("io", stage_io),
     ("pipeline", stage_pipeline),
     ("progress", stage_progress),
     ("account", stage_account),
+    ("cache_update", stage_cache_update),
 )
 
 
-def begin(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float) -> TickState:
+def begin(
+    hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, cache: PageCache | None = None, now: float = 0.0
+) -> TickState:
     st = TickState()
-    st.dt = dt
+    st.dt, st.cache, st.now = dt, cache, now
     st.streams = flat_streams(items)
     st.has_load = bool((items.kind[: items.n] == _LOAD).any())
     st.vm_host = vms.host[: vms.n]
@@ -412,8 +567,12 @@ def finish(st: TickState, items: ItemTable) -> TickResult:
     return TickResult(rows, np.zeros(0), st)
 
 
-def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
-    st = begin(hosts, vms, items, dt)
+def step(
+    hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics,
+    cache: PageCache | None = None, now: float = 0.0,
+) -> TickResult:
+    """One tick of `dt` seconds from time `now`; `cache`: the guests' page caches (None: no cache)."""
+    st = begin(hosts, vms, items, dt, cache, now)
     for _, stage in STAGES:
         stage(st, hosts, vms, items, physics)
     return finish(st, items)

@@ -22,11 +22,12 @@ from vcloud.agents import VM, Host, WorkItem
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
 from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
+from vcloud.pagecache import PageCache, PageCacheSettings
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
 from vcloud.work import Device, Kind, Phase
 
-StepFunction = Callable[[HostTable, VMTable, ItemTable, float, Physics], engine.TickResult]
+StepFunction = Callable[[HostTable, VMTable, ItemTable, float, Physics, PageCache, float], engine.TickResult]
 
 
 class InvariantError(AssertionError):
@@ -44,6 +45,7 @@ class CloudModel(Model):
         trace_interval_s: float = 10.0,
         check: bool = False,
         step_function: StepFunction = engine.step,
+        page_cache: PageCacheSettings | None = None,
     ) -> None:
         super().__init__(rng=rng)
         if not (dt > 0 and math.isfinite(dt)):
@@ -54,6 +56,7 @@ class CloudModel(Model):
         self.allocator = allocator
         self.check = check
         self.step_function = step_function
+        self.cache = PageCache(page_cache)  # the guests' page caches (vcloud/pagecache.py)
         self.hosts, self.vms, self.items = HostTable(), VMTable(), ItemTable()
         self.host_agents: list[Host] = []
         self.vm_agents: list[VM] = []
@@ -179,10 +182,14 @@ class CloudModel(Model):
             items.widen(len(streams))
         items.stream_vm[row] = -1
         items.stream_need[row] = 0.0
+        items.stream_file[row] = -1
         for k, s in enumerate(streams):
             items.stream_vm[row, k] = item.vm.row if s.vm < 0 else s.vm
             items.stream_nic[row, k] = s.device == Device.NIC
             items.stream_need[row, k] = s.mb_per_unit
+            items.stream_file[row, k] = s.file
+            items.stream_write[row, k] = s.write
+            items.stream_hit[row, k] = self.cache.cached_share(s.file) if s.file >= 0 and not s.write else 0.0
         items.layout += 1
         self.items.remaining[item.row] = math.inf if phase.kind == Kind.LOAD else phase.amount
         self.items.sys_fraction[item.row] = phase.sys_fraction
@@ -322,7 +329,7 @@ class CloudModel(Model):
         self.schedule_event(self._tick, at=(self.ticks + 1) * self.dt, priority=Priority.HIGH)
         self.before_tick()
         start = float(self.time) - self.dt
-        result = self.step_function(self.hosts, self.vms, self.items, self.dt, self.physics)
+        result = self.step_function(self.hosts, self.vms, self.items, self.dt, self.physics, self.cache, start)
         owners = [self.items.owner[r] for r in result.done_rows]
         self.after_step()
         finished = []
@@ -400,6 +407,10 @@ class CloudModel(Model):
             )
         if np.any(self.items.view("remaining") < 0):
             raise InvariantError("a work item's remaining work went negative")
+        files = self.cache.files
+        dirty, cached, size = files.view("dirty_mb"), files.view("cached_mb"), files.view("size_mb")
+        if np.any(dirty < -tol) or np.any(dirty > cached + tol) or np.any(cached > size + tol):
+            raise InvariantError("a file's cache holds more than the file, or more dirty data than it caches")
 
 
 class _Periodic:

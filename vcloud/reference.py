@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, Physics, TickResult, TickState
+from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, RECLAIM_BATCH, Physics, TickResult, TickState
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill_reference
 from vcloud.work import Kind
@@ -30,8 +30,11 @@ def _share(groups: dict[int, list], weight: dict, cap: dict, capacity: dict) -> 
 class _Tick:
     """One tick's plain computation; each method is one stage of engine.py."""
 
-    def __init__(self, hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> None:
+    def __init__(
+        self, hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics, cache, now: float
+    ) -> None:
         self.hosts, self.vms, self.items, self.dt, self.physics = hosts, vms, items, dt, physics
+        self.cache, self.now = cache, now
         self.st = TickState()
         self.it = range(items.n)
         self.vm_of = [int(items.vm[i]) for i in self.it]
@@ -55,6 +58,63 @@ class _Tick:
             self.swapped[v] = max(self.used[v] - vms.mem_granted_mb[v], 0.0)
             self.stall[v] = self.swapped[v] / self.used[v] if self.used[v] > 0 else 0.0
 
+    def cache_stage(self) -> None:
+        vms, items = self.vms, self.items
+        self.factor = {s: 1.0 for s in self.streams}
+        self.bonus = {s: 0.0 for s in self.streams}
+        self.cap = {v: 0.0 for v in range(vms.n)}
+        self.wb_want = {v: 0.0 for v in range(vms.n)}
+        if self.cache is None or not self.cache.settings.enabled:
+            return
+        cfg, files = self.cache.settings, self.cache.files
+        for v in range(vms.n):
+            self.cap[v] = max(vms.mem_granted_mb[v] - self.used[v], 0.0)
+        mine = {v: [f for f in range(files.n) if files.vm[f] == v] for v in range(vms.n)}
+        for v in range(vms.n):
+            excess = sum(files.cached_mb[f] for f in mine[v]) - self.cap[v]
+            if excess > 0:
+                self._evict(mine[v], excess)
+        headroom = {}
+        for v in range(vms.n):
+            dirty = sum(files.dirty_mb[f] for f in mine[v])
+            expired = sum(files.dirty_mb[f] for f in mine[v] if self.now - files.dirty_since_s[f] >= cfg.dirty_expire_s)
+            due = max(expired, dirty - cfg.dirty_background_ratio * self.cap[v], 0.0)
+            self.wb_want[v] = min(due / self.dt, self.hosts.disk_mbps[self.host_of_vm[v]])
+            headroom[v] = max(cfg.dirty_ratio * self.cap[v] - dirty, 0.0) / self.dt
+        writers: dict[int, list] = {}
+        for s in self.streams:
+            i, c = s
+            if c < 0 or items.stream_nic[i, c] or items.stream_file[i, c] < 0:
+                continue
+            f = int(items.stream_file[i, c])
+            if items.stream_write[i, c]:
+                writers.setdefault(int(items.stream_vm[i, c]), []).append(s)
+            else:
+                hit = files.cached_mb[f] / files.size_mb[f] if files.size_mb[f] > 0 else 0.0
+                self.factor[s] = 1.0 - min(hit, items.stream_hit[i, c])
+
+        for v, mine_w in writers.items():  # the headroom below the dirty limit, shared by writers with work left
+            active = [s for s in mine_w if items.remaining[s[0]] > 0]
+            for s in active:
+                self.bonus[s] = headroom[v] / len(active)
+
+    def _evict(self, mine: list[int], excess: float) -> None:
+        """Kernel LRU: demote the oldest active files until active <= 2 x inactive, then free clean pages of the
+        inactive list, oldest first, then of the active list."""
+        files = self.cache.files
+        mine = [f for f in mine if files.cached_mb[f] - files.dirty_mb[f] > 0]
+        act = sum(files.cached_mb[f] for f in mine if files.active[f])
+        inact = sum(files.cached_mb[f] for f in mine if not files.active[f])
+        demote, before = max(act - 2.0 * inact, 0.0) / 3.0, 0.0
+        for f in sorted((f for f in mine if files.active[f]), key=lambda f: files.last_access_s[f]):
+            if demote > 0 and before < demote:
+                files.active[f] = False
+            before += files.cached_mb[f]
+        for f in sorted(mine, key=lambda f: (bool(files.active[f]), files.last_access_s[f])):
+            take = min(max(excess, 0.0), files.cached_mb[f] - files.dirty_mb[f])
+            files.cached_mb[f] -= take
+            excess -= take
+
     def demand(self) -> None:
         items, hosts = self.items, self.hosts
         self.want_cpu, self.cpu_weight = {}, {}
@@ -68,12 +128,12 @@ class _Tick:
                 self.cpu_weight[i] = items.threads[i]
             else:
                 self.want_cpu[i], self.cpu_weight[i] = 0.0, 0.0
-        self.s_vm, self.s_group, self.s_need, self.s_want = {}, {}, {}, {}
+        self.s_vm, self.s_group, self.s_need, self.s_want, self.s_full = {}, {}, {}, {}, {}
         for s in self.streams:
             i, c = s
             if c >= 0:
                 v, nic = int(items.stream_vm[i, c]), bool(items.stream_nic[i, c])
-                self.s_need[s] = float(items.stream_need[i, c])
+                self.s_need[s] = float(items.stream_need[i, c]) * self.factor[s]
             else:
                 v, nic = self.vm_of[i], False
                 self.s_need[s] = 0.0
@@ -82,9 +142,15 @@ class _Tick:
             self.s_group[s] = (1, h) if nic else (0, h)
             bw = hosts.nic_mbps[h] if nic else hosts.disk_mbps[h]
             if c >= 0:
-                self.s_want[s] = min(items.io_mbps_max[i], bw) if items.remaining[i] > 0 else 0.0
+                left = items.remaining[i]
+                busy = left > 0 and self.s_need[s] > 0 and left * self.s_need[s] > self.bonus[s] * self.dt
+                self.s_want[s] = min(items.io_mbps_max[i], bw) if busy else 0.0
+                self.s_full[s] = self.s_want[s]
+                if items.open[i]:  # a fed queue wants no more than it has in the tick
+                    self.s_want[s] = min(self.s_want[s], left * self.s_need[s] / self.dt)
             else:
                 self.s_want[s] = min(items.load_disk_mbps[i], bw)
+                self.s_full[s] = self.s_want[s]
         self.swap_want = {
             v: min(self.swapped[v] * self.physics.swap_touch_rate, hosts.disk_mbps[self.host_of_vm[v]])
             for v in range(self.vms.n)
@@ -112,32 +178,38 @@ class _Tick:
             groups[self.s_group[s]].append(s)
             caps[s], weights[s] = want[s], 1.0
         for v in range(self.vms.n):
-            key = ("swap", v)
-            groups[(0, self.host_of_vm[v])].append(key)
-            caps[key], weights[key] = self.swap_want[v], 1.0
+            for key, w in ((("swap", v), self.swap_want[v]), (("wb", v), self.wb_want[v])):
+                groups[(0, self.host_of_vm[v])].append(key)
+                caps[key], weights[key] = w, 1.0
         capacity = {(d, h): hosts.nic_mbps[h] if d else hosts.disk_mbps[h] for d, h in groups}
         got = _share(groups, weights, caps, capacity)
-        return {s: got[s] for s in self.streams}, {v: got[("swap", v)] for v in range(self.vms.n)}
+        vr = range(self.vms.n)
+        return {s: got[s] for s in self.streams}, {v: got[("swap", v)] for v in vr}, {v: got[("wb", v)] for v in vr}
 
     def cpu(self) -> None:
         self.vm_got1, self.got_cpu1, self.vm_want1 = self.share_cpu(self.want_cpu)
 
     def io(self) -> None:
-        self.got_io1, self.swap_got1 = self.share_io(self.s_want)
+        self.got_io1, self.swap_got1, self.wb_got1 = self.share_io(self.s_want)
 
     def rates(self, got_cpu: dict, got_io: dict) -> tuple[dict, dict, dict]:
         items = self.items
         cpu_ratio = {i: got_cpu[i] / items.need_cpu[i] if items.need_cpu[i] > 0 else INF for i in self.it}
-        s_ratio = {s: got_io[s] / self.s_need[s] for s in self.streams if s[1] >= 0}
+        s_ratio = {
+            s: (got_io[s] + self.bonus[s]) / self.s_need[s] if self.s_need[s] > 0 else INF
+            for s in self.streams
+            if s[1] >= 0
+        }
         rate = {}
         for i in self.it:
             r = min([cpu_ratio[i], *(x for (j, _), x in s_ratio.items() if j == i)])
             if self.kind[i] == Kind.WAIT:
                 r = 1.0
-            rate[i] = 0.0 if r == INF else r
+            rate[i] = 0.0 if self.kind[i] == Kind.LOAD else r
         return rate, cpu_ratio, s_ratio
 
     def pipeline(self) -> None:
+        """Rounds in which each need of a multi-resource phase asks what the phase's other needs let it use."""
         items = self.items
         n_needs = {i: int(items.need_cpu[i] > 0) for i in self.it}
         for i, c in self.streams:
@@ -145,33 +217,41 @@ class _Tick:
                 n_needs[i] += 1
         multi = {i: n_needs[i] > 1 for i in self.it}
         rate, cpu_ratio, s_ratio = self.rates(self.got_cpu1, self.got_io1)
-        got_cpu, got_io, swap_got, runnable = self.got_cpu1, self.got_io1, self.swap_got1, self.got_cpu1
-        if any(multi.values()) and self.physics.pipeline_rounds > 1:
-            want2, cut = {}, {}
-            for i in self.it:
-                contended = self.vm_got1[self.vm_of[i]] < self.vm_want1[self.vm_of[i]]
-                cut[i] = multi[i] and cpu_ratio[i] > rate[i] and contended
-                want2[i] = rate[i] * items.need_cpu[i] if cut[i] else self.want_cpu[i]
-            group_got, group_want = {}, {}
-            for s in self.streams:
-                g = self.s_group[s]
-                group_got[g] = group_got.get(g, 0.0) + self.got_io1[s]
-                group_want[g] = group_want.get(g, 0.0) + self.s_want[s]
-            for v in range(self.vms.n):
-                g = (0, self.host_of_vm[v])
-                group_got[g] = group_got.get(g, 0.0) + self.swap_got1[v]
-                group_want[g] = group_want.get(g, 0.0) + self.swap_want[v]
-            s_want2 = dict(self.s_want)
-            for s in self.streams:
-                i = s[0]
-                g = self.s_group[s]
-                if s[1] >= 0 and multi[i] and s_ratio[s] > rate[i] and group_got[g] < group_want[g]:
-                    s_want2[s] = rate[i] * self.s_need[s]
-            _, got_cpu, _ = self.share_cpu(want2)
-            got_io, swap_got = self.share_io(s_want2)
-            runnable = {i: self.got_cpu1[i] if cut[i] else got_cpu[i] for i in self.it}
-            rate, _, _ = self.rates(got_cpu, got_io)
+        got_cpu, got_io, swap_got, wb_got = self.got_cpu1, self.got_io1, self.swap_got1, self.wb_got1
+        if any(multi.values()):
+            first_cpu, first_s, asked = dict(cpu_ratio), dict(s_ratio), None
+            for _ in range(self.physics.pipeline_rounds - 1):
+                want, s_want = dict(self.want_cpu), dict(self.s_want)
+                for i in self.it:
+                    if not multi[i]:
+                        continue
+                    mine = [s for s in self.streams if s[0] == i and s[1] >= 0]
+                    needs = [
+                        ("cpu", max(cpu_ratio[i], first_cpu[i])),
+                        *((s, max(s_ratio[s], first_s[s])) for s in mine),
+                    ]
+                    for key, _ in needs:
+                        other = min((r for k, r in needs if k != key), default=INF)
+                        if other == INF:
+                            continue
+                        if key == "cpu":
+                            want[i] = min(want[i], items.need_cpu[i] * other) if items.need_cpu[i] > 0 else want[i]
+                        else:
+                            ask = max(self.s_need[key] * other - self.bonus[key], 0.0)
+                            s_want[key] = min(s_want[key], ask)
+                if asked is not None and all(
+                    math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-8)
+                    for a, b in zip([*want.values(), *s_want.values()], asked, strict=True)
+                ):
+                    break
+                asked = [*want.values(), *s_want.values()]
+                _, got_cpu, _ = self.share_cpu(want)
+                got_io, swap_got, wb_got = self.share_io(s_want)
+                rate, cpu_ratio, s_ratio = self.rates(got_cpu, got_io)
+        runnable = {i: max(self.got_cpu1[i], (rate[i] if rate[i] != INF else 0.0) * items.need_cpu[i])
+                    for i in self.it}  # fmt: skip
         self.rate, self.got_cpu, self.got_io, self.swap_got, self.runnable = rate, got_cpu, got_io, swap_got, runnable
+        self.wb_got = wb_got
 
     def progress(self) -> None:
         items, dt = self.items, self.dt
@@ -194,20 +274,22 @@ class _Tick:
     def account(self) -> None:
         items, vms, dt = self.items, self.vms, self.dt
         cpu_s, runnable_s, blocked_s, own_mb = {}, {}, {}, {i: 0.0 for i in self.it}
-        vm_disk = {v: self.swap_got[v] * dt for v in range(vms.n)}
+        vm_disk = {v: self.swap_got[v] * dt + self.wb_got[v] * dt for v in range(vms.n)}
         vm_net = {v: 0.0 for v in range(vms.n)}
         daemon_blocked = {v: 0.0 for v in range(vms.n)}
+        stream_mb = {}
         for s in self.streams:
             i, c = s
-            mb = self.got_io[s] * dt if c < 0 else self.prog[i] * self.s_need[s]
+            mb = self.got_io[s] * dt if c < 0 else max(self.prog[i] * self.s_need[s] - self.bonus[s] * dt, 0.0)
             v = self.s_vm[s]
             if self.s_group[s][0] == 1:
                 vm_net[v] += mb
             else:
                 vm_disk[v] += mb
-                if v != self.vm_of[i] and self.got_io[s] > 0:
-                    busy = min(self.rate[i] * self.s_need[s] / self.got_io[s], 1.0)
+                if v != self.vm_of[i] and self.got_io[s] > 0 and self.got_io1[s] > 0:
+                    busy = min(self.got_io[s] / self.got_io1[s], 1.0)
                     daemon_blocked[v] += busy * self.frac[i] * dt
+            stream_mb[s] = mb
             if v == self.vm_of[i]:
                 own_mb[i] += mb
         f_run = {}
@@ -216,16 +298,21 @@ class _Tick:
             load = self.kind[i] == Kind.LOAD
             cpu_mc = self.got_cpu[i] * dt if load else self.prog[i] * need
             cpu_s[i] = cpu_mc / self.core[v]
-            cpu_bound = need > 0 and self.got_cpu[i] / need <= self.rate[i]
+            cpu_bound = need > 0 and self.got_cpu1[i] / need <= self.rate[i]
             if cpu_bound or load:
                 f_run[i] = 1.0
             else:
-                f_run[i] = min(self.rate[i] * need / self.runnable[i], 1.0) if self.runnable[i] > 0 else 0.0
+                used = self.rate[i] * need if need > 0 else 0.0
+                f_run[i] = min(used / self.runnable[i], 1.0) if self.runnable[i] > 0 else 0.0
             runnable_s[i] = f_run[i] * self.want_cpu[i] * self.frac[i] * dt / self.core[v]
-            io_active = any(self.s_want[s] > 0 for s in self.streams if s[0] == i)
+            io_active = float(any(self.s_want[s] > 0 for s in self.streams if s[0] == i))
+            if items.open[i]:  # a fed queue waits for the time its bytes take at its streams' full speed
+                took = [min(stream_mb[s] / (self.s_full[s] * dt), 1.0) if self.s_full[s] > 0 else 0.0
+                        for s in self.streams if s[0] == i]  # fmt: skip
+                io_active = max(took, default=0.0) / self.frac[i] if self.frac[i] > 0 else 0.0
             threads = items.threads[i] if need > 0 else 0.0
             io_blocked = io_active * (1.0 - (0.0 if load else f_run[i]))
-            blocked_s[i] = (self.stall[v] * threads + io_blocked) * self.frac[i] * dt
+            blocked_s[i] = (self.stall[v] * threads * f_run[i] + io_blocked) * self.frac[i] * dt
         for v in range(vms.n):
             mine = self.items_of_vm[v]
             vcpu_s = vms.vcpus[v] * dt
@@ -259,7 +346,52 @@ class _Tick:
             vms.disk_mb[v] += vm_disk[v]
             vms.net_mb[v] += vm_net[v]
             vms.swap_io_mb[v] += self.swap_got[v] * dt
+            vms.writeback_mb[v] += self.wb_got[v] * dt
         assert all(math.isfinite(x) for x in vms.usr_s[: vms.n])
+
+    def cache_update(self) -> None:
+        if self.cache is None or not self.cache.settings.enabled:
+            return
+        items, vms, files = self.items, self.vms, self.cache.files
+        for s in self.streams:
+            i, c = s
+            if c < 0 or items.stream_nic[i, c] or items.stream_file[i, c] < 0:
+                continue
+            f, v = int(items.stream_file[i, c]), int(items.stream_vm[i, c])
+            logical = self.prog[i] * float(items.stream_need[i, c])
+            disk_mb = logical * self.factor[s]
+            if items.stream_write[i, c]:
+                files.size_mb[f] += logical
+                files.cached_mb[f] = min(files.cached_mb[f] + logical, files.size_mb[f])
+                dirtied = min(logical, self.bonus[s] * self.dt)
+                if dirtied > 0:
+                    if files.dirty_mb[f] <= 0:
+                        files.dirty_since_s[f] = self.now
+                    files.dirty_mb[f] += dirtied
+            else:
+                files.cached_mb[f] = min(files.cached_mb[f] + disk_mb, files.size_mb[f])
+                hit = logical - disk_mb
+                if hit > 0:
+                    files.active[f] = True
+                items.read_disk_mb[i] += disk_mb
+                items.read_cache_mb[i] += hit
+                vms.read_disk_mb[v] += disk_mb
+                vms.read_cache_mb[v] += hit
+            if logical > 0:
+                files.last_access_s[f] = self.now
+        for v in range(vms.n):
+            left = self.wb_got[v] * self.dt
+            for f in sorted((f for f in range(files.n) if files.vm[f] == v and files.dirty_mb[f] > 0),
+                            key=lambda f: files.dirty_since_s[f]):  # fmt: skip
+                take = min(left, files.dirty_mb[f])
+                files.dirty_mb[f] -= take
+                left -= take
+            mine = [f for f in range(files.n) if files.vm[f] == v]
+            excess = sum(files.cached_mb[f] for f in mine) - self.cap[v]
+            if excess > 0:
+                self._evict(mine, excess + RECLAIM_BATCH * self.cap[v])
+            vms.cache_mb[v] = sum(files.cached_mb[f] for f in range(files.n) if files.vm[f] == v)
+            vms.dirty_mb[v] = sum(files.dirty_mb[f] for f in range(files.n) if files.vm[f] == v)
 
     def state(self) -> TickState:
         """The stages' results as the arrays engine.py keeps (for the stage-by-stage comparison)."""
@@ -268,12 +400,17 @@ class _Tick:
         arr = np.array
         st.used, st.active = arr([self.used[v] for v in vr]), arr([self.active[v] for v in vr])
         st.swapped, st.stall = arr([self.swapped[v] for v in vr]), arr([self.stall[v] for v in vr])
+        st.s_factor = arr([self.factor[s] for s in self.streams if s[1] >= 0])
+        st.s_bonus = arr([self.bonus[s] for s in self.streams if s[1] >= 0])
+        st.cache_cap, st.wb_want = arr([self.cap[v] for v in vr]), arr([self.wb_want[v] for v in vr])
+        st.wb_got = arr([self.wb_got[v] for v in vr])
         st.want_cpu, st.cpu_weight = arr([self.want_cpu[i] for i in it]), arr([self.cpu_weight[i] for i in it])
         st.s_item = arr([i for i, _ in self.streams], dtype=np.int64)
         st.s_group = arr([g[1] + n_host * g[0] for g in (self.s_group[s] for s in self.streams)], dtype=np.int64)
         st.s_vm = arr([self.s_vm[s] for s in self.streams], dtype=np.int64)
         st.s_need = arr([self.s_need[s] for s in self.streams])
         st.s_want = arr([self.s_want[s] for s in self.streams])
+        st.s_full = arr([self.s_full[s] for s in self.streams])
         st.swap_want = arr([self.swap_want[v] for v in vr])
         st.vm_got1, st.got_cpu1 = arr([self.vm_got1[v] for v in vr]), arr([self.got_cpu1[i] for i in it])
         st.got_io1 = arr([self.got_io1[s] for s in self.streams])
@@ -287,9 +424,13 @@ class _Tick:
         return st
 
 
-def step(hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics) -> TickResult:
-    tick = _Tick(hosts, vms, items, dt, physics)
-    for stage in (tick.memory, tick.demand, tick.cpu, tick.io, tick.pipeline, tick.progress, tick.account):
+def step(
+    hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics, cache=None, now: float = 0.0
+) -> TickResult:
+    tick = _Tick(hosts, vms, items, dt, physics, cache, now)
+    stages = (tick.memory, tick.cache_stage, tick.demand, tick.cpu, tick.io, tick.pipeline, tick.progress,
+              tick.account, tick.cache_update)  # fmt: skip
+    for stage in stages:
         stage()
     ended = [(i, tick.frac[i] * dt) for i in tick.done_rows if not items.open[i]]
     return TickResult(np.array([i for i, _ in ended], dtype=np.int64), np.array([o for _, o in ended]), tick.state())

@@ -128,6 +128,12 @@ class VMTable(Columns):
         "disk_mb": np.float64,
         "net_mb": np.float64,
         "swap_io_mb": np.float64,
+        # page cache (vcloud/pagecache.py): state of the last tick, then cumulative MB
+        "cache_mb": np.float64,
+        "dirty_mb": np.float64,
+        "read_cache_mb": np.float64,  # file reads served from this VM's cache
+        "read_disk_mb": np.float64,  # ... and from its datastore
+        "writeback_mb": np.float64,
     }
 
 
@@ -157,12 +163,18 @@ class ItemTable(Columns):
         "steal_s": np.float64,
         "iowait_s": np.float64,
         "io_mb": np.float64,  # MB through its own VM's datastore and NIC (streams served elsewhere excluded)
+        "read_disk_mb": np.float64,  # file data it read that came from a datastore (its own or a DataNode's)
+        "read_cache_mb": np.float64,  # ... and from a page cache
     }
     # the current phase's I/O streams (work.Stream), one per column; vm -1 = no stream in this column
     WIDE = {
         "stream_vm": (np.int64, -1),  # the VM whose host's device carries it
         "stream_nic": (np.bool_, False),  # NIC, else datastore
         "stream_need": (np.float64, 0.0),  # MB per unit of progress
+        "stream_file": (np.int64, -1),  # datastore streams: the file read or written through the page cache (-1: none)
+        "stream_write": (np.bool_, False),  # data written (else read)
+        "stream_hit": (np.float64, 0.0),  # reads: the file's cached share when the phase began (its own misses,
+        # cached as it goes, are bytes it has read, not bytes it will read)
     }
 
     def __init__(self, capacity: int = 0) -> None:

@@ -46,20 +46,21 @@ class Stream:
 
     A stream on another VM's host is work done there for this item (a DataNode serving a block, a replica's
     disk in a write pipeline): it loads that host's device and shows in that VM's disk, network and iowait,
-    not in this item's charges. `write` marks data written (the page cache treats it apart)."""
+    not in this item's charges. `write` marks data written; `file` names the file the page cache keeps."""
 
     device: Device
     mb_per_unit: float = 1.0
     vm: int = -1
     write: bool = False
+    file: int = -1  # datastore streams: the file (vcloud/pagecache.py) read or written through the page cache
 
     def __post_init__(self) -> None:
         if not (self.mb_per_unit >= 0 and math.isfinite(self.mb_per_unit)):
             raise ValueError(f"stream mb_per_unit must be finite and >= 0, got {self.mb_per_unit}")
 
 
-def disk(mb_per_unit: float = 1.0, vm: int = -1, write: bool = False) -> Stream:
-    return Stream(Device.DISK, mb_per_unit, vm, write)
+def disk(mb_per_unit: float = 1.0, vm: int = -1, write: bool = False, file: int = -1) -> Stream:
+    return Stream(Device.DISK, mb_per_unit, vm, write, file)
 
 
 def nic(mb_per_unit: float = 1.0, vm: int = -1) -> Stream:
@@ -134,11 +135,11 @@ class Phase:
         sys_fraction: float = 0.0,
     ) -> Phase:
         """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.
-        Streams on the same device of the same VM are merged (one request queue per device and VM)."""
-        merged: dict[tuple[Device, int, bool], float] = {}
+        Streams on the same device of the same VM, file and direction are merged."""
+        merged: dict[tuple[Device, int, bool, int], float] = {}
         for s in streams:
             if s.mb_per_unit > 0:
-                key = (s.device, s.vm, s.write)
+                key = (s.device, s.vm, s.write, s.file)
                 merged[key] = merged.get(key, 0.0) + s.mb_per_unit
-        kept = tuple(Stream(d, mb, vm, w) for (d, vm, w), mb in merged.items())
+        kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
         return cls(name, Kind.PIPE, units, sys_fraction, cpu_per_unit=cpu_per_unit, streams=kept)  # fmt: skip

@@ -1,0 +1,72 @@
+"""HDFS data transfer: which DataNode serves a read, which store a write, and the I/O streams each costs.
+
+Hadoop 1.x (reference/algorithms.md 10.1; `DFSClient`, `DataNode`, `BlockReceiver`):
+* a read is served by the nearest replica (`NetworkTopology.pseudoSortByDistance`: the reader's node, else a
+  node of its rack, else any; among equals the first in the block's replica list): a remote read costs the
+  serving node's datastore and NIC and the reader's NIC;
+* a write goes down a pipeline: the writer's DataNode writes to its disk and forwards to the second replica
+  (another rack), which writes and forwards to the third (the second's rack), as `BlockPlacementPolicyDefault`
+  places them. Each replica costs a NIC receive and a disk write, and a NIC send on the node before it.
+
+The streams sit on the serving hosts (vcloud `Stream.vm`), so this work competes with those nodes' own tasks
+and shows in their VMs' disk, network and iowait, in no attempt's charges. With `serving=False` (the model
+before this module, kept for comparison) a remote read costs the reader's NIC only and a write its own disk
+plus (replication - 1) x its own NIC.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hadoop_layer.hdfs import place_blocks
+from vcloud.work import Stream, disk, nic
+
+
+def read_streams(source_vm: int, serving: bool, file: int = -1) -> list[Stream]:
+    """Streams per MB of an HDFS read from the replica on VM row `source_vm` (-1: the reader's own node), of
+    page-cache file `file` there."""
+    if source_vm < 0:
+        return [disk(file=file)]
+    if not serving:
+        return [nic()]
+    return [disk(vm=source_vm, file=file), nic(vm=source_vm), nic()]
+
+
+def write_streams(
+    pipeline_vms: tuple[int, ...], serving: bool, replication: int, own_file: int = -1, files: tuple[int, ...] = ()
+) -> list[Stream]:
+    """Streams per MB of an HDFS write from the writer's node to `pipeline_vms` (replicas 2, 3, ...), into page-cache
+    files `own_file` and `files` (one per pipeline VM)."""
+    streams = [disk(write=True, file=own_file)]
+    if not serving:
+        return streams + ([nic(replication - 1.0)] if replication > 1 else [])
+    if not pipeline_vms:
+        return streams
+    streams.append(nic())  # the writer sends to the second replica
+    files = files or (-1,) * len(pipeline_vms)
+    for k, (vm, file) in enumerate(zip(pipeline_vms, files, strict=True)):
+        forwards = k + 1 < len(pipeline_vms)
+        streams += [nic(2.0 if forwards else 1.0, vm=vm), disk(vm=vm, write=True, file=file)]  # receive (and send on)
+    return streams
+
+
+class DataNodes:
+    """Replica choice for the tasks of a `HadoopModel` (its trackers are the DataNodes)."""
+
+    def __init__(self, racks: np.ndarray, vm_rows: list[int], replication: int, serving: bool) -> None:
+        self.racks, self.vm_rows, self.replication, self.serving = racks, vm_rows, replication, serving
+
+    def read_source(self, replicas: np.ndarray, node: int) -> int:
+        """VM row of the replica a reader on `node` reads from; -1 when the reader's node holds one."""
+        if len(replicas) == 0 or node in replicas:
+            return -1
+        same_rack = replicas[self.racks[replicas] == self.racks[node]]
+        chosen = same_rack[0] if len(same_rack) else replicas[0]
+        return self.vm_rows[int(chosen)]
+
+    def write_pipeline(self, node: int, rng: np.random.Generator) -> list[int]:
+        """VM rows of the further replicas of a block written from `node` (placed as HDFS places them)."""
+        if self.replication <= 1 or len(self.racks) <= 1:
+            return []
+        placed = place_blocks(1, self.racks, self.replication, rng, writers=np.array([node]))[0]
+        return [self.vm_rows[int(n)] for n in placed[1:]]

@@ -1,0 +1,156 @@
+"""The data path by hand (issue 11): DataNode serving, pipelined phases, the guest page cache."""
+
+import pytest
+
+from tests.helpers import busy
+from vcloud import CloudModel, Phase, WorkItem
+from vcloud.pagecache import PageCacheSettings
+from vcloud.work import disk, nic
+
+
+def hosts(n: int = 3, cores: int = 4, disk_mbps: float = 100.0, nic_mbps: float = 125.0, **kwargs) -> CloudModel:
+    """`n` hosts with one 1-vCPU VM each (rows 0..n-1), 2000 MHz cores."""
+    model = CloudModel(rng=1, check=True, **kwargs)
+    for i in range(n):
+        host = model.add_host(f"h{i}", cores=cores, core_mhz=2000, mem_mb=65536, disk_mbps=disk_mbps, nic_mbps=nic_mbps)
+        model.add_vm(f"v{i}", host, vcpus=1, mem_mb=4096)
+    return model
+
+
+def run(model: CloudModel, vm: int, *phases: Phase, **kwargs) -> WorkItem:
+    return model.vm_agents[vm].run(WorkItem(model, list(phases), **kwargs))
+
+
+# ---- DataNode serving -------------------------------------------------------------------------------------------
+def test_a_node_local_read_on_an_idle_datastore_beats_a_remote_one():
+    # 100 MB: local at the datastore's 100 MB/s (1 s); remote bound by the two 50 MB/s NICs (2 s)
+    model = hosts(2, nic_mbps=50.0)
+    local = run(model, 0, Phase.pipe("read", 100.0, 0.0, [disk()]))
+    model.run_for(5.0)
+    model2 = hosts(2, nic_mbps=50.0)
+    remote = run(model2, 0, Phase.pipe("read", 100.0, 0.0, [disk(vm=1), nic(vm=1), nic()]))
+    model2.run_for(5.0)
+    assert local.end_s == pytest.approx(1.0) and remote.end_s == pytest.approx(2.0)
+    # the serving VM's datastore and NIC carried it, and its DataNode waited on the disk half the time (iowait)
+    assert model2.vms.disk_mb[1] == pytest.approx(100.0) and model2.vms.net_mb[1] == pytest.approx(100.0)
+    assert model2.vms.net_mb[0] == pytest.approx(100.0) and model2.vms.disk_mb[0] == 0.0
+    assert model2.vms.iowait_s[1] == pytest.approx(1.0)  # 2 s x (50 MB/s of 100 granted): outstanding half the time
+    assert remote.charged("io_mb") == pytest.approx(100.0)  # its own NIC only; the serving disk is no attempt's
+
+
+def test_a_remote_read_slows_the_serving_nodes_disk_bound_task_by_the_computed_amount():
+    # alone: 300 MB at 100 MB/s, 3 s. A remote reader of 100 MB shares the datastore 50/50 for 2 s (its NICs at
+    # 125 MB/s are not the bottleneck); then the task reads its last 200 MB alone in 2 s: 4 s
+    model = hosts(2)
+    task = run(model, 1, Phase.read("scan", 300.0))
+    reader = run(model, 0, Phase.pipe("read", 100.0, 0.0, [disk(vm=1), nic(vm=1), nic()]))
+    model.run_for(6.0)
+    assert reader.end_s == pytest.approx(2.0) and task.end_s == pytest.approx(4.0)
+
+
+def test_a_three_replica_write_costs_three_datastores_and_two_nic_hops():
+    # 100 MB written from v0 with replicas on v1 and v2: each datastore writes 100 MB; v0's NIC sends 100, v1's
+    # receives and forwards 200, v2's receives 100. v1's NIC (2 MB per MB at 125 MB/s) paces it: 62.5 MB/s, 1.6 s
+    model = hosts(3, disk_mbps=200.0)
+    write = Phase.pipe("hdfs-write", 100.0, 0.0,
+                       [disk(write=True), nic(), nic(2.0, vm=1), disk(vm=1, write=True), nic(vm=2),
+                        disk(vm=2, write=True)])  # fmt: skip
+    item = run(model, 0, write)
+    model.run_for(3.0)
+    assert model.vms.disk_mb[:3].tolist() == pytest.approx([100.0, 100.0, 100.0])
+    assert model.vms.net_mb[:3].tolist() == pytest.approx([100.0, 200.0, 100.0])
+    assert item.end_s == pytest.approx(1.6)
+
+
+# ---- pipelined phases -------------------------------------------------------------------------------------------
+def test_a_phase_bound_by_the_disk_uses_cpu_at_the_disks_pace_and_waits_on_io():
+    # 200 MB at 10 Mc/MB behind a 100 MB/s datastore: 2 s at 1000 MHz, half a vCPU; runnable half the time (it gets a
+    # full core when it runs), blocked the other half: 1 s usr, 1 s iowait, no steal
+    model = hosts(1, cores=1)
+    item = run(model, 0, Phase.pipe("map", 200.0, 10.0, [disk()]))
+    model.run_for(2.0)
+    assert item.end_s == pytest.approx(2.0)
+    assert item.cputime_s == pytest.approx(1.0) and item.iowait_s == pytest.approx(1.0) and item.steal_s == 0.0
+    assert model.vms.cpu_demand_mhz[0] == pytest.approx(1000.0)  # what it would run if never stolen
+
+
+def test_a_phase_bound_by_the_cpu_is_stolen_from_under_contention_and_never_waits_on_io():
+    # one core, two 1-vCPU VMs with equal entitlements: 1000 MHz each. At 40 Mc/MB the phase reads 25 MB/s of a
+    # 100 MB/s datastore: CPU-bound, runnable all the time, stolen half of it
+    model = CloudModel(rng=1, check=True)
+    host = model.add_host("h", cores=1, core_mhz=2000, mem_mb=65536, disk_mbps=100, nic_mbps=125)
+    a = model.add_vm("a", host, vcpus=1, mem_mb=4096, cpu_entitlement_mhz=1000, in_pool=False)
+    b = model.add_vm("b", host, vcpus=1, mem_mb=4096, cpu_entitlement_mhz=1000, in_pool=False)
+    item = a.run(WorkItem(model, [Phase.pipe("map", 1000.0, 40.0, [disk()])]))
+    busy(model, b)
+    model.run_for(10.0)
+    assert item.charged("io_mb") == pytest.approx(250.0)
+    assert item.cputime_s == pytest.approx(5.0) and item.steal_s == pytest.approx(5.0) and item.iowait_s == 0.0
+
+
+def test_cpu_a_disk_bound_phase_cannot_use_goes_to_the_other_threads():
+    # one 2-vCPU VM on 1 core: two threads, 1000 MHz each in the first round. The reader is capped at 20 MB/s by
+    # its stream (10 Mc/MB: it can use 200 MHz); the second round gives the 800 MHz it hands back to the spinner
+    model = CloudModel(rng=1, check=True)
+    host = model.add_host("h", cores=1, core_mhz=2000, mem_mb=65536, disk_mbps=100, nic_mbps=125)
+    vm = model.add_vm("v", host, vcpus=2, mem_mb=4096)
+    reader = vm.run(WorkItem(model, [Phase.pipe("map", 1e6, 10.0, [disk()])], io_mbps_max=20.0))
+    spinner = busy(model, vm)
+    model.run_for(5.0)
+    assert reader.cputime_s == pytest.approx(0.5) and spinner.cputime_s == pytest.approx(4.5)
+    once = CloudModel(rng=1, check=True, physics=model.physics.__class__(pipeline_rounds=1))
+    host = once.add_host("h", cores=1, core_mhz=2000, mem_mb=65536, disk_mbps=100, nic_mbps=125)
+    vm = once.add_vm("v", host, vcpus=2, mem_mb=4096)
+    once_reader = vm.run(WorkItem(once, [Phase.pipe("map", 1e6, 10.0, [disk()])], io_mbps_max=20.0))
+    once_spinner = busy(once, vm)
+    once.run_for(5.0)
+    assert once_reader.cputime_s == pytest.approx(0.5) and once_spinner.cputime_s == pytest.approx(2.5)
+
+
+# ---- the page cache ---------------------------------------------------------------------------------------------
+def test_a_file_read_again_comes_from_the_cache_and_a_squeezed_cache_reads_it_from_disk():
+    # 500 MB written (dirty, in the cache), then read back: from memory with a roomy cache; from the datastore when
+    # the VM's resident memory fills its grant (nothing left for a cache): 500 MB at 100 MB/s, 5 s
+    def write_then_read(granted_mb: float) -> tuple[CloudModel, WorkItem]:
+        model = hosts(1)
+        model.vms.mem_granted_mb[0] = granted_mb
+        f = model.cache.create(0)
+        item = run(model, 0, Phase.pipe("spill", 500.0, 0.0, [disk(write=True, file=f)]),
+                   Phase.pipe("merge-read", 500.0, 0.0, [disk(file=f)]), mem_mb=3000.0)  # fmt: skip
+        model.run_for(30.0)
+        return model, item
+
+    roomy, fast = write_then_read(4096.0)  # 4096 - 256 OS - 3000 heap: 840 MB of cache, 84 MB dirty allowed
+    assert fast.charged("read_cache_mb") == pytest.approx(500.0) and fast.charged("read_disk_mb") == 0.0
+    squeezed, slow = write_then_read(3256.0)  # OS + heap fill the grant
+    assert slow.charged("read_disk_mb") == pytest.approx(500.0) and slow.charged("read_cache_mb") == 0.0
+    read_s = slow.end_s - slow.phase_end_s[0]
+    assert read_s == pytest.approx(5.0, abs=1.0)  # within a tick of 500 MB / 100 MB/s
+    assert fast.end_s - fast.phase_end_s[0] <= 1.0
+    assert squeezed.vms.cache_mb[0] == 0.0
+
+
+def test_dirty_data_is_written_back_after_the_expiry_and_a_deleted_file_never_is():
+    # 50 MB written at t=0 into a roomy cache (below the 5 % background ratio): written back once 30 s old
+    model = hosts(1, page_cache=PageCacheSettings(dirty_expire_s=30.0))
+    kept, gone = model.cache.create(0), model.cache.create(0)
+    run(model, 0, Phase.pipe("write", 50.0, 0.0, [disk(write=True, file=kept)]))
+    run(model, 0, Phase.pipe("write", 50.0, 0.0, [disk(write=True, file=gone)]))
+    model.run_for(10.0)
+    assert model.vms.writeback_mb[0] == 0.0 and model.vms.dirty_mb[0] == pytest.approx(100.0)
+    model.cache.delete(gone)
+    model.run_for(30.0)
+    assert model.vms.writeback_mb[0] == pytest.approx(50.0) and model.vms.dirty_mb[0] == 0.0
+    assert model.vms.disk_mb[0] == pytest.approx(50.0)  # the deleted file's 50 MB never reached the disk
+
+
+def test_a_writer_past_the_dirty_ratio_is_throttled_to_the_disk():
+    # 1000 MB of cache, dirty_ratio 10 %: the first 100 MB go to memory at once, the rest through the 100 MB/s disk
+    # (shared with the flusher writing back what passed the 5 % background ratio): 5-6 s
+    model = hosts(1)
+    model.vms.mem_granted_mb[0] = 256.0 + 1000.0
+    f = model.cache.create(0)
+    item = run(model, 0, Phase.pipe("write", 600.0, 0.0, [disk(write=True, file=f)]))
+    model.run_for(10.0)
+    assert item.end_s == pytest.approx(6.0, abs=1.0)
+    assert model.cache.files.dirty_mb[f] <= 100.0 + 1e-9

@@ -1,0 +1,156 @@
+"""The guest page cache of each VM: file data in the memory the guest does not hold resident.
+
+Linux (reference/algorithms.md 10.3; `Documentation/sysctl/vm.txt`; Do et al., CLUSTER 2021): every page the
+guest is granted beyond its resident memory (OS, daemons, task heaps) holds file data. Reads of cached data
+cost no disk; a read from disk leaves its data cached. Writes dirty pages in memory: the flusher writes back
+dirty data older than `dirty_expire_s`, and any beyond `dirty_background_ratio` of the cache's memory, at
+the datastore's pace; a writer is throttled to disk speed (its writes go through) while the dirty data
+passes `dirty_ratio`. A file deleted before write-back never reaches the disk. When the cache outgrows its
+memory (a heap grows, the hypervisor takes memory back), clean pages are evicted least recently used, the
+inactive list before the active one (a file read again is promoted; the active list is kept at most twice
+the inactive one, as the kernel does).
+
+Files are extents, not pages: each has a size, MB cached (clean + dirty) and MB dirty, the time it was last
+touched and since when it is dirty. A read sees the file's cached share when it began evenly over the bytes it
+reads (less, if eviction shrinks it meanwhile), so it needs (1 - that share) MB of disk per MB; what it reads from
+disk is cached as it goes, for the next reader. Defaults: Linux 2.6.24, the FlexSlot guests' kernel:
+dirty_ratio 10 %, dirty_background_ratio 5 % (the 2.6.22 defaults; 2.6.30 raised them to 20/10),
+dirty_expire_centisecs 3000.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from vcloud.tables import Columns
+
+
+@dataclass(frozen=True)
+class PageCacheSettings:
+    """The guest kernel's page-cache tunables (vm.* sysctls); `enabled=False` models no cache at all."""
+
+    enabled: bool = True
+    dirty_ratio: float = 0.10  # vm.dirty_ratio (2.6.24)
+    dirty_background_ratio: float = 0.05  # vm.dirty_background_ratio (2.6.24)
+    dirty_expire_s: float = 30.0  # vm.dirty_expire_centisecs = 3000
+
+    def __post_init__(self) -> None:
+        for name in ("dirty_ratio", "dirty_background_ratio"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"page cache {name} must be in 0..1, got {value}")
+        if not (self.dirty_expire_s >= 0 and math.isfinite(self.dirty_expire_s)):
+            raise ValueError(f"page cache dirty_expire_s must be finite and >= 0, got {self.dirty_expire_s}")
+
+
+class FileTable(Columns):
+    """Files known to the guests' caches; a row is a file for good (ids are stable), `alive` until deleted."""
+
+    SCHEMA = {
+        "vm": np.int64,  # the VM whose cache (and datastore) holds it
+        "size_mb": np.float64,
+        "cached_mb": np.float64,  # clean + dirty
+        "dirty_mb": np.float64,
+        "dirty_since_s": np.float64,  # when its oldest dirty data was written
+        "last_access_s": np.float64,
+        "active": np.bool_,  # on the active LRU list (read again after it was cached)
+        "alive": np.bool_,
+    }
+
+
+class PageCache:
+    """The files of all VMs and the per-tick cache arithmetic the engines call (see the module docstring)."""
+
+    def __init__(self, settings: PageCacheSettings | None = None) -> None:
+        self.settings = settings or PageCacheSettings()
+        self.files = FileTable()
+        self._free: list[int] = []  # ids of deleted files, for reuse
+
+    def create(self, vm: int, size_mb: float = 0.0, cached_mb: float = 0.0, now: float = 0.0) -> int:
+        """A new file on VM row `vm`: `size_mb` already on disk, `cached_mb` of it in the cache. Returns its id
+        (a deleted file's id is reused: the table stays as small as the live files)."""
+        if not (size_mb >= 0 and 0 <= cached_mb <= size_mb):
+            raise ValueError(f"file: need 0 <= cached_mb <= size_mb, got {cached_mb}, {size_mb}")
+        if self._free:
+            f, files = self._free.pop(), self.files
+            files.vm[f], files.size_mb[f], files.cached_mb[f], files.dirty_mb[f] = vm, size_mb, cached_mb, 0.0
+            files.dirty_since_s[f], files.last_access_s[f], files.active[f], files.alive[f] = 0.0, now, False, True
+            return f
+        return self.files.append(vm=vm, size_mb=size_mb, cached_mb=cached_mb, last_access_s=now, alive=True)
+
+    def cached_share(self, file: int) -> float:
+        size = self.files.size_mb[file]
+        return float(min(self.files.cached_mb[file] / size, 1.0)) if size > 0 else 0.0
+
+    def delete(self, file: int) -> None:
+        """The file is removed: its pages are freed, dirty ones are never written."""
+        f = self.files
+        if not f.alive[file]:
+            return
+        f.size_mb[file] = f.cached_mb[file] = f.dirty_mb[file] = 0.0
+        f.alive[file] = False
+        self._free.append(file)
+
+    def shrink(self, file: int, mb: float) -> None:
+        """`mb` of the file is removed (part of an aggregate file); cached and dirty data go in proportion."""
+        f = self.files
+        size = f.size_mb[file]
+        if size <= 0:
+            return
+        keep = max(size - mb, 0.0) / size
+        f.size_mb[file] *= keep
+        f.cached_mb[file] *= keep
+        f.dirty_mb[file] *= keep
+
+
+# ---- the per-tick arithmetic (vectorized; reference.py has it plainly) ------------------------------------------
+def evict(files: FileTable, vm_rows: np.ndarray, excess: np.ndarray) -> None:
+    """Free `excess[v]` MB of clean cached data on each VM v of `vm_rows`: the inactive list first, least recently
+    used first; the active list is first cut to twice the inactive one (its oldest files are demoted)."""
+    n = files.n
+    vm = files.vm[:n]
+    clean = files.cached_mb[:n] - files.dirty_mb[:n]
+    n_vm = int(excess.size)
+    over = np.zeros(n_vm, dtype=bool)
+    over[vm_rows] = True
+    on = (clean > 0) & over[vm]
+    if not on.any():
+        return
+    rows = np.flatnonzero(on)
+    active = files.active[:n]
+    act = np.bincount(vm[rows], files.cached_mb[:n][rows] * active[rows], minlength=n_vm)
+    inact = np.bincount(vm[rows], files.cached_mb[:n][rows] * ~active[rows], minlength=n_vm)
+    demote = np.maximum(act - 2.0 * inact, 0.0) / 3.0
+    if demote.any():
+        a = rows[active[rows]]
+        order = a[np.lexsort((files.last_access_s[:n][a], vm[a]))]
+        before = _cum_before(vm[order], files.cached_mb[:n][order])
+        files.active[order[before < demote[vm[order]]]] = False
+    order = rows[np.lexsort((files.last_access_s[:n][rows], active[rows], vm[rows]))]
+    before = _cum_before(vm[order], clean[order])
+    take = np.clip(excess[vm[order]] - before, 0.0, clean[order])
+    files.cached_mb[order] -= take
+
+
+def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
+    """For rows sorted by group: the sum of `amount` over the earlier rows of the same group."""
+    cum = np.cumsum(amount)
+    start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    base = np.repeat(cum[start] - amount[start], np.diff(np.r_[start, group.size]))
+    return cum - amount - base
+
+
+def write_back(files: FileTable, wb_mb: np.ndarray) -> None:
+    """The flusher cleaned `wb_mb[v]` MB on each VM v: the oldest dirty files first."""
+    n = files.n
+    vm = files.vm[:n]
+    rows = np.flatnonzero((files.dirty_mb[:n] > 0) & (wb_mb[vm] > 0))
+    if rows.size == 0:
+        return
+    order = rows[np.lexsort((files.dirty_since_s[:n][rows], vm[rows]))]
+    dirty = files.dirty_mb[order]
+    take = np.clip(wb_mb[vm[order]] - _cum_before(vm[order], dirty), 0.0, dirty)
+    files.dirty_mb[order] -= take
