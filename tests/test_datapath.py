@@ -120,7 +120,7 @@ def test_a_file_read_again_comes_from_the_cache_and_a_squeezed_cache_reads_it_fr
         model.run_for(30.0)
         return model, item
 
-    roomy, fast = write_then_read(4096.0)  # 4096 - 256 OS - 3000 heap: 840 MB of cache, 84 MB dirty allowed
+    _, fast = write_then_read(4096.0)  # 4096 - 256 OS - 3000 heap: 840 MB of cache, 84 MB dirty allowed
     assert fast.charged("read_cache_mb") == pytest.approx(500.0) and fast.charged("read_disk_mb") == 0.0
     squeezed, slow = write_then_read(3256.0)  # OS + heap fill the grant
     assert slow.charged("read_disk_mb") == pytest.approx(500.0) and slow.charged("read_cache_mb") == 0.0

@@ -40,8 +40,8 @@ from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
 from vcloud.work import Kind
 
-ENTITLEMENT_FLOOR_MHZ = 1e-6
-RECLAIM_BATCH = 0.02  # share of a VM's cache memory freed beyond the excess when its cache overflows (fewer passes)  # a VM with zero entitlement still takes idle cycles (work conserving)
+ENTITLEMENT_FLOOR_MHZ = 1e-6  # a VM with zero entitlement still takes idle cycles (work conserving)
+RECLAIM_BATCH = 0.02  # share of a VM's cache memory freed beyond the excess when its cache overflows (fewer passes)
 
 # the kinds as plain ints: comparing an int8 column with a plain int is cheaper than with an IntEnum member
 _WAIT, _LOAD = int(Kind.WAIT), int(Kind.LOAD)
