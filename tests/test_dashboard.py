@@ -86,7 +86,9 @@ def test_vm_panel_reads_the_vm_table_and_the_heat_map_reads_the_trace(mid_run):
     assert list(snap.vms.index) == [v.name for v in model.sim.vm_agents]
     assert np.array_equal(snap.vms["entitlement"], vms.view("cpu_entitlement_mhz"))
     assert np.array_equal(snap.vms["resident"], vms.view("mem_used_mb"))
-    assert "page cache" not in snap.vms and "balloon" not in snap.vms  # not modelled (yet): left out
+    assert np.array_equal(snap.vms["page cache"], vms.view("cache_mb"))  # the guest page cache (vcloud/pagecache.py)
+    assert np.array_equal(snap.vms["dirty"], vms.view("dirty_mb"))
+    assert "balloon" not in snap.vms  # not modelled (yet): left out
     grid = heat_grid(snap.trace)
     assert grid.times.tolist() == sorted(trace["time_s"].unique()) == [10.0 * k for k in range(1, 13)]
     row = trace[(trace["vm"] == "slave03") & (trace["time_s"] == 60.0)].iloc[0]

@@ -52,7 +52,7 @@ def test_array_test_answers_as_the_loop_at_every_call(monkeypatch, allocator):
     run_model(model, scenario.horizon_s(model), progress=False)
     assert model.hadoop_summary()["speculative_attempts"] > 0
     assert seen[True] >= 5 and seen[False] >= 5  # both answers are exercised
-    assert sum(loops.values()) < 0.2 * sum(seen.values())  # the arrays decide most calls
+    assert sum(loops.values()) < 0.25 * sum(seen.values())  # the arrays decide most calls
 
 
 def test_running_arrays_follow_the_attempts_and_are_reused_until_something_changes():
