@@ -80,20 +80,31 @@ def _non_finite_text(text: str) -> bool:
         return False
 
 
-def _merge(model: type[BaseModel], base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """`over` on top of `base`: a group of settings (a nested model) is merged key by key, any other value
-    (a number, a list, a dict such as a table of queues) is replaced whole."""
+def _merge(model: type[BaseModel], base: dict[str, Any], over: dict[str, Any], defaults: BaseModel | None) -> dict:
+    """`over` on top of `base`: a group of settings (a nested model) is merged key by key, starting from the group
+    in `base` or else from the scenario's default group (`defaults`); any other value (a number, a list, a dict
+    such as a table of queues) is replaced whole. Keys not given stay unset (scenarios read `model_fields_set`)."""
     out = dict(base)
     for key, value in over.items():
         field = model.model_fields.get(key)
         sub = field.annotation if field is not None else None
-        if isinstance(value, dict) and isinstance(out.get(key), dict) and isinstance(sub, type) and issubclass(
-            sub, BaseModel
-        ):
-            out[key] = _merge(sub, out[key], value)
+        if isinstance(value, dict) and isinstance(sub, type) and issubclass(sub, BaseModel):
+            default = getattr(defaults, key, None) if defaults is not None else None
+            start = out.get(key)
+            if not isinstance(start, dict):
+                start = default.model_dump() if isinstance(default, BaseModel) else {}
+            out[key] = _merge(sub, start, value, default)
         else:
             out[key] = value
     return out
+
+
+def _defaults(model: type[BaseModel]) -> BaseModel | None:
+    """The scenario's own defaults (its groups of settings as it sets them), if it has defaults for everything."""
+    try:
+        return model()
+    except ValidationError:
+        return None
 
 
 def validate[S: BaseModel](model: type[S], flat: dict[str, Any], base: dict[str, Any] | None = None) -> S:
@@ -103,7 +114,9 @@ def validate[S: BaseModel](model: type[S], flat: dict[str, Any], base: dict[str,
     if not isinstance(base or {}, dict):
         raise SettingsError(f"settings: expected an object of settings, got {base!r:.40}")
     check_finite({**flatten(base or {}), **flat})
-    tree = _merge(model, base if base else model().model_dump(), nest(flat))
+    over = nest(flat)
+    groups = [k for k, v in over.items() if isinstance(v, dict)]
+    tree = _merge(model, base or {}, over, _defaults(model) if groups and not base else None)
     try:
         return model.model_validate(tree)
     except ValidationError as exc:
