@@ -80,11 +80,26 @@ def test_map_only_greps_finish_sooner_with_random_peeking():
     assert coupling["mean_job_s"] < 0.8 * fair["mean_job_s"]
 
 
-def test_22_jobs_run_faster_and_starve_less_with_coupling():
-    # Table IV / Fig. 3: small jobs behind large ones wait for the reduce slots the large ones took under Fair
-    fair, coupling = fair_and_coupling("coupling-22-jobs")
+SEQUENTIAL = {"hadoop.pipelined_tasks": False, "hadoop.datanode_serving": False, "page_cache": {"enabled": False}}
+
+
+def test_22_jobs_run_faster_and_starve_less_with_coupling_when_task_work_is_sequential():
+    # Table IV / Fig. 3: small jobs behind large ones wait for the reduce slots the large ones took under Fair.
+    # Holds with sequential task phases and no page cache (seed 2: 172.7 s Fair, 145.3 s Coupling)
+    fair, coupling = fair_and_coupling("coupling-22-jobs", **SEQUENTIAL)
     assert coupling["mean_job_s"] < 0.95 * fair["mean_job_s"]
     assert np.mean(list(coupling["starvation_s"].values())) < np.mean(list(fair["starvation_s"].values()))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="lost with pipelined task work (issue 11): maps that read and compute at once end sooner, so the reduce "
+    "slots Fair lets early reduces hold are held for less; seed 2: Fair 110.0 s, Coupling 114.1 s, starvation "
+    "913 s against 931 s (docs/results-coupling.md)",
+)
+def test_22_jobs_run_faster_and_starve_less_with_coupling():
+    fair, coupling = fair_and_coupling("coupling-22-jobs")
+    assert coupling["mean_job_s"] < 0.95 * fair["mean_job_s"]
 
 
 def test_ten_identical_greps_run_a_little_faster_with_coupling():

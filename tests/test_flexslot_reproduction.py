@@ -71,9 +71,11 @@ def test_demand_based_pool_skews_map_runtimes_more(runs):
 
 
 def test_demand_based_pool_starves_the_stragglers_of_cpu(runs):
-    # under DRS the slowest maps are stolen from more than the average map; on the static pool, about equally
+    # under DRS the slowest maps are stolen from more than the average map; on the static pool, about equally.
+    # With the data path of issue 11 (pipelined maps, page cache) the gap is smaller: 1.07-1.10 against 1.01-1.02
+    # (seeds 1-3; sequential phases without a cache gave 1.31 against 1.04)
     for seed in SEEDS:
-        assert straggler_steal_ratio(runs[("drs", seed)]) > straggler_steal_ratio(runs[("homo", seed)]) + 0.1
+        assert straggler_steal_ratio(runs[("drs", seed)]) > straggler_steal_ratio(runs[("homo", seed)]) + 0.04
     vm_trace = runs[("drs", 1)].vm_trace()
     slaves = vm_trace[vm_trace.vm.str.startswith("slave")]
     entitlement = slaves.groupby("vm", observed=True).cpu_entitlement_mhz.mean()

@@ -44,11 +44,26 @@ def test_samr_learns_a_heavier_map_stage_on_slow_nodes(wordcount):
     assert wordcount[wordcount.policy == "hadoop"].m1_slow.isna().all()  # no history without SAMR's weights
 
 
+SEQUENTIAL = {"hadoop.pipelined_tasks": False, "hadoop.datanode_serving": False, "page_cache": {"enabled": False}}
+
+
 def test_on_sort_the_backup_cap_decides():
-    """Sort's stragglers are the slow nodes' reduces, backed up only after the maps. Eq. 15's cap (BP = 0.1 of the
+    """With sequential task phases, no DataNode serving and no page cache (the model before issue 11). Sort's stragglers are the slow nodes' reduces, backed up only after the maps. Eq. 15's cap (BP = 0.1 of the
     job's 192 + 22 tasks: 22 backups) lets SAMR back them up at once; capped like LATE at 10 % of the slots (2 of 24
     reduce slots) it backs up too few and the job ends later (seeds 1-2: 242/274 s against 279/297 s)."""
+    eq15 = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0, **SEQUENTIAL)
+    slots = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0, **{"samr.backup_base": "slots"}, **SEQUENTIAL)
+    assert eq15.backups.sum() > slots.backups.sum()
+    assert eq15.job_s.mean() < 0.97 * slots.job_s.mean()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="with DataNode serving (issue 11) every reduce writes Sort's 3-replica output down a pipeline through "
+    "other nodes' disks, the slow nodes' among them: all reduces end together (seeds 1-2: 310/361 s) and SAMR "
+    "backs none up under either cap (docs/samr.md)",
+)
+def test_on_sort_the_backup_cap_decides_with_the_hdfs_pipeline():
     eq15 = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0)
     slots = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0, **{"samr.backup_base": "slots"})
     assert eq15.backups.sum() > slots.backups.sum()
-    assert eq15.job_s.mean() < 0.97 * slots.job_s.mean()
