@@ -48,7 +48,8 @@ SEQUENTIAL = {"hadoop.pipelined_tasks": False, "hadoop.datanode_serving": False,
 
 
 def test_on_sort_the_backup_cap_decides():
-    """With sequential task phases, no DataNode serving and no page cache (the model before issue 11). Sort's stragglers are the slow nodes' reduces, backed up only after the maps. Eq. 15's cap (BP = 0.1 of the
+    """With sequential task phases, no DataNode serving and no page cache (the model before issue 11).
+    Sort's stragglers are the slow nodes' reduces, backed up only after the maps. Eq. 15's cap (BP = 0.1 of the
     job's 192 + 22 tasks: 22 backups) lets SAMR back them up at once; capped like LATE at 10 % of the slots (2 of 24
     reduce slots) it backs up too few and the job ends later (seeds 1-2: 242/274 s against 279/297 s)."""
     eq15 = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0, **SEQUENTIAL)
