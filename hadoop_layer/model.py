@@ -186,6 +186,8 @@ class HadoopModel(CloudModel):
                     "cputime_s": a.cputime_s,
                     "steal_s": a.steal_s,
                     "iowait_s": a.iowait_s,
+                    "read_disk_mb": a.charged("read_disk_mb"),
+                    "read_cache_mb": a.charged("read_cache_mb"),
                     "kill_count": t.kill_count,
                     "parent": t.parent.task_id if t.parent is not None else "",
                 }
@@ -302,6 +304,8 @@ TASK_COLUMNS = [
     "cputime_s",
     "steal_s",
     "iowait_s",
+    "read_disk_mb",
+    "read_cache_mb",
     "kill_count",
     "parent",
 ]

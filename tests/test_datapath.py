@@ -154,3 +154,19 @@ def test_a_writer_past_the_dirty_ratio_is_throttled_to_the_disk():
     model.run_for(10.0)
     assert item.end_s == pytest.approx(6.0, abs=1.0)
     assert model.cache.files.dirty_mb[f] <= 100.0 + 1e-9
+
+
+def test_a_run_reports_cache_and_disk_reads_per_attempt_and_the_cache_per_vm():
+    # every map reads its split once: from a datastore (cold HDFS blocks) or a page cache; the trace shows the caches
+    from hadoop_layer.profiles import PUMA
+    from tests.test_hadoop import small_cluster, uniform_maps
+
+    model = small_cluster(slaves=3)
+    model.add_job("j", PUMA["tera-sort"], 0.0, uniform_maps(9), 2)
+    model.run_until(2000)
+    tasks, trace = model.tasks_frame(), model.vm_trace()
+    maps = tasks[(tasks.kind == "m") & (tasks.state == "done")]
+    assert ((maps.read_disk_mb + maps.read_cache_mb) >= maps.input_mb - 1e-6).all()
+    assert maps.read_disk_mb.sum() >= 9 * 64.0 - 1e-6  # the input blocks were cold
+    assert {"cache_mb", "dirty_mb", "cache_hit"} <= set(trace.columns)
+    assert trace.cache_mb.max() > 0 and trace.cache_hit.dropna().between(0.0, 1.0).all()
