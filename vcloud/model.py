@@ -5,6 +5,24 @@ chain (tick k at k*dt, no drift); Mesa's one-second heartbeat is stopped, so `mo
 "advance one second" and `run_for`/`run_until` work in seconds. Ticks run at HIGH priority, so events
 at the same time (allocator periods, later heartbeats) see the tick's result (DESIGN.md 3, step 5).
 Layers above subclass it and extend `before_tick` / `after_tick`.
+
+One instant t = k * dt, in order:
+
+| # | who | what |
+|---|-----|------|
+| 1 | `before_tick` (layers above) | workload: jobs whose submit time has come |
+| 2 | engine `memory` | used / active / swapped MB per VM, the page-in stall |
+| 3 | engine `cache` | page caches fit their memory (eviction); file streams priced; write-back due |
+| 4 | engine `demand` | CPU wants of threads, stream wants on datastores and NICs (own host or another's) |
+| 5 | engine `cpu`, `io` | host cores -> VMs by entitlement -> threads; devices -> streams, equal shares |
+| 6 | engine `pipeline` | rounds in which multi-resource phases ask what their other needs let them use |
+| 7 | engine `progress` | items advance at their bottleneck rate; phase ends interpolated |
+| 8 | engine `account` | usr/sys/steal/iowait/idle per VM and item (the /proc/stat identity) |
+| 9 | engine `cache_update` | reads cached, writes dirtied, write-back cleaned |
+| 10 | `after_step` (layers above) | producer/consumer syncs (the shuffle servlets move what they served) |
+| 11 | the tick | finished phases load the next; finished items stop, `on_finish` callbacks |
+| 12 | `after_tick` (layers above) | reactions to finished items |
+| 13 | events at t (DEFAULT priority) | allocator periods, heartbeats, slot managers; LOW: the trace sample |
 """
 
 from __future__ import annotations
