@@ -107,6 +107,14 @@ def build(n_hosts: int) -> tuple[HostTable, VMTable, ItemTable]:
         mem_mb=300.0, mem_active_mb=150.0,
     )  # fmt: skip
     items.owner = [None] * n_items
+    # each phase's needs per unit (vcloud.work.Phase.needs), as CloudModel._load_phase writes them
+    items.need_cpu[:n_items] = kind == Kind.CPU
+    io = (kind == Kind.DISK_READ) | (kind == Kind.DISK_WRITE) | (kind == Kind.NET)
+    items.stream_vm[:n_items, 0] = np.where(io, item_vm, -1)
+    items.stream_nic[:n_items, 0] = kind == Kind.NET
+    items.stream_need[:n_items, 0] = io
+    items.stream_write[:n_items, 0] = kind == Kind.DISK_WRITE
+    items.layout += 1
     return hosts, vms, items
 
 
