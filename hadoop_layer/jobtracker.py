@@ -30,6 +30,7 @@ from hadoop_layer.interfaces import (
 )
 from hadoop_layer.plans import Route, map_plan, reduce_finish_plan, reduce_merge_plan, reduce_start_plan
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
+from hadoop_layer.spill import ReduceMerge
 from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
 from vcloud.work import Kind, Phase
 
@@ -52,7 +53,8 @@ class JobTracker:
         self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
         self.map_slot_freed = False  # since the last look: for SlotManager.idle_map_slot (HadoopModel.after_tick)
         # every reduce of a job fetches the same segments once its maps are done: one merge plan per (job, heap)
-        self._finish_plans: dict[tuple[str, float], tuple] = {}
+        self._finish_plans: dict[tuple[str, float], ReduceMerge] = {}  # a reduce's merges, by (job, heap)
+        self._shuffle_writes: dict[tuple[str, float], float] = {}  # _shuffle_write_per_mb, by (job, heap)
         # Hadoop 1.x lifecycle (hadoop.job_setup_cleanup): jobs submitted but not in running_jobs (initializing,
         # waiting for or running their setup, or their cleanup), and setup/cleanup tasks waiting for a slot
         self.other_jobs: list[Job] = []
@@ -325,12 +327,12 @@ class JobTracker:
     def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:
         """MB a reduce of `job` writes to disk per MB it fetches (its merges during the shuffle), estimated at
         launch from the maps' planned output; the finish plan writes what this leaves out (_finish_shuffle)."""
-        key = ("estimate", job.job_id, heap_mb)
-        if key not in self._finish_plans:
+        key = (job.job_id, heap_mb)
+        if key not in self._shuffle_writes:
             n, combine = len(job.reduces), job.profile.combine_ratio
             merge = reduce_merge_plan([t.output_mb * combine / n for t in job.maps], heap_mb, self.model.hadoop)
-            self._finish_plans[key] = merge.disk_write_mb / merge.shuffle_mb if merge.shuffle_mb > 0 else 0.0
-        return self._finish_plans[key]
+            self._shuffle_writes[key] = merge.disk_write_mb / merge.shuffle_mb if merge.shuffle_mb > 0 else 0.0
+        return self._shuffle_writes[key]
 
     # ---- endings ------------------------------------------------------------------------------------
     def attempt_finished(self, attempt: TaskAttempt) -> None:

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.helpers import busy
-from vcloud import CloudModel, Phase, WorkItem
+from vcloud import CloudModel, Phase, Physics, WorkItem
 from vcloud.pagecache import PageCacheSettings
 from vcloud.work import disk, nic
 
@@ -88,23 +88,24 @@ def test_a_phase_bound_by_the_cpu_is_stolen_from_under_contention_and_never_wait
     assert item.cputime_s == pytest.approx(5.0) and item.steal_s == pytest.approx(5.0) and item.iowait_s == 0.0
 
 
-def test_cpu_a_disk_bound_phase_cannot_use_goes_to_the_other_threads():
-    # one 2-vCPU VM on 1 core: two threads, 1000 MHz each in the first round. The reader is capped at 20 MB/s by
-    # its stream (10 Mc/MB: it can use 200 MHz); the second round gives the 800 MHz it hands back to the spinner
-    model = CloudModel(rng=1, check=True)
+def _reader_and_spinner(rounds: int) -> tuple[WorkItem, WorkItem]:
+    """One 2-vCPU VM on 1 core: a reader capped at 20 MB/s (10 Mc/MB) beside a CPU spinner, for 5 s."""
+    model = CloudModel(rng=1, check=True, physics=Physics(pipeline_rounds=rounds))
     host = model.add_host("h", cores=1, core_mhz=2000, mem_mb=65536, disk_mbps=100, nic_mbps=125)
     vm = model.add_vm("v", host, vcpus=2, mem_mb=4096)
     reader = vm.run(WorkItem(model, [Phase.pipe("map", 1e6, 10.0, [disk()])], io_mbps_max=20.0))
     spinner = busy(model, vm)
     model.run_for(5.0)
+    return reader, spinner
+
+
+def test_cpu_a_disk_bound_phase_cannot_use_goes_to_the_other_threads():
+    # two threads, 1000 MHz each in the first round. The reader can use 200 MHz (20 MB/s x 10 Mc/MB); the next
+    # round gives the 800 MHz it hands back to the spinner. With one round (no redistribution) they stay idle.
+    reader, spinner = _reader_and_spinner(rounds=3)
     assert reader.cputime_s == pytest.approx(0.5) and spinner.cputime_s == pytest.approx(4.5)
-    once = CloudModel(rng=1, check=True, physics=model.physics.__class__(pipeline_rounds=1))
-    host = once.add_host("h", cores=1, core_mhz=2000, mem_mb=65536, disk_mbps=100, nic_mbps=125)
-    vm = once.add_vm("v", host, vcpus=2, mem_mb=4096)
-    once_reader = vm.run(WorkItem(once, [Phase.pipe("map", 1e6, 10.0, [disk()])], io_mbps_max=20.0))
-    once_spinner = busy(once, vm)
-    once.run_for(5.0)
-    assert once_reader.cputime_s == pytest.approx(0.5) and once_spinner.cputime_s == pytest.approx(2.5)
+    reader, spinner = _reader_and_spinner(rounds=1)
+    assert reader.cputime_s == pytest.approx(0.5) and spinner.cputime_s == pytest.approx(2.5)
 
 
 # ---- the page cache ---------------------------------------------------------------------------------------------

@@ -137,7 +137,6 @@ class TickState:
     has_load: bool = False
     vm_host: np.ndarray = field(default=None)
     io_bw: np.ndarray = field(default=None)  # datastores then NICs, MB/s
-    vm_want1: np.ndarray = field(default=None)
     swap_got1: np.ndarray = field(default=None)
     wb_got1: np.ndarray = field(default=None)
 
@@ -284,7 +283,7 @@ def _share_cpu(hosts: HostTable, vms: VMTable, items: ItemTable, want: np.ndarra
     vm_cap = np.minimum(vm_demand, vms.cpu_limit_mhz[:n_vm])
     host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
     vm_got = waterfill(vm_host, vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ, vm_cap, host_mhz)
-    return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want), vm_want
+    return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want)
 
 
 def _share_io(st: TickState, hosts: HostTable, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -296,7 +295,7 @@ def _share_io(st: TickState, hosts: HostTable, s_want: np.ndarray) -> tuple[np.n
 
 
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    st.vm_got1, st.got_cpu1, st.vm_want1 = _share_cpu(hosts, vms, items, st.want_cpu, st.cpu_weight)
+    st.vm_got1, st.got_cpu1 = _share_cpu(hosts, vms, items, st.want_cpu, st.cpu_weight)
 
 
 def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -359,7 +358,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
             if asked is not None and np.allclose(want, asked[0]) and np.allclose(s_want, asked[1]):
                 break
             asked = (want, s_want)
-            _, got_cpu, _ = _share_cpu(hosts, vms, items, want, st.cpu_weight)
+            _, got_cpu = _share_cpu(hosts, vms, items, want, st.cpu_weight)
             got_io, swap_got, wb_got = _share_io(st, hosts, s_want)
             rate, ratio = _rates(st, items, got_cpu, got_io)
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got = rate, got_cpu, got_io, swap_got, wb_got

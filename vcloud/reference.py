@@ -156,7 +156,7 @@ class _Tick:
             for v in range(self.vms.n)
         }
 
-    def share_cpu(self, want: dict) -> tuple[dict, dict, dict]:
+    def share_cpu(self, want: dict) -> tuple[dict, dict]:
         vms, hosts = self.vms, self.hosts
         vm_want = {v: sum(want[i] for i in self.items_of_vm[v]) for v in range(vms.n)}
         demand = {v: min(vm_want[v], vms.vcpus[v] * self.core[v]) for v in range(vms.n)}
@@ -168,7 +168,7 @@ class _Tick:
             {h: hosts.cores[h] * hosts.core_mhz[h] for h in range(hosts.n)},
         )
         got = _share(self.items_of_vm, self.cpu_weight, want, vm_got)
-        return vm_got, got, vm_want
+        return vm_got, got
 
     def share_io(self, want: dict) -> tuple[dict, dict]:
         hosts = self.hosts
@@ -187,7 +187,7 @@ class _Tick:
         return {s: got[s] for s in self.streams}, {v: got[("swap", v)] for v in vr}, {v: got[("wb", v)] for v in vr}
 
     def cpu(self) -> None:
-        self.vm_got1, self.got_cpu1, self.vm_want1 = self.share_cpu(self.want_cpu)
+        self.vm_got1, self.got_cpu1 = self.share_cpu(self.want_cpu)
 
     def io(self) -> None:
         self.got_io1, self.swap_got1, self.wb_got1 = self.share_io(self.s_want)
@@ -245,7 +245,7 @@ class _Tick:
                 ):
                     break
                 asked = [*want.values(), *s_want.values()]
-                _, got_cpu, _ = self.share_cpu(want)
+                _, got_cpu = self.share_cpu(want)
                 got_io, swap_got, wb_got = self.share_io(s_want)
                 rate, cpu_ratio, s_ratio = self.rates(got_cpu, got_io)
         runnable = {i: max(self.got_cpu1[i], (rate[i] if rate[i] != INF else 0.0) * items.need_cpu[i])
