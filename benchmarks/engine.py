@@ -111,7 +111,7 @@ def build(n_hosts: int) -> tuple[HostTable, VMTable, ItemTable]:
     items.need_cpu[:n_items] = kind == Kind.CPU
     io = (kind == Kind.DISK_READ) | (kind == Kind.DISK_WRITE) | (kind == Kind.NET)
     items.stream_vm[:n_items, 0] = np.where(io, item_vm, -1)
-    items.stream_nic[:n_items, 0] = kind == Kind.NET
+    items.stream_device[:n_items, 0] = kind == Kind.NET
     items.stream_need[:n_items, 0] = io
     items.stream_write[:n_items, 0] = kind == Kind.DISK_WRITE
     items.layout += 1

@@ -6,7 +6,9 @@ Hadoop 1.x (reference/algorithms.md 10.1; `DFSClient`, `DataNode`, `BlockReceive
   serving node's datastore and NIC and the reader's NIC;
 * a write goes down a pipeline: the writer's DataNode writes to its disk and forwards to the second replica
   (another rack), which writes and forwards to the third (the second's rack), as `BlockPlacementPolicyDefault`
-  places them. Each replica costs a NIC receive and a disk write, and a NIC send on the node before it.
+  places them. Each replica costs a NIC receive and a disk write, and a NIC send on the node before it;
+* a transfer between racks also goes out through the sending rack's uplink to the core switch and in through the
+  receiving rack's (vcloud `rack_hop`; `Physics.rack_uplink_mbps`, unlimited unless a scenario sets it).
 
 The streams sit on the serving hosts (vcloud `Stream.vm`), so this work competes with those nodes' own tasks
 and shows in their VMs' disk, network and iowait, in no attempt's charges. With `serving=False` (the model
@@ -19,24 +21,26 @@ from __future__ import annotations
 import numpy as np
 
 from hadoop_layer.hdfs import place_blocks
-from vcloud.work import Stream, disk, nic
+from vcloud.work import Stream, disk, nic, rack_hop
 
 
-def read_streams(source_vm: int, serving: bool, file: int = -1) -> list[Stream]:
+def read_streams(source_vm: int, serving: bool, file: int = -1, cross_rack: bool = False) -> list[Stream]:
     """Streams per MB of an HDFS read from the replica on VM row `source_vm` (-1: the reader's own node), of
-    page-cache file `file` there."""
+    page-cache file `file` there, `cross_rack` if that replica is in another rack."""
     if source_vm < 0:
         return [disk(file=file)]
     if not serving:
         return [nic()]
-    return [disk(vm=source_vm, file=file), nic(vm=source_vm), nic()]
+    hop = rack_hop(1.0, from_vm=source_vm) if cross_rack else []
+    return [disk(vm=source_vm, file=file), nic(vm=source_vm), nic(), *hop]
 
 
 def write_streams(
-    pipeline_vms: tuple[int, ...], serving: bool, replication: int, own_file: int = -1, files: tuple[int, ...] = ()
+    pipeline_vms: tuple[int, ...], serving: bool, replication: int, own_file: int = -1, files: tuple[int, ...] = (),
+    cross_rack: tuple[bool, ...] = (),
 ) -> list[Stream]:
     """Streams per MB of an HDFS write from the writer's node to `pipeline_vms` (replicas 2, 3, ...), into page-cache
-    files `own_file` and `files` (one per pipeline VM)."""
+    files `own_file` and `files` (one per pipeline VM); `cross_rack[k]`: the hop into pipeline VM k leaves a rack."""
     streams = [disk(write=True, file=own_file)]
     if not serving:
         return streams + ([nic(replication - 1.0)] if replication > 1 else [])
@@ -44,9 +48,12 @@ def write_streams(
         return streams
     streams.append(nic())  # the writer sends to the second replica
     files = files or (-1,) * len(pipeline_vms)
+    cross_rack = cross_rack or (False,) * len(pipeline_vms)
     for k, (vm, file) in enumerate(zip(pipeline_vms, files, strict=True)):
         forwards = k + 1 < len(pipeline_vms)
         streams += [nic(2.0 if forwards else 1.0, vm=vm), disk(vm=vm, write=True, file=file)]  # receive (and send on)
+        if cross_rack[k]:
+            streams += rack_hop(1.0, from_vm=pipeline_vms[k - 1] if k else -1, to_vm=vm)
     return streams
 
 
@@ -55,6 +62,13 @@ class DataNodes:
 
     def __init__(self, racks: np.ndarray, vm_rows: list[int], replication: int, serving: bool) -> None:
         self.racks, self.vm_rows, self.replication, self.serving = racks, vm_rows, replication, serving
+        self.rack_of_vm = {vm: int(rack) for vm, rack in zip(vm_rows, racks, strict=True)}
+
+    def crosses_racks(self, from_vm: int, to_vm: int) -> bool:
+        """Whether a transfer between these VM rows (-1 for neither: same node) goes through the rack uplinks."""
+        if from_vm < 0 or to_vm < 0:
+            return False
+        return self.rack_of_vm[from_vm] != self.rack_of_vm[to_vm]
 
     def read_source(self, replicas: np.ndarray, node: int) -> int:
         """VM row of the replica a reader on `node` reads from; -1 when the reader's node holds one."""

@@ -321,8 +321,10 @@ class JobTracker:
             source_file = files.block(task.gid, vm if source < 0 else source, task.input_mb, now)
             mapout = files.map_output[tracker.node]
         pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng)) if write and datanodes.serving else ()
+        hops = tuple(datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False))
         return Route(source, pipeline, datanodes.serving, source_file, files.scratch(vm, now), mapout,
-                     files.output_file(vm), tuple(files.output_file(v) for v in pipeline))  # fmt: skip
+                     files.output_file(vm), tuple(files.output_file(v) for v in pipeline),
+                     datanodes.crosses_racks(source, vm), hops)  # fmt: skip
 
     def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:
         """MB a reduce of `job` writes to disk per MB it fetches (its merges during the shuffle), estimated at

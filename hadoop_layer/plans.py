@@ -45,12 +45,16 @@ class Route:
     map_output_file: int = -1
     output_file: int = -1
     pipeline_files: tuple[int, ...] = ()
+    # whether the read, and each hop into a pipeline VM, crosses between racks (through their uplinks)
+    source_cross_rack: bool = False
+    pipeline_cross_rack: tuple[bool, ...] = ()
 
     def reads(self) -> list[Stream]:
-        return read_streams(self.source_vm, self.serving, self.source_file)
+        return read_streams(self.source_vm, self.serving, self.source_file, self.source_cross_rack)
 
     def writes(self, replication: int, per_mb: float = 1.0) -> list[Stream]:
-        streams = write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files)
+        streams = write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files,
+                                self.pipeline_cross_rack)  # fmt: skip
         return [replace(s, mb_per_unit=s.mb_per_unit * per_mb) for s in streams]
 
 

@@ -44,11 +44,15 @@ class CloudSettings(BaseModel):
     pipeline_rounds: int = Field(
         3, ge=1, le=50, description="sharing rounds of pipelined phases (vcloud Physics; 1: no redistribution)"
     )
+    rack_oversubscription: float | None = Field(
+        None, ge=1, le=1000,
+        description="a rack's hosts' NIC bandwidth over its uplink to the core, each way (None: no rack limit)",
+    )
 
     def cloud_physics(self) -> dict[str, Any]:
         """The cloud's mechanisms as `CloudModel` takes them (one place for every scenario)."""
         return {
-            "physics": Physics(self.swap_touch_rate, self.pipeline_rounds),
+            "physics": Physics(self.swap_touch_rate, self.pipeline_rounds, self.rack_oversubscription),
             "page_cache": PageCacheSettings(**self.page_cache.model_dump()),
         }
 

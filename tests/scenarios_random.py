@@ -8,7 +8,8 @@ import numpy as np
 
 from policies.allocators.drs import DrsAllocator, DrsSettings
 from vcloud import CloudModel, ConstantLoad, Kind, Phase, WorkItem
-from vcloud.work import disk, nic
+from vcloud.engine import Physics
+from vcloud.work import disk, nic, rack_hop
 
 PHASE_MAKERS = (Phase.cpu, Phase.read, Phase.write, Phase.net, Phase.wait)
 
@@ -17,11 +18,13 @@ def random_cloud(seed: int, pooled: bool = False, **model_kwargs) -> CloudModel:
     """1-3 hosts, 1-4 VMs each, 0-6 items per VM with random phases; some memory pressure and tenants.
 
     Some phases are pipelined (CPU and streams at once, some on other VMs' hosts, some through files of the page
-    cache: files start partly cached and dirty, so eviction, write-back and throttling all happen).
+    cache: files start partly cached and dirty, so eviction, write-back and throttling all happen; some cross
+    between the hosts' two racks through uplinks oversubscribed 1-10 times).
 
     With `pooled`, the VMs form a resource pool divided by a fast DRS (period 5 s) instead of fixed shares.
     """
     r = np.random.default_rng(seed)
+    model_kwargs.setdefault("physics", Physics(rack_oversubscription=float(r.uniform(1, 10))))
     m = CloudModel(rng=seed, **model_kwargs)
     if pooled:
         m.allocator = DrsAllocator(DrsSettings(period_s=5, sample_s=1, window_s=5, mem_sample_period_s=5), m.rng)
@@ -33,6 +36,7 @@ def random_cloud(seed: int, pooled: bool = False, **model_kwargs) -> CloudModel:
             mem_mb=16384,
             disk_mbps=float(r.uniform(20, 200)),
             nic_mbps=float(r.uniform(50, 125)),
+            rack=h % 2,
         )
         for v in range(int(r.integers(1, 5))):
             vcpus = int(r.integers(1, 5))
@@ -82,7 +86,9 @@ def _random_pipe(r: np.random.Generator, own_vm: int, files: list[int]) -> Phase
     streams = []
     for _ in range(int(r.integers(1, 5))):
         vm = -1 if r.random() < 0.6 else int(r.integers(0, own_vm + 1))
-        if r.random() < 0.3:
+        if r.random() < 0.1:
+            streams += rack_hop(float(r.uniform(0.1, 2)), from_vm=vm, to_vm=-1)
+        elif r.random() < 0.3:
             streams.append(nic(float(r.uniform(0.1, 2)), vm=vm))
         else:
             file = int(r.choice(files)) if files and vm == -1 and r.random() < 0.7 else -1

@@ -1,11 +1,13 @@
 """The data path by hand (issue 11): DataNode serving, pipelined phases, the guest page cache."""
 
+import numpy as np
 import pytest
 
+from hadoop_layer.datanode import DataNodes, read_streams, write_streams
 from tests.helpers import busy
 from vcloud import CloudModel, Phase, Physics, WorkItem
 from vcloud.pagecache import PageCacheSettings
-from vcloud.work import disk, nic
+from vcloud.work import Device, disk, nic
 
 
 def hosts(n: int = 3, cores: int = 4, disk_mbps: float = 100.0, nic_mbps: float = 125.0, **kwargs) -> CloudModel:
@@ -63,6 +65,52 @@ def test_a_three_replica_write_costs_three_datastores_and_two_nic_hops():
 
 
 # ---- pipelined phases -------------------------------------------------------------------------------------------
+def two_racks(oversubscription: float | None) -> CloudModel:
+    """4 hosts, one 1-vCPU VM each: v0 and v1 in rack 0, v2 and v3 in rack 1; 100 MB/s disks, 125 MB/s NICs; each
+    rack's uplink carries its two NICs' 250 MB/s over `oversubscription` each way."""
+    model = CloudModel(rng=1, check=True, physics=Physics(rack_oversubscription=oversubscription))
+    for i in range(4):
+        host = model.add_host(f"h{i}", cores=4, core_mhz=2000, mem_mb=65536, disk_mbps=100.0, nic_mbps=125.0,
+                              rack=i // 2)  # fmt: skip
+        model.add_vm(f"v{i}", host, vcpus=1, mem_mb=4096)
+    return model
+
+
+def test_a_read_from_another_rack_is_paced_by_the_rack_uplinks_and_leaves_the_rest_of_the_disk_to_others():
+    # v2 (rack 1) and v1 (rack 0) both read 100 MB from v0's datastore. The cross-rack read is paced by the 40 MB/s
+    # uplinks (250 MB/s of NICs, 6.25:1), so it asks the disk for 40 and the rack-local read gets the other 60:
+    # 100/60 = 1.667 s. The remote one then has 100 - 66.7 MB left at 40 MB/s: 2.5 s in all, as alone
+    model = two_racks(6.25)
+    far = run(model, 2, Phase.pipe("read", 100.0, 0.0, read_streams(0, serving=True, cross_rack=True)))
+    near = run(model, 1, Phase.pipe("read", 100.0, 0.0, read_streams(0, serving=True, cross_rack=False)))
+    model.run_for(4.0)
+    assert near.end_s == pytest.approx(100.0 / 60.0) and far.end_s == pytest.approx(2.5)
+    # the uplinks are the switch's: each VM's network counts its own NIC only
+    assert model.vms.net_mb[:4].tolist() == pytest.approx([200.0, 100.0, 100.0, 0.0])
+    assert far.charged("io_mb") == pytest.approx(100.0)
+
+
+def test_reads_between_the_same_two_racks_share_the_uplink_and_a_non_blocking_core_paces_nothing():
+    # two readers in rack 1 of two blocks in rack 0 share its 40 MB/s uplink: 20 MB/s each, 5 s for 100 MB;
+    # through a non-blocking core (1:1, 250 MB/s) or with no rack limit each is paced by its serving disk: 1 s
+    for uplink, end in ((6.25, 5.0), (1.0, 1.0), (None, 1.0)):
+        model = two_racks(uplink)
+        a = run(model, 2, Phase.pipe("read", 100.0, 0.0, read_streams(0, serving=True, cross_rack=True)))
+        b = run(model, 3, Phase.pipe("read", 100.0, 0.0, read_streams(1, serving=True, cross_rack=True)))
+        model.run_for(6.0)
+        assert a.end_s == pytest.approx(end) and b.end_s == pytest.approx(end)
+
+
+def test_only_the_hops_between_racks_of_a_write_pipeline_go_through_the_uplinks():
+    # DataNodes on VM rows 10, 11 (rack 0) and 12, 13 (rack 1): a block written on 10 goes to 12 (another rack,
+    # as HDFS places the second replica) and on to 13 (the second's rack): one hop out of rack 0 into rack 1
+    nodes = DataNodes(np.array([0, 0, 1, 1]), [10, 11, 12, 13], replication=3, serving=True)
+    assert nodes.crosses_racks(10, 12) and not nodes.crosses_racks(10, 11) and not nodes.crosses_racks(-1, 12)
+    streams = write_streams((12, 13), True, 3, cross_rack=(nodes.crosses_racks(10, 12), nodes.crosses_racks(12, 13)))
+    links = [(s.device, s.vm) for s in streams if s.device >= Device.UPLINK]
+    assert links == [(Device.UPLINK, -1), (Device.DOWNLINK, 12)]
+
+
 def test_a_phase_bound_by_the_disk_uses_cpu_at_the_disks_pace_and_waits_on_io():
     # 200 MB at 10 Mc/MB behind a 100 MB/s datastore: 2 s at 1000 MHz, half a vCPU; runnable half the time (it gets a
     # full core when it runs), blocked the other half: 1 s usr, 1 s iowait, no steal

@@ -31,6 +31,7 @@ of the tick its requests are outstanding, and that iowait is the VM's, no item's
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,13 +39,14 @@ import numpy as np
 from vcloud.pagecache import PageCache, evict, write_back
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
-from vcloud.work import Kind
+from vcloud.work import Device, Kind
 
 ENTITLEMENT_FLOOR_MHZ = 1e-6  # a VM with zero entitlement still takes idle cycles (work conserving)
 RECLAIM_BATCH = 0.02  # share of a VM's cache memory freed beyond the excess when its cache overflows (fewer passes)
 
 # the kinds as plain ints: comparing an int8 column with a plain int is cheaper than with an IntEnum member
 _WAIT, _LOAD = int(Kind.WAIT), int(Kind.LOAD)
+_DISK, _UPLINK = int(Device.DISK), int(Device.UPLINK)
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,15 @@ class Physics:
     # sharing rounds of the pipeline stage: 1 = a multi-resource phase keeps what it cannot use (no
     # redistribution); more = what it cannot use goes to other work, round by round (see stage_pipeline)
     pipeline_rounds: int = 3
+    # a rack's hosts' NIC bandwidth over its switch's uplink to the core, each direction (1: non-blocking; None:
+    # no rack limit at all): the oversubscription that makes reads from another rack slower than from the same one
+    rack_oversubscription: float | None = None
 
     def __post_init__(self) -> None:
         if not self.swap_touch_rate >= 0:
             raise ValueError(f"swap_touch_rate must be >= 0, got {self.swap_touch_rate}")
+        if self.rack_oversubscription is not None and not 0 < self.rack_oversubscription < math.inf:
+            raise ValueError(f"rack_oversubscription must be > 0 and finite, got {self.rack_oversubscription}")
         if not 1 <= self.pipeline_rounds <= 50:
             raise ValueError(f"pipeline_rounds must be in 1..50, got {self.pipeline_rounds}")
 
@@ -79,7 +86,7 @@ class Streams:
     item: np.ndarray  # item row
     col: np.ndarray  # stream column
     vm: np.ndarray  # the VM whose host's device carries it
-    nic: np.ndarray  # NIC, else datastore
+    device: np.ndarray  # work.Device
     need: np.ndarray  # MB per unit of progress
     file: np.ndarray  # the file it reads or writes through the page cache (-1: none)
     write: np.ndarray
@@ -107,7 +114,7 @@ class TickState:
     want_cpu: np.ndarray = field(default=None)  # per item, standalone (threads x core x (1 - stall))
     cpu_weight: np.ndarray = field(default=None)
     s_item: np.ndarray = field(default=None)  # streams (items' first, then LOAD items' disk streams)
-    s_group: np.ndarray = field(default=None)  # 0..n_host-1 datastores, n_host..2n_host-1 NICs
+    s_group: np.ndarray = field(default=None)  # io_bw's rows: datastores, NICs, rack uplinks out, rack uplinks in
     s_vm: np.ndarray = field(default=None)
     s_need: np.ndarray = field(default=None)  # MB per unit (0 for LOAD streams)
     s_want: np.ndarray = field(default=None)  # standalone MB/s (an open phase's: no more than it has)
@@ -152,6 +159,26 @@ STAGE_FIELDS = {
 }
 
 
+def rack_count(hosts: HostTable) -> int:
+    return int(hosts.rack[: hosts.n].max()) + 1 if hosts.n else 0
+
+
+def rack_uplink_mbps(hosts: HostTable, physics: Physics) -> np.ndarray:
+    """Each rack's uplink bandwidth per direction: its hosts' NICs over the oversubscription (inf: no limit)."""
+    if physics.rack_oversubscription is None:
+        return np.full(rack_count(hosts), np.inf)
+    nics = np.bincount(hosts.rack[: hosts.n], hosts.nic_mbps[: hosts.n], minlength=rack_count(hosts))
+    return nics / physics.rack_oversubscription
+
+
+def io_group(hosts: HostTable, host: np.ndarray, device: np.ndarray) -> np.ndarray:
+    """Row of `io_bw` that carries a stream on `device` of `host`: the host's datastore or NIC, or its rack's
+    uplink out or in."""
+    n_host = hosts.n
+    rack_row = 2 * n_host + (device - _UPLINK) * rack_count(hosts) + hosts.rack[:n_host][host]
+    return np.where(device >= _UPLINK, rack_row, host + n_host * device)
+
+
 def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Used MB, active MB and swapped-out MB per VM."""
     n_vm, n = vms.n, items.n
@@ -173,9 +200,9 @@ def flat_streams(items: ItemTable) -> Streams:
     item, col = np.nonzero(svm >= 0)
     count = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0)
     multi = count > 1
-    nic, file = items.stream_nic[:n][item, col], items.stream_file[:n][item, col]
-    file = np.where(nic, -1, file)
-    streams = Streams(item, col, svm[item, col], nic, items.stream_need[:n][item, col], file,
+    device, file = items.stream_device[:n][item, col].astype(np.int64), items.stream_file[:n][item, col]
+    file = np.where(device == _DISK, file, -1)
+    streams = Streams(item, col, svm[item, col], device, items.stream_need[:n][item, col], file,
                       items.stream_write[:n][item, col], multi, bool(multi.any()), bool((file >= 0).any()))  # fmt: skip
     items._flat_streams = (items.layout, streams)
     return streams
@@ -246,14 +273,15 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
 
     fs = st.streams
     s_item, s_vm, s_need = fs.item, fs.vm, fs.need * st.s_factor
-    s_group = vm_host[s_vm] + n_host * fs.nic
+    s_group = io_group(hosts, vm_host[s_vm], fs.device)
     if st.has_load:
         load = np.flatnonzero(is_load)
         s_item = np.concatenate((s_item, load))
         s_vm = np.concatenate((s_vm, vm[load]))
         s_need = np.concatenate((s_need, np.zeros(load.size)))
         s_group = np.concatenate((s_group, vm_host[vm[load]]))
-    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host]))
+    uplink = rack_uplink_mbps(hosts, physics)
+    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink))
     s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
     # nothing left, all of it in the cache, or all of it fits below the dirty limit: no I/O
     left = items.remaining[:n][s_item]
@@ -405,9 +433,9 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
         cpu_mc = np.where(is_load, st.got_cpu * dt, cpu_mc)
         s_mb[k:] = st.got_io[k:] * dt
     s_disk = st.s_group < n_host
-    s_net = ~s_disk
+    s_net = (st.s_group >= n_host) & (st.s_group < 2 * n_host)  # the VM's NIC (rack links are the switch's)
     own = st.s_vm == vm[st.s_item]
-    items.io_mb[:n] += np.bincount(st.s_item, s_mb * own, minlength=n)
+    items.io_mb[:n] += np.bincount(st.s_item, s_mb * (own & (s_disk | s_net)), minlength=n)
     swap_mb = st.swap_got * dt
     wb_mb = st.wb_got * dt
     vm_disk = np.bincount(st.s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb + wb_mb

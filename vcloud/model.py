@@ -43,7 +43,7 @@ from vcloud.interference import LoadDriver, LoadProfile
 from vcloud.pagecache import PageCache, PageCacheSettings
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
-from vcloud.work import Device, Kind, Phase
+from vcloud.work import Kind, Phase
 
 StepFunction = Callable[[HostTable, VMTable, ItemTable, float, Physics, PageCache, float], engine.TickResult]
 
@@ -203,7 +203,7 @@ class CloudModel(Model):
         items.stream_file[row] = -1
         for k, s in enumerate(streams):
             items.stream_vm[row, k] = item.vm.row if s.vm < 0 else s.vm
-            items.stream_nic[row, k] = s.device == Device.NIC
+            items.stream_device[row, k] = int(s.device)
             items.stream_need[row, k] = s.mb_per_unit
             items.stream_file[row, k] = s.file
             items.stream_write[row, k] = s.write

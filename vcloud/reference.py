@@ -14,7 +14,7 @@ import numpy as np
 from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, RECLAIM_BATCH, Physics, TickResult, TickState
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill_reference
-from vcloud.work import Kind
+from vcloud.work import Device, Kind
 
 INF = math.inf
 
@@ -84,7 +84,7 @@ class _Tick:
         writers: dict[int, list] = {}
         for s in self.streams:
             i, c = s
-            if c < 0 or items.stream_nic[i, c] or items.stream_file[i, c] < 0:
+            if c < 0 or items.stream_device[i, c] != Device.DISK or items.stream_file[i, c] < 0:
                 continue
             f = int(items.stream_file[i, c])
             if items.stream_write[i, c]:
@@ -132,15 +132,16 @@ class _Tick:
         for s in self.streams:
             i, c = s
             if c >= 0:
-                v, nic = int(items.stream_vm[i, c]), bool(items.stream_nic[i, c])
+                v, dev = int(items.stream_vm[i, c]), int(items.stream_device[i, c])
                 self.s_need[s] = float(items.stream_need[i, c]) * self.factor[s]
             else:
-                v, nic = self.vm_of[i], False
+                v, dev = self.vm_of[i], Device.DISK
                 self.s_need[s] = 0.0
             h = self.host_of_vm[v]
             self.s_vm[s] = v
-            self.s_group[s] = (1, h) if nic else (0, h)
-            bw = hosts.nic_mbps[h] if nic else hosts.disk_mbps[h]
+            # a device of the host, or a direction of its rack's uplink
+            self.s_group[s] = (dev, int(hosts.rack[h])) if dev >= Device.UPLINK else (dev, h)
+            bw = self.capacity(self.s_group[s])
             if c >= 0:
                 left = items.remaining[i]
                 busy = left > 0 and self.s_need[s] > 0 and left * self.s_need[s] > self.bonus[s] * self.dt
@@ -172,7 +173,9 @@ class _Tick:
 
     def share_io(self, want: dict) -> tuple[dict, dict]:
         hosts = self.hosts
-        groups: dict = {(d, h): [] for d in (0, 1) for h in range(hosts.n)}
+        racks = {int(r) for r in hosts.rack[: hosts.n]}
+        groups: dict = {(d, h): [] for d in (Device.DISK, Device.NIC) for h in range(hosts.n)}
+        groups |= {(d, r): [] for d in (Device.UPLINK, Device.DOWNLINK) for r in racks}
         caps, weights = {}, {}
         for s in self.streams:
             groups[self.s_group[s]].append(s)
@@ -181,10 +184,19 @@ class _Tick:
             for key, w in ((("swap", v), self.swap_want[v]), (("wb", v), self.wb_want[v])):
                 groups[(0, self.host_of_vm[v])].append(key)
                 caps[key], weights[key] = w, 1.0
-        capacity = {(d, h): hosts.nic_mbps[h] if d else hosts.disk_mbps[h] for d, h in groups}
+        capacity = {g: self.capacity(g) for g in groups}
         got = _share(groups, weights, caps, capacity)
         vr = range(self.vms.n)
         return {s: got[s] for s in self.streams}, {v: got[("swap", v)] for v in vr}, {v: got[("wb", v)] for v in vr}
+
+    def capacity(self, group: tuple[int, int]) -> float:
+        device, where = group
+        if device >= Device.UPLINK:
+            ratio = self.physics.rack_oversubscription
+            hosts = self.hosts
+            nics = sum(hosts.nic_mbps[h] for h in range(hosts.n) if hosts.rack[h] == where)
+            return INF if ratio is None else nics / ratio
+        return float(self.hosts.nic_mbps[where] if device == Device.NIC else self.hosts.disk_mbps[where])
 
     def cpu(self) -> None:
         self.vm_got1, self.got_cpu1 = self.share_cpu(self.want_cpu)
@@ -282,7 +294,10 @@ class _Tick:
             i, c = s
             mb = self.got_io[s] * dt if c < 0 else max(self.prog[i] * self.s_need[s] - self.bonus[s] * dt, 0.0)
             v = self.s_vm[s]
-            if self.s_group[s][0] == 1:
+            if self.s_group[s][0] >= Device.UPLINK:  # the switch's, not the VM's
+                stream_mb[s] = mb
+                continue
+            if self.s_group[s][0] == Device.NIC:
                 vm_net[v] += mb
             else:
                 vm_disk[v] += mb
@@ -355,7 +370,7 @@ class _Tick:
         items, vms, files = self.items, self.vms, self.cache.files
         for s in self.streams:
             i, c = s
-            if c < 0 or items.stream_nic[i, c] or items.stream_file[i, c] < 0:
+            if c < 0 or items.stream_device[i, c] != Device.DISK or items.stream_file[i, c] < 0:
                 continue
             f, v = int(items.stream_file[i, c]), int(items.stream_vm[i, c])
             logical = self.prog[i] * float(items.stream_need[i, c])
@@ -406,7 +421,9 @@ class _Tick:
         st.wb_got = arr([self.wb_got[v] for v in vr])
         st.want_cpu, st.cpu_weight = arr([self.want_cpu[i] for i in it]), arr([self.cpu_weight[i] for i in it])
         st.s_item = arr([i for i, _ in self.streams], dtype=np.int64)
-        st.s_group = arr([g[1] + n_host * g[0] for g in (self.s_group[s] for s in self.streams)], dtype=np.int64)
+        n_rack = int(self.hosts.rack[:n_host].max()) + 1
+        st.s_group = arr([g[1] + n_host * g[0] if g[0] < Device.UPLINK else 2 * n_host + (g[0] - Device.UPLINK) * n_rack
+                          + g[1] for g in (self.s_group[s] for s in self.streams)], dtype=np.int64)  # fmt: skip
         st.s_vm = arr([self.s_vm[s] for s in self.streams], dtype=np.int64)
         st.s_need = arr([self.s_need[s] for s in self.streams])
         st.s_want = arr([self.s_want[s] for s in self.streams])

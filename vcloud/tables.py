@@ -162,14 +162,14 @@ class ItemTable(Columns):
         "sys_s": np.float64,
         "steal_s": np.float64,
         "iowait_s": np.float64,
-        "io_mb": np.float64,  # MB through its own VM's datastore and NIC (streams served elsewhere excluded)
+        "io_mb": np.float64,  # MB through its own VM's datastore and NIC (not streams served elsewhere, not rack links)
         "read_disk_mb": np.float64,  # file data it read that came from a datastore (its own or a DataNode's)
         "read_cache_mb": np.float64,  # ... and from a page cache
     }
     # the current phase's I/O streams (work.Stream), one per column; vm -1 = no stream in this column
     WIDE = {
         "stream_vm": (np.int64, -1),  # the VM whose host's device carries it
-        "stream_nic": (np.bool_, False),  # NIC, else datastore
+        "stream_device": (np.int8, 0),  # work.Device: datastore, NIC, or the rack's uplink out or in
         "stream_need": (np.float64, 0.0),  # MB per unit of progress
         "stream_file": (np.int64, -1),  # datastore streams: the file read or written through the page cache (-1: none)
         "stream_write": (np.bool_, False),  # data written (else read)

@@ -38,6 +38,8 @@ DISK_KINDS = (Kind.DISK_READ, Kind.DISK_WRITE)
 class Device(IntEnum):
     DISK = 0  # a host's datastore
     NIC = 1  # a host's network interface
+    UPLINK = 2  # the rack switch's link to the core, out of the rack of the VM's host (Physics.rack_uplink_mbps)
+    DOWNLINK = 3  # the same link, into that rack (full duplex: each direction has the uplink's bandwidth)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,11 @@ def disk(mb_per_unit: float = 1.0, vm: int = -1, write: bool = False, file: int 
 
 def nic(mb_per_unit: float = 1.0, vm: int = -1) -> Stream:
     return Stream(Device.NIC, mb_per_unit, vm)
+
+
+def rack_hop(mb_per_unit: float, from_vm: int = -1, to_vm: int = -1) -> list[Stream]:
+    """A transfer between two racks: out through the rack uplink of `from_vm`'s host, in through `to_vm`'s."""
+    return [Stream(Device.UPLINK, mb_per_unit, from_vm), Stream(Device.DOWNLINK, mb_per_unit, to_vm)]
 
 
 @dataclass(frozen=True, slots=True)
