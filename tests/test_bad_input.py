@@ -108,6 +108,8 @@ RUN = [
     ("run flexslot --set page_cache.dirty_background_ratio=-0.1", "page_cache.dirty_background_ratio=-0.1"),
     ("run flexslot --set page_cache.dirty_expire_s=-1", "page_cache.dirty_expire_s=-1"),
     ("run synthetic-cloud --set pipeline_rounds=0", "pipeline_rounds=0"),
+    ("run delay-scheduling --set rack_oversubscription=0.5", "rack_oversubscription=0.5"),
+    ("run flexslot --set rack_oversubscription=nan", "rack_oversubscription='nan'"),
     ("run flexslot --set hadoop.pipelined_tasks=maybe", "hadoop.pipelined_tasks='maybe'"),
     ("run delay-scheduling --set slaves=5000", "slaves=5000"),
     ("run delay-scheduling --set max_jobs=101", "max_jobs=101"),

@@ -1,5 +1,5 @@
 """The delay-scheduling scenario (Zaharia et al., EuroSys 2010, section 5, IO-heavy): its workload is the paper's,
-and delay scheduling gives the paper's locality; the response-time direction waits for DataNode serving (issue 11).
+delay scheduling gives the paper's locality, and with the era's oversubscribed rack uplinks its response times.
 """
 
 from collections import Counter
@@ -81,14 +81,28 @@ def test_fifo_is_less_node_local_than_naive_fair(runs):
     assert _node_local(runs["FIFO"][0], SMALL) < _node_local(runs["Fair naive"][0], SMALL)
 
 
-@pytest.mark.xfail(strict=False, reason="no DataNode serving yet (issue 11): a remote HDFS read is charged only to "
-                   "the reader's NIC, so a remote map (8.7 s) beats a node-local one (13.4 s) on a busy disk and the "
-                   "locality delay buys no speed")  # fmt: skip
+def _small_and_medium(bins: dict) -> tuple[float, ...]:
+    """Mean response time of the small (bins 1-3) and the medium (4-6) jobs."""
+    groups = (("1", "2", "3"), ("4", "5", "6"))
+    return tuple(float(np.mean([bins[b]["mean_response_s"] for b in group])) for group in groups)
+
+
 def test_delay_scheduling_answers_small_and_medium_jobs_faster_than_naive_fair(runs):
-    naive, delay = runs["Fair naive"][1]["bins"], runs["Fair delay"][1]["bins"]
-    for group in (("1", "2", "3"), ("4", "5", "6")):  # small, medium
-        times = {k: [bins[b]["mean_response_s"] for b in group] for k, bins in (("naive", naive), ("delay", delay))}
-        assert np.mean(times["delay"]) < np.mean(times["naive"]), group
+    # Measured (seed 1, 25:1 rack uplinks): small 9 s delay vs 24 s naive, medium 14 s vs 42 s (no rack limit:
+    # 9.1 vs 8.4 and 13.9 vs 13.2)
+    naive, delay = (_small_and_medium(runs[k][1]["bins"]) for k in ("Fair naive", "Fair delay"))
+    assert delay[0] < 0.75 * naive[0] and delay[1] < 0.75 * naive[1]
+
+
+def test_without_a_rack_limit_locality_buys_no_speed_and_naive_fair_answers_as_fast():
+    # the finding of docs/results-delay.md: it is the oversubscribed uplinks that make remote maps slow; through a
+    # non-blocking core a remote read costs a NIC hop more and naive fair (no 4.5 s skips) is as fast or faster
+    out = {}
+    for label in ("Fair naive", "Fair delay"):
+        model = _build(**POLICIES[label], rack_oversubscription=None)
+        run_model(model, SCENARIO.horizon_s(model), progress=False)
+        out[label] = _small_and_medium(SCENARIO.summary(model)["bins"])
+    assert out["Fair naive"][0] < out["Fair delay"][0] * 1.05 and out["Fair naive"][1] < out["Fair delay"][1] * 1.05
 
 
 def test_the_summary_reports_each_bin_and_throughput(runs):
