@@ -28,7 +28,14 @@ from hadoop_layer.interfaces import (
     SpeculationPolicy,
     TaskScheduler,
 )
-from hadoop_layer.plans import Route, map_plan, reduce_finish_plan, reduce_merge_plan, reduce_start_plan
+from hadoop_layer.plans import (
+    Route,
+    cpu_for_runtime,
+    map_plan,
+    reduce_finish_plan,
+    reduce_merge_plan,
+    reduce_start_plan,
+)
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
 from hadoop_layer.spill import ReduceMerge
 from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
@@ -464,10 +471,15 @@ class JobTracker:
             self._finish_plans[key] = reduce_merge_plan(segments, attempt.heap_mb, self.model.hadoop)
         merge = self._finish_plans[key]
         written = attempt.shuffle_write_per_mb * merge.shuffle_mb
-        phases, marks, input_mb, out_mb = reduce_finish_plan(merge, attempt.task, self.model.hadoop, attempt.route,
-                                                             written)  # fmt: skip
-        if attempt.task.cpu_mc > 0:  # a reduce with its own CPU (trace replay) instead of the profile's per MB
-            phases, marks = _own_reduce_cpu(phases, marks, attempt.task.cpu_mc)
+        task, cfg = attempt.task, self.model.hadoop
+        own_cpu = task.cpu_mc if task.cpu_mc > 0 else None  # a replayed trace's CPU, else the profile's per MB
+        if task.after_shuffle_s is not None:  # a replayed runtime: the CPU that makes the rest take it, alone
+            plan = reduce_finish_plan(merge, task, cfg, attempt.route, written, reduce_cpu_mc=0.0)[0]
+            host = self.model.hosts
+            h = int(attempt.tracker.vm.host.row)
+            own_cpu = cpu_for_runtime(plan, "reduce", task.after_shuffle_s, float(host.core_mhz[h]),
+                                      float(host.disk_mbps[h]), float(host.nic_mbps[h]))  # fmt: skip
+        phases, marks, input_mb, out_mb = reduce_finish_plan(merge, task, cfg, attempt.route, written, own_cpu)
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
@@ -577,17 +589,6 @@ class JobTracker:
         task.children += new
         self.wake_idle()
         return new
-
-
-def _own_reduce_cpu(phases: list[Phase], marks: list, cpu_mc: float) -> tuple[list[Phase], list]:
-    """The reduce phase of a finish plan with `cpu_mc` megacycles (added before the output write if the profile
-    had none)."""
-    names = [p.name for p in phases]
-    if "reduce" in names:
-        i = names.index("reduce")
-        return [*phases[:i], replace(phases[i], amount=cpu_mc), *phases[i + 1 :]], list(marks)
-    i = names.index("hdfs-write") if "hdfs-write" in names else len(phases)
-    return [*phases[:i], Phase.cpu("reduce", cpu_mc), *phases[i:]], [*marks[:i], (2.0 / 3.0, 1.0), *marks[i:]]
 
 
 class _Call:

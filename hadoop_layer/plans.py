@@ -195,9 +195,15 @@ def reduce_merge_plan(segments_mb: list[float], heap_mb: float, cfg: HadoopConfi
 
 
 def reduce_finish_plan(
-    merge: ReduceMerge, task: Task, cfg: HadoopConfig, route: Route = LOCAL, written_in_shuffle_mb: float = 0.0
+    merge: ReduceMerge,
+    task: Task,
+    cfg: HadoopConfig,
+    route: Route = LOCAL,
+    written_in_shuffle_mb: float = 0.0,
+    reduce_cpu_mc: float | None = None,
 ):
     """Everything after the shuffle: merges (2.3), reduce CPU, replicated output. Returns phases, marks, input MB.
+    The reduce function's CPU is `reduce_cpu_mc` (a replayed trace's), else the profile's per MB of input.
 
     Pipelined: what the shuffle did not write already is written first; the intermediate merge passes read (and
     merge) their segments; the last pass streams into the reduce function, whose output goes down the HDFS
@@ -205,10 +211,11 @@ def reduce_finish_plan(
     profile = task.job.profile
     input_mb = merge.shuffle_mb
     out_mb = input_mb * profile.reduce_selectivity
+    reduce_cpu = input_mb * profile.reduce_cpu_mc_per_mb if reduce_cpu_mc is None else reduce_cpu_mc
     third = 1.0 / 3.0
     if cfg.pipelined_tasks and input_mb > 0:
         final_read = merge.final_disk_mb
-        cpu = final_read * cfg.merge_cpu_mc_per_mb + input_mb * profile.reduce_cpu_mc_per_mb
+        cpu = final_read * cfg.merge_cpu_mc_per_mb + reduce_cpu
         merges = route.scratch_file
         streams = [disk(final_read / input_mb, file=merges), *route.writes(cfg.replication, out_mb / input_mb)]
         intermediate = merge.disk_read_mb - final_read
@@ -228,7 +235,7 @@ def reduce_finish_plan(
         _io("merge-write", merge.disk_write_mb, [disk(write=True, file=route.scratch_file)]),
         _io("merge-read", merge.disk_read_mb, [disk(file=route.scratch_file)]),
         Phase.cpu("sort", merge.disk_read_mb * cfg.merge_cpu_mc_per_mb),
-        Phase.cpu("reduce", input_mb * profile.reduce_cpu_mc_per_mb),
+        Phase.cpu("reduce", reduce_cpu),
         *write,
     ]
     marks = [
@@ -240,3 +247,31 @@ def reduce_finish_plan(
     ]
     phases, marks = _keep(phases, marks)
     return phases, marks, input_mb, out_mb
+
+
+# ---- uncontended times (trace replay sizes attempts to their recorded runtimes with these) ---------------------
+def phase_uncontended_s(phase: Phase, core_mhz: float, disk_mbps: float, nic_mbps: float) -> float:
+    """Seconds `phase` takes alone on its nodes: one thread on a core, each datastore and NIC to itself (the
+    streams on one device of one node add up), rack uplinks free, no page cache; pipelined: its bottleneck's."""
+    if phase.kind == Kind.WAIT:
+        return phase.amount
+    cpu, streams = phase.needs()
+    per_device: dict[tuple[Device, int], float] = {}
+    for st in streams:
+        per_device[(st.device, st.vm)] = per_device.get((st.device, st.vm), 0.0) + st.mb_per_unit
+    rates = {Device.DISK: disk_mbps, Device.NIC: nic_mbps}
+    io = max((mb / rates[d] for (d, _), mb in per_device.items() if d in rates), default=0.0)
+    return phase.amount * max(cpu / core_mhz, io)
+
+
+def cpu_for_runtime(
+    phases: list[Phase], name: str, runtime_s: float, core_mhz: float, disk_mbps: float, nic_mbps: float
+) -> float:
+    """Megacycles to add to phase `name` so that all of `phases` take `runtime_s` alone (phase_uncontended_s).
+    Pipelined, the CPU hides behind the phase's I/O until it is the bottleneck; a runtime shorter than the
+    other phases and this one's I/O can take gets no CPU (and is exceeded)."""
+    names = [p.name for p in phases]
+    i = names.index(name) if name in names else -1  # absent: a CPU phase of none yet (plans drop empty phases)
+    others = sum(phase_uncontended_s(p, core_mhz, disk_mbps, nic_mbps) for k, p in enumerate(phases) if k != i)
+    own = phases[i].needs()[0] * phases[i].amount if i >= 0 else 0.0
+    return max((runtime_s - others) * core_mhz - own, 0.0)

@@ -71,6 +71,9 @@ class Task:
         # recorded attempts that did not succeed, replayed by the next non-speculative launches (trace replay):
         # (result "FAILED" | "KILLED", runtime s); the attempt runs that long and then fails or is killed
         self.replay: list[tuple[str, float]] = []
+        # reduces of a replayed trace (durations mode): the recorded seconds after the shuffle, which the merges,
+        # the reduce and its output take alone on the node (JobTracker._finish_shuffle sizes the CPU to it)
+        self.after_shuffle_s: float | None = None
 
     def truncate(self, keep_mb: float) -> None:
         """Stop the split at `keep_mb`: the input and what follows from it (CPU, output, records) shrink in

@@ -39,8 +39,11 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from hadoop_layer.config import HadoopConfig
+from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
+from hadoop_layer.plans import Route, cpu_for_runtime, map_plan
 from hadoop_layer.profiles import PUMA
+from hadoop_layer.tasks import Task
 from hadoop_layer.traces import Topology, TraceError, TraceJob, median_or, read_text, read_topology, read_trace
 from policies.schedulers import SCHEDULERS
 from policies.slots import SLOT_MANAGERS
@@ -219,8 +222,13 @@ def _mb(attempt: dict, key: str) -> float:
     return value / 2**20 if isinstance(value, int | float) and value > 0 else 0.0
 
 
-def traced_node(trace: str, replication: int) -> TracedNode:
-    """Read the attempts' hosts, times and byte counters again (the trace was validated before)."""
+def traced_node(trace: str, replication: int, serving: bool = True) -> TracedNode:
+    """Read the attempts' hosts, times and byte counters again (the trace was validated before).
+
+    With DataNode serving (`hadoop.datanode_serving`) an attempt's HDFS output costs the datastores of all
+    `replication` nodes of its pipeline and 2 x (replication - 1) NIC transfers (a send and a receive per hop);
+    spread evenly over the nodes, that is what each node carries per MB its own attempts write. Without, the
+    writer's disk once and its NIC (replication - 1) times, as the emulator then charges it."""
     text, pos, decoder = read_text(trace), 0, json.JSONDecoder()
     events: dict[str, list[tuple[float, int, int, float, float]]] = {}  # host -> (time, kind, +-1, disk, net)
     while True:
@@ -236,10 +244,10 @@ def traced_node(trace: str, replication: int) -> TracedNode:
                     if not (isinstance(start, int | float) and isinstance(end, int | float) and 0 <= start < end):
                         continue
                     secs = (end - start) / 1000.0
-                    disk = sum(
-                        _mb(a, f) for f in ("hdfsBytesRead", "hdfsBytesWritten", "fileBytesRead", "fileBytesWritten")
-                    )
-                    net = _mb(a, "hdfsBytesWritten") * (replication - 1) + _mb(a, "reduceShuffleBytes")
+                    written = _mb(a, "hdfsBytesWritten")
+                    disk = sum(_mb(a, f) for f in ("hdfsBytesRead", "fileBytesRead", "fileBytesWritten"))
+                    disk += written * (replication if serving else 1)
+                    net = written * (replication - 1) * (2 if serving else 1) + _mb(a, "reduceShuffleBytes")
                     host = _split_host(a.get("hostName") or "")[1]
                     evs = events.setdefault(host, [])
                     evs += [(end, k, -1, -disk / secs, -net / secs), (start, k, 1, disk / secs, net / secs)]
@@ -267,7 +275,7 @@ def build_trace_cluster(
             known.add(host)
     if not known:
         raise ValueError(f"setting trace={s.trace!r}: no topology file and no recorded hosts to build a cluster")
-    seen = traced_node(s.trace, s.hadoop.replication) if kind == "rumen" else None
+    seen = traced_node(s.trace, s.hadoop.replication, s.hadoop.datanode_serving) if kind == "rumen" else None
     map_slots, reduce_slots = (
         (seen.map_slots, seen.reduce_slots) if seen else (s.hadoop.map_slots, s.hadoop.reduce_slots)
     )
@@ -301,9 +309,14 @@ def build_trace_cluster(
     return model, nodes
 
 
-def _io_s(read_mb: float, write_mb: float, net_mb: float, rates: tuple[float, float]) -> float:
-    """Seconds an uncontended node spends on this I/O (its datastore and NIC to itself): rates (disk, NIC) MB/s."""
-    return (read_mb + write_mb) / rates[0] + net_mb / rates[1]
+def _map_cpu_for(task: Task, runtime_s: float, reduces: int, cfg: HadoopConfig, core: float,
+                 rates: tuple[float, float]) -> float:  # fmt: skip
+    """The CPU that makes a node-local attempt of `task` take `runtime_s` alone on a node of the traced cluster:
+    its plan (read, map, spills, merge; map-only: the output down a 3-node pipeline) with no CPU, then the rest."""
+    hops = tuple(range(10**9, 10**9 + cfg.replication - 1)) if reduces == 0 else ()  # other nodes, for the estimate
+    route = Route(pipeline_vms=hops, serving=cfg.datanode_serving)
+    plan = map_plan(task, Locality.NODE, cfg.io_sort_mb, cfg, core, reduces, route)[0]
+    return cpu_for_runtime(plan, "map", runtime_s, core, *rates)
 
 
 def add_trace_job(
@@ -336,9 +349,7 @@ def add_trace_job(
     maps = []
     for i, (x, o) in enumerate(zip(inputs, outs, strict=True)):
         if mode == "durations":
-            replicate = o * (cfg.replication - 1) if job.reduces == 0 else 0.0  # map-only: an HDFS write
-            io = _io_s(x, o, replicate, rates)
-            cpu_mc = max(durations[i] - cfg.jvm_start_core_s - io, 0.0) * core
+            cpu_mc = 0.0  # sized below, once the task exists, from its plan (plans.cpu_for_runtime)
             if not s.replay_io:
                 x = o = 0.0  # the recorded time is all CPU: no bytes to move
         else:
@@ -359,21 +370,24 @@ def add_trace_job(
             maps[i]["replicas"] = np.array(known, dtype=np.int64)
     reduces = job.reduces + len(job.unfinished_reduces)
     added = model.add_job(job.name, profile, submit_s, maps, reduces)
+    if mode == "durations":
+        for task, runtime in zip(added.maps, durations, strict=False):
+            task.cpu_mc = _map_cpu_for(task, runtime, reduces, cfg, core, rates)
     for task, retries in zip(added.maps, [*(job.map_retries or [()] * job.maps), *unfinished], strict=True):
         task.replay = list(retries)
     reduce_retries = [*(job.reduce_retries or [()] * job.reduces), *job.unfinished_reduces]
     after = list(job.reduce_after_shuffle_s or [None] * job.reduces)
     rdur = list(job.reduce_durations_s or [])
     rcpu = list(job.reduce_cpu_s or [None] * job.reduces)
-    out_per_reduce = job.output_mb / max(job.reduces, 1)
     for i, task in enumerate(added.reduces):
         task.replay = list(reduce_retries[i])
         if mode == "durations":
             own = after[i] if i < job.reduces and after[i] is not None else (rdur[i] if i < job.reduces else None)
             if own is None:
                 own = median_or([a for a in after if a is not None] or rdur, 10.0)
-            io = _io_s(0.0, out_per_reduce, out_per_reduce * (cfg.replication - 1), rates)
-            task.cpu_mc = max(own - io, 1e-3) * core
+            task.after_shuffle_s = own if s.replay_io else None
+            if not s.replay_io:  # all CPU: the output still goes out, at no cost in the recorded time
+                task.cpu_mc = max(own, 1e-3) * core
         elif i < job.reduces and rcpu[i] is not None:
             task.cpu_mc = rcpu[i] * core
     if mode == "durations":  # MapReduce 2 traces record no setup/cleanup tasks: their gaps time the AM's work

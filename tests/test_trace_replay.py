@@ -135,3 +135,26 @@ def test_cli_replays_a_gzip_trace_and_refuses_a_bad_one_in_one_line(tmp_path, ca
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "bad.json.gz job 0 (job_9)" in err and "submitTime='soon'" in err
     assert not (tmp_path / "x").exists()
+
+
+def test_durations_mode_sizes_pipelined_maps_and_a_reduce_after_its_shuffle_to_their_recorded_times(tmp_path):
+    # maps that read 64 MB and write 16 MB each, one per host, and a reduce whose merges, reduce and output took
+    # 30 s after its shuffle: alone on their nodes (one slot each), each takes its recorded time whatever its
+    # bytes cost (plans.cpu_for_runtime; the reduce's CPU used to be read as units of its pipelined phase)
+    mb = 2**20
+    maps = [[attempt("SUCCESS", 1, 1 + d, h, fileBytesWritten=16 * mb)]
+            for d, h in ((12, "/r1/a"), (25, "/r1/b"))]  # fmt: skip
+    reduce = attempt("SUCCESS", 2, 70, "/r1/c", shuffleFinished=T0 + 40_000, hdfsBytesWritten=8 * mb)
+    traced = job("job_1", 0, maps, [[reduce]])
+    for task in traced["mapTasks"]:
+        task["inputBytes"] = 64 * mb
+    path = write(tmp_path, "with-bytes.json", [traced])
+    model, _ = replay(path, allocator="static")
+    (j,) = model.jobtracker.jobs
+    # sized with every byte on the disk; the page cache takes the spill below the dirty limit: up to 3 % sooner
+    assert [t.successful.runtime_s for t in j.maps] == pytest.approx([12.0, 25.0], rel=0.04)
+    assert all(t.successful.runtime_s <= d for t, d in zip(j.maps, (12.0, 25.0), strict=True))
+    r = j.reduces[0].successful
+    shuffle_end = r.phase_end_s[[p.name for p in r.phases].index("shuffle")]
+    assert r.output_mb > 0 and j.reduces[0].cpu_mc == 0.0  # sized at the shuffle's end from its after_shuffle_s
+    assert r.end_s - shuffle_end == pytest.approx(30.0, abs=0.5)
