@@ -1,4 +1,4 @@
-"""ESX memory reclamation by hand (vcloud/memory.py): overhead, the balloon, guest and hypervisor swap, touched memory."""
+"""ESX memory reclamation by hand (vcloud/memory.py): overhead, balloon, guest and hypervisor swap, touched memory."""
 
 import pytest
 

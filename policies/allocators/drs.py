@@ -19,16 +19,17 @@ published ([RECALL] in 1.4); 0.5 and 0.1 are our choice.
 
 `enforce`: "host-pool" (the default, as vSphere 5.1 enforces a cluster pool; algorithms.md 10.5,
 vcloud/hostpool.py): each host gets a host-local copy of the pool whose CPU and memory limit are what the pool's
-VMs on it were entitled to, and whose reservation is what the pool's reservation gave them (the pool is sized to
-its capacity, as FlexSlot's 153.6 GHz / 128 GB pool: its reservation and limit); inside a host pool VMs share by
-shares. The per-VM alternatives: with "shares" entitlements weight the hosts' sharing and idle cycles flow to busy
+VMs on it were entitled to, and whose reservation is what the pool's reservation gave them (with
+`reserve_pool` the pool's capacity is also its reservation; off by default: a pool of the hosts' whole capacity
+could not be admitted with all of it reserved beside other tenants' VMs); inside a host pool VMs share by shares.
+The per-VM alternatives: with "shares" entitlements weight the hosts' sharing and idle cycles flow to busy
 neighbours; with "limit" each VM's entitlement is also its CPU cap. Under both, a VM's memory entitlement is its
 memory target (vcloud/memory.py).
 
 `divvy`: how the pool's reservation reaches the VMs (algorithms.md 1.2, vSphere 6.7's "…GUID-FDE7EB93…" page):
 "pre-6.7" (vSphere 5.1) divvies it only up to each VM's demand (the first pass), "6.7" adds the second pass, the
-excess by shares up to each VM's configured size. The pool's limit is divvied with the spare in both: it only
-matters where a host pool meets VMs outside the pool (another tenant) on its host.
+excess by shares up to each VM's configured size. The pool's limit is divvied with the spare in both. It only
+matters with `reserve_pool` and where a host pool meets VMs outside the pool (another tenant) on its host.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class DrsSettings(BaseModel):
     mem_slow_alpha: float = Field(0.1, gt=0, le=1)
     enforce: Literal["host-pool", "shares", "limit"] = Field(
         "host-pool", description="host-local pools (vSphere 5.1), or per VM: entitlement as host share, or as CPU cap"
+    )
+    reserve_pool: bool = Field(
+        False, description="the pool's capacity is also its reservation (host pools then have reservations)"
     )
     divvy: Literal["pre-6.7", "6.7"] = Field(
         "pre-6.7", description="the pool's reservation divvied up to demand only (5.1), or also by a second pass"
@@ -178,7 +182,7 @@ class DrsAllocator(CloudAllocator):
         return Entitlements(
             cpu, limit.copy(), mem,
             host_cpu_limit_mhz=np.where(has_pool, np.bincount(host, cpu, minlength=n_host), np.inf),
-            host_cpu_reservation_mhz=np.bincount(host, reserved, minlength=n_host),
+            host_cpu_reservation_mhz=np.bincount(host, reserved, minlength=n_host) * self.settings.reserve_pool,
             host_mem_limit_mb=np.where(has_pool, np.bincount(host, mem, minlength=n_host), np.inf),
         )  # fmt: skip
 
