@@ -255,7 +255,7 @@ def draw(
         return plots.tasks_per_node(tasks, nodes=nodes, title=runs[0].name)
     run = runs[0]
     if kind == "persistence":  # from summary.json: the entitlements' rank correlation period to period
-        summary = run.summary()
+        summary = run.summary
         persistence = summary.get("cloud", summary).get("entitlement_persistence")
         if persistence is None:
             raise RunError(f"{run.name}: summary.json has no entitlement_persistence (a run from before it)")
