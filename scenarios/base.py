@@ -15,6 +15,7 @@ from policies.allocators.heterogeneous import HeterogeneousSettings
 from policies.allocators.static import StaticSettings
 from scenarios import limits as L
 from vcloud import CloudAllocator, CloudModel, Physics
+from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCacheSettings
 
 
@@ -26,6 +27,23 @@ class PageCacheConfig(BaseModel):
     dirty_ratio: float = Field(0.10, ge=0, le=1, description="vm.dirty_ratio: writers throttled above this share")
     dirty_background_ratio: float = Field(0.05, ge=0, le=1, description="vm.dirty_background_ratio: write-back")
     dirty_expire_s: float = Field(30.0, ge=0, le=86400, description="vm.dirty_expire_centisecs / 100")
+
+
+class MemoryConfig(BaseModel):
+    """ESX memory reclamation (vcloud/memory.py): vSphere 5.1's defaults and the Linux balloon driver's rates."""
+
+    model_config = ConfigDict(extra="forbid")
+    reclaim: bool = Field(
+        True, description="balloon, guest and hypervisor swap toward each VM's memory target (off: granted at once)"
+    )
+    overhead: bool = Field(True, description="per-VM overhead memory (vSphere 5.1 sample table), paid from the pool")
+    balloon_inflate_mb_s: float = Field(8.0, gt=0, le=100_000, description="vmw_balloon: 2048 4-KB pages a second")
+    balloon_free_mb_s: float = Field(
+        64.0, gt=0, le=100_000, description="vmw_balloon: 16384 4-KB pages a second while the guest has free memory"
+    )
+    balloon_deflate_mb_s: float = Field(64.0, gt=0, le=100_000, description="vmw_balloon: 16384 4-KB pages a second")
+    balloon_max_fraction: float = Field(0.65, ge=0, le=1, description="Mem.CtlMaxPercent: the balloon's ceiling")
+    idle_tax: float = Field(0.75, ge=0, lt=1, description="Mem.IdleTax: idle pages cost 1 / (1 - tax) active ones")
 
 
 class CloudSettings(BaseModel):
@@ -41,6 +59,7 @@ class CloudSettings(BaseModel):
     swap_touch_rate: float = Field(0.2, ge=0, le=1, description="fraction of swapped MB paged in per second")
 
     page_cache: PageCacheConfig = Field(default_factory=PageCacheConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
     pipeline_rounds: int = Field(
         3, ge=1, le=50, description="sharing rounds of pipelined phases (vcloud Physics; 1: no redistribution)"
     )
@@ -52,7 +71,8 @@ class CloudSettings(BaseModel):
     def cloud_physics(self) -> dict[str, Any]:
         """The cloud's mechanisms as `CloudModel` takes them (one place for every scenario)."""
         return {
-            "physics": Physics(self.swap_touch_rate, self.pipeline_rounds, self.rack_oversubscription),
+            "physics": Physics(self.swap_touch_rate, self.pipeline_rounds, MemorySettings(**self.memory.model_dump()),
+                               rack_oversubscription=self.rack_oversubscription),
             "page_cache": PageCacheSettings(**self.page_cache.model_dump()),
         }
 

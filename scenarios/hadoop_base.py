@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
@@ -15,6 +16,7 @@ from policies.speculation import SPECULATION, LateSettings, SamrSettings
 from scenarios import limits as L
 from scenarios.base import Scenario, TestbedSettings
 from scenarios.synthetic_cloud import cloud_summary
+from vcloud.persistence import entitlement_persistence
 
 FLEXSLOT_HADOOP = HadoopConfig(
     map_slots=4, reduce_slots=2, child_heap_mb=200.0, io_sort_mb=100.0, block_mb=64.0, heartbeat_formula="1.1"
@@ -129,6 +131,8 @@ class HadoopScenario(Scenario):
             model.check_hadoop_end()
         cloud = cloud_summary(model)
         cloud.pop("items_done", None), cloud.pop("mean_item_s", None)
+        slaves = np.searchsorted(model.pool_rows, [t.vm.row for t in model.trackers])  # the slaves' pool indices
+        cloud["entitlement_persistence"] = entitlement_persistence(model.allocations, slaves)
         return {**model.hadoop_summary(), "cloud": cloud}
 
     def frames(self, model: HadoopModel) -> dict[str, pd.DataFrame]:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 CPU_STATES = ("usr", "sys", "steal", "iowait", "idle")
 METRICS = ("steal", "iowait", "usr", "sys", "idle")
-PLOT_KINDS = ("heatmap", "lines", "breakdown", "cdf", "tasks-per-node", "running")
+PLOT_KINDS = ("heatmap", "lines", "breakdown", "cdf", "tasks-per-node", "running", "persistence")
 TASK_PLOTS = ("breakdown", "cdf", "tasks-per-node", "running")
 IMAGE_FORMATS = ("png", "pdf", "svg", "jpg", "jpeg")
 
@@ -254,6 +254,12 @@ def draw(
             return plots.task_breakdown(tasks, title=runs[0].name)
         return plots.tasks_per_node(tasks, nodes=nodes, title=runs[0].name)
     run = runs[0]
+    if kind == "persistence":  # from summary.json: the entitlements' rank correlation period to period
+        summary = run.summary
+        persistence = summary.get("cloud", summary).get("entitlement_persistence")
+        if persistence is None:
+            raise RunError(f"{run.name}: summary.json has no entitlement_persistence (a run from before it)")
+        return plots.entitlement_persistence(persistence, title=run.name)
     trace = run.table("vm_trace", f"--plot {kind}")
     names = trace["vm"].astype(str).unique()
     window = trace_window(select_vms(trace, vms, names, run.name), t_from, t_to)

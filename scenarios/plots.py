@@ -284,3 +284,25 @@ def grouped_bars(table: pd.DataFrame, ylabel: str, title: str = "", reference: f
     ax.legend(fontsize=8)
     ax.set_title(title)
     return fig
+
+
+def entitlement_persistence(persistence: Mapping, title: str = "") -> Figure:
+    """Spearman's rho of the per-VM CPU and memory entitlements from one DRS period to the next, over time
+    (`persistence`: a summary's `entitlement_persistence`, vcloud/persistence.py): near 1 a division that locks in,
+    near 0 one that reshuffles."""
+    fig = new_figure(9.0, 4.0)
+    ax = fig.add_subplot()
+    times = np.asarray(persistence.get("times_s", []), dtype=float)
+    for name, label in (("cpu", "CPU"), ("mem", "memory")):
+        rho = np.array([np.nan if r is None else r for r in persistence.get(f"{name}_by_period", [])], dtype=float)
+        mean = persistence.get(name)
+        text = f"{label} (mean {mean:.2f})" if mean is not None else f"{label} (no ranks)"
+        ax.plot(times[: rho.size], rho, marker="o", label=text)
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel("time of the allocation (s)")
+    ax.set_ylabel("rank correlation with the period before")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    ax.set_title("entitlement persistence" + (f" - {title}" if title else ""))
+    return fig

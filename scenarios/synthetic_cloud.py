@@ -18,6 +18,7 @@ from pydantic import Field
 from scenarios import limits as L
 from scenarios.base import Scenario, TestbedSettings
 from vcloud import VM, CloudModel, ConstantLoad, PeriodicLoad, Phase, RandomLoad, WorkItem
+from vcloud.persistence import entitlement_persistence
 
 WorkKind = Literal["cpu", "io", "phased"]
 
@@ -161,5 +162,6 @@ def cloud_summary(model: CloudModel) -> dict[str, Any]:
         "items_done": {k: len(v) for k, v in sorted(by_kind.items())},
         "mean_item_s": {k: float(np.mean(v)) if v else None for k, v in sorted(by_kind.items())},
         "swap_io_mb": float(vms.view("swap_io_mb").sum()),
+        "entitlement_persistence": entitlement_persistence(model.allocations),
         "vms": per_vm,
     }

@@ -50,7 +50,6 @@ from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
 from scenarios.flexslot import Benchmark
 from scenarios.hadoop_base import FLEXSLOT_HADOOP, HadoopClusterSettings, HadoopScenario, build_cluster
-from vcloud import Physics
 
 DEFAULT_TRACE = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 TRACE_HADOOP = FLEXSLOT_HADOOP.model_copy(update={"job_setup_cleanup": True})
@@ -286,7 +285,7 @@ def build_trace_cluster(
     model = HadoopModel(
         rng=seed,
         dt=s.dt,
-        physics=Physics(s.swap_touch_rate),
+        **s.cloud_physics(),
         trace_interval_s=s.trace_interval_s,
         check=check,
         hadoop=hadoop,

@@ -6,8 +6,13 @@ import pytest
 from hadoop_layer.datanode import DataNodes, read_streams, write_streams
 from tests.helpers import busy
 from vcloud import CloudModel, Phase, Physics, WorkItem
+from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCacheSettings
 from vcloud.work import Device, disk, nic
+
+# the grant is the guest's memory at once (no balloon, no hypervisor swap): these tests pin the page cache's own
+# arithmetic against a grant set by hand; tests/test_memory.py has the balloon that gets there over time
+NO_RECLAIM = Physics(memory=MemorySettings(reclaim=False))
 
 
 def hosts(n: int = 3, cores: int = 4, disk_mbps: float = 100.0, nic_mbps: float = 125.0, **kwargs) -> CloudModel:
@@ -161,7 +166,7 @@ def test_a_file_read_again_comes_from_the_cache_and_a_squeezed_cache_reads_it_fr
     # 500 MB written (dirty, in the cache), then read back: from memory with a roomy cache; from the datastore when
     # the VM's resident memory fills its grant (nothing left for a cache): 500 MB at 100 MB/s, 5 s
     def write_then_read(granted_mb: float) -> tuple[CloudModel, WorkItem]:
-        model = hosts(1)
+        model = hosts(1, physics=NO_RECLAIM)
         model.vms.mem_granted_mb[0] = granted_mb
         f = model.cache.create(0)
         item = run(model, 0, Phase.pipe("spill", 500.0, 0.0, [disk(write=True, file=f)]),
@@ -196,7 +201,7 @@ def test_dirty_data_is_written_back_after_the_expiry_and_a_deleted_file_never_is
 def test_a_writer_past_the_dirty_ratio_is_throttled_to_the_disk():
     # 1000 MB of cache, dirty_ratio 10 %: the first 100 MB go to memory at once, the rest through the 100 MB/s disk
     # (shared with the flusher writing back what passed the 5 % background ratio): 5-6 s
-    model = hosts(1)
+    model = hosts(1, physics=NO_RECLAIM)
     model.vms.mem_granted_mb[0] = 256.0 + 1000.0
     f = model.cache.create(0)
     item = run(model, 0, Phase.pipe("write", 600.0, 0.0, [disk(write=True, file=f)]))

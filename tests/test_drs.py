@@ -8,7 +8,8 @@ import pytest
 from policies.allocators.drs import DrsAllocator, DrsSettings, divide_pool
 from policies.allocators.static import StaticAllocator
 from tests.helpers import busy, one_host
-from vcloud import Phase, WorkItem
+from vcloud import Phase, Physics, WorkItem
+from vcloud.memory import MemorySettings
 
 
 def test_divvy_of_three_vms_by_hand():
@@ -96,7 +97,8 @@ def test_memory_demand_is_active_plus_a_quarter_of_idle():
 
 
 def test_static_allocation_is_an_equal_capped_slice_of_the_pool():
-    model = one_host(cores=4)
+    # without overhead memory: with it, each VM's 60.67 MB are paid from the pool (tests/test_memory.py)
+    model = one_host(cores=4, physics=Physics(memory=MemorySettings(overhead=False)))
     model.allocator = StaticAllocator()
     model.set_pool(cpu_mhz=6000.0, mem_mb=3000.0)
     vms = [model.add_vm(f"v{i}", model.host_agents[0], vcpus=4, mem_mb=4096) for i in range(2)]

@@ -21,9 +21,15 @@ def test_vectorized_and_reference_ticks_agree(seed):
     model.start()
     for _ in range(3):  # a few ticks in, phases have moved on and counters are non-zero
         model.run_for(1.0)
+    if seed % 2:  # host-local pools (vcloud/hostpool.py, memory.py): some VMs pooled, their hosts' limits random
+        r = np.random.default_rng(seed)
+        model.vms.in_pool[: model.vms.n] = r.random(model.vms.n) < 0.7
+        model.hosts.pool_cpu_limit_mhz[: model.hosts.n] = r.uniform(500, 12000, model.hosts.n)
+        model.hosts.pool_cpu_reservation_mhz[: model.hosts.n] = r.uniform(0, 3000, model.hosts.n)
+        model.hosts.pool_mem_limit_mb[: model.hosts.n] = r.uniform(500, 8000, model.hosts.n)
     hosts, vms_a, items_a = _tables(model)
     _, vms_b, items_b = _tables(model)
-    for dt in (1.0, 0.25):
+    for dt in (1.0, 0.25):  # (the second step starts from the first's state: balloons have moved)
         cache_a, cache_b = copy.deepcopy(model.cache), copy.deepcopy(model.cache)
         got = engine.step(hosts, vms_a, items_a, dt, model.physics, cache_a, float(model.time))
         want = reference.step(hosts, vms_b, items_b, dt, model.physics, cache_b, float(model.time))

@@ -66,6 +66,11 @@ def skewness(model) -> float:
     return model.hadoop_summary()["map_runtime_skewness"]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 14: with memory reclamation on (the page cache's eviction order moves) the 3-seed mean is 1.71 under "
+    "DRS against 1.74 static (before: 1.71 against 1.70); docs/results-flexslot.md, 'by vSphere mechanism'",
+)
 def test_demand_based_pool_skews_map_runtimes_more(runs):
     assert mean_over_seeds(runs, "drs", skewness) > mean_over_seeds(runs, "homo", skewness)
 

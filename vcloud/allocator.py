@@ -39,6 +39,10 @@ class CloudView:
         return self._vms.n
 
     @property
+    def n_hosts(self) -> int:
+        return self._hosts.n
+
+    @property
     def vm_core_mhz(self) -> np.ndarray:
         return self.host("core_mhz")[self._vms.view("host")]
 
@@ -53,12 +57,17 @@ class Entitlements:
     """Per-VM allocation for the VMs in the pool (arrays over `CloudView.vm('in_pool')`).
 
     cpu_entitlement_mhz weights the host's CPU sharing; cpu_limit_mhz is a hard cap (inf = none);
-    mem_granted_mb is the memory the VM may keep resident (the rest is swapped).
+    mem_granted_mb is the memory the VM is entitled to: with per-VM enforcement its memory target (the hypervisor
+    reclaims what it holds beyond it), with host-local pools its part of its host pool's memory limit.
     """
 
     cpu_entitlement_mhz: np.ndarray
     cpu_limit_mhz: np.ndarray
     mem_granted_mb: np.ndarray
+    # host-local pools (vcloud/hostpool.py), one value per host (inf / 0: none); None: per-VM enforcement
+    host_cpu_limit_mhz: np.ndarray | None = None
+    host_cpu_reservation_mhz: np.ndarray | None = None
+    host_mem_limit_mb: np.ndarray | None = None
 
     def validate(self, n: int) -> None:
         for name in ("cpu_entitlement_mhz", "cpu_limit_mhz", "mem_granted_mb"):

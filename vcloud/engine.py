@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vcloud import hostpool, memory
+from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCache, evict, write_back
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
@@ -57,6 +59,7 @@ class Physics:
     # sharing rounds of the pipeline stage: 1 = a multi-resource phase keeps what it cannot use (no
     # redistribution); more = what it cannot use goes to other work, round by round (see stage_pipeline)
     pipeline_rounds: int = 3
+    memory: MemorySettings = field(default_factory=MemorySettings)  # ESX memory reclamation (vcloud/memory.py)
     # a rack's hosts' NIC bandwidth over its switch's uplink to the core, each direction (1: non-blocking; None:
     # no rack limit at all): the oversubscription that makes reads from another rack slower than from the same one
     rack_oversubscription: float | None = None
@@ -104,6 +107,12 @@ class TickState:
     active: np.ndarray = field(default=None)
     swapped: np.ndarray = field(default=None)
     stall: np.ndarray = field(default=None)
+    guest_mem: np.ndarray = field(default=None)  # the guest's memory: configured less the balloon (vcloud/memory.py)
+    target: np.ndarray = field(default=None)  # the hypervisor's memory target
+    balloon: np.ndarray = field(default=None)
+    hv_swap: np.ndarray = field(default=None)
+    held: np.ndarray = field(default=None)  # resident + cached, MB in the guest's memory
+    heap_touched: np.ndarray = field(default=None)
     # cache (per stream of the items, then per VM)
     s_factor: np.ndarray = field(default=None)  # disk MB per logical MB: 1 - cached share (reads), 0 or 1 (writes)
     s_bonus: np.ndarray = field(default=None)  # writes: MB/s each may dirty in the cache this tick (its share of the
@@ -149,7 +158,8 @@ class TickState:
 
 
 STAGE_FIELDS = {
-    "memory": ("used", "active", "swapped", "stall"),
+    "memory": ("used", "active", "swapped", "stall", "guest_mem", "target", "balloon", "hv_swap", "held"),
+    "memory_touched": ("heap_touched",),
     "cache": ("s_factor", "s_bonus", "cache_cap", "wb_want"),
     "demand": ("want_cpu", "cpu_weight", "s_item", "s_group", "s_vm", "s_need", "s_want", "s_full", "swap_want"),
     "cpu": ("vm_got1", "got_cpu1"),
@@ -211,7 +221,14 @@ def flat_streams(items: ItemTable) -> Streams:
 # ---- stages -------------------------------------------------------------------------------------------
 def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     st.used, st.active, st.swapped = memory_state(vms, items)
-    st.stall = np.divide(st.swapped, st.used, out=np.zeros(vms.n), where=st.used > 0)
+    if not physics.memory.reclaim:
+        memory.no_reclaim(st, vms)
+        return
+    cached = np.zeros(vms.n)
+    if st.cache is not None and st.cache.settings.enabled and st.cache.files.n:
+        files = st.cache.files
+        cached = np.bincount(files.vm[: files.n], files.cached_mb[: files.n], minlength=vms.n)
+    memory.reclaim(st, hosts, vms, physics.memory, cached)
 
 
 def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -224,7 +241,7 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     cache = st.cache
     if cache is None or not cache.settings.enabled:
         return
-    cap = np.maximum(vms.mem_granted_mb[:n_vm] - st.used, 0.0)
+    cap = np.maximum(st.guest_mem - st.used, 0.0)
     st.cache_cap = cap
     files = cache.files
     nf = files.n
@@ -309,8 +326,7 @@ def _share_cpu(hosts: HostTable, vms: VMTable, items: ItemTable, want: np.ndarra
     vm_want = np.bincount(vm, want, minlength=n_vm)
     vm_demand = np.minimum(vm_want, vms.vcpus[:n_vm] * hosts.core_mhz[:n_host][vm_host])
     vm_cap = np.minimum(vm_demand, vms.cpu_limit_mhz[:n_vm])
-    host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
-    vm_got = waterfill(vm_host, vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ, vm_cap, host_mhz)
+    vm_got = hostpool.share_host_cores(hosts, vms, vm_cap, ENTITLEMENT_FLOOR_MHZ)
     return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want)
 
 
@@ -551,6 +567,8 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
         items.read_cache_mb[:n] += np.bincount(item, hit, minlength=n)
         vms.read_disk_mb[:n_vm] += np.bincount(vm, miss, minlength=n_vm)
         vms.read_cache_mb[:n_vm] += np.bincount(vm, hit, minlength=n_vm)
+        if physics.memory.reclaim:  # touched pages, for the sampled active memory (vcloud/memory.py)
+            vms.cache_touched_mb[:n_vm] += np.bincount(vm, logical, minlength=n_vm)
     if st.wb_got.any():
         write_back(files, st.wb_got * st.dt)
     fvm = files.vm[:nf]
@@ -595,8 +613,13 @@ def finish(st: TickState, items: ItemTable) -> TickResult:
 
 
 def step(
-    hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics,
-    cache: PageCache | None = None, now: float = 0.0,
+    hosts: HostTable,
+    vms: VMTable,
+    items: ItemTable,
+    dt: float,
+    physics: Physics,
+    cache: PageCache | None = None,
+    now: float = 0.0,
 ) -> TickResult:
     """One tick of `dt` seconds from time `now`; `cache`: the guests' page caches (None: no cache)."""
     st = begin(hosts, vms, items, dt, cache, now)

@@ -11,7 +11,7 @@ One instant t = k * dt, in order:
 | # | who | what |
 |---|-----|------|
 | 1 | `before_tick` (layers above) | workload: jobs whose submit time has come |
-| 2 | engine `memory` | used / active / swapped MB per VM, the page-in stall |
+| 2 | engine `memory` | used / active MB per VM; memory targets, the balloon, guest and hypervisor swap, the stall |
 | 3 | engine `cache` | page caches fit their memory (eviction); file streams priced; write-back due |
 | 4 | engine `demand` | CPU wants of threads, stream wants on datastores and NICs (own host or another's) |
 | 5 | engine `cpu`, `io` | host cores -> VMs by entitlement -> threads; devices -> streams, equal shares |
@@ -40,6 +40,7 @@ from vcloud.agents import VM, Host, WorkItem
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
 from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
+from vcloud.memory import overhead_mb
 from vcloud.pagecache import PageCache, PageCacheSettings
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
@@ -86,6 +87,7 @@ class CloudModel(Model):
         self.progress_version = 0  # bumped whenever `item_progress` is recomputed: a key for caches of progress
         self.pool_cpu_mhz: float | None = None  # None: the capacity of the hosts that carry pool VMs
         self.pool_mem_mb: float | None = None
+        self.allocations: list[tuple[float, np.ndarray, np.ndarray]] = []  # (time, CPU MHz, memory MB) per allocation
 
     # ---- building the cloud -------------------------------------------------------------------
     def add_host(
@@ -104,7 +106,8 @@ class CloudModel(Model):
             if not value > 0:
                 raise ValueError(f"host {name}: {field} must be > 0, got {value}")
         row = self.hosts.append(cores=cores, core_mhz=core_mhz, mem_mb=mem_mb, disk_mbps=disk_mbps,
-                                nic_mbps=nic_mbps, rack=rack)  # fmt: skip
+                                nic_mbps=nic_mbps, rack=rack, pool_cpu_limit_mhz=math.inf,
+                                pool_mem_limit_mb=math.inf)  # fmt: skip
         host = Host(self, name, row)
         self.host_agents.append(host)
         return host
@@ -144,7 +147,8 @@ class CloudModel(Model):
             mem_reservation_mb=mem_reservation_mb, mem_limit_cfg_mb=mem_limit_mb,
             mem_shares=10.0 * mem_mb if mem_shares is None else mem_shares,
             cpu_entitlement_mhz=full if cpu_entitlement_mhz is None else cpu_entitlement_mhz,
-            cpu_limit_mhz=cpu_limit_mhz, mem_granted_mb=mem_mb,
+            cpu_limit_mhz=cpu_limit_mhz, mem_granted_mb=mem_mb, mem_target_mb=mem_mb,
+            overhead_mb=overhead_mb(mem_mb, vcpus) if self.physics.memory.overhead else 0.0,
         )  # fmt: skip
         vm = VM(self, name, row, host)
         self.vm_agents.append(vm)
@@ -169,8 +173,10 @@ class CloudModel(Model):
         return self.pool_cpu_mhz or cpu, self.pool_mem_mb or mem
 
     def view(self) -> CloudView:
+        """The allocators' window; the pool's memory net of its VMs' overhead memory (vcloud/memory.py)."""
         cpu, mem = self.pool_capacity()
-        return CloudView(self.hosts, self.vms, cpu, mem)
+        mem -= float(self.vms.view("overhead_mb")[self.pool_rows].sum())
+        return CloudView(self.hosts, self.vms, cpu, max(mem, 0.0))
 
     def add_background(self, vm: VM, profile: LoadProfile) -> WorkItem:
         """Run a never-ending synthetic load on `vm` (another tenant)."""
@@ -382,6 +388,12 @@ class CloudModel(Model):
         self.vms.cpu_entitlement_mhz[rows] = ent.cpu_entitlement_mhz
         self.vms.cpu_limit_mhz[rows] = ent.cpu_limit_mhz
         self.vms.mem_granted_mb[rows] = ent.mem_granted_mb
+        hosts = self.hosts
+        hosts.view("pool_cpu_limit_mhz")[:] = math.inf if ent.host_cpu_limit_mhz is None else ent.host_cpu_limit_mhz
+        hosts.view("pool_mem_limit_mb")[:] = math.inf if ent.host_mem_limit_mb is None else ent.host_mem_limit_mb
+        reserved = ent.host_cpu_reservation_mhz
+        hosts.view("pool_cpu_reservation_mhz")[:] = 0.0 if reserved is None else reserved
+        self.allocations.append((float(self.time), ent.cpu_entitlement_mhz.copy(), ent.mem_granted_mb.copy()))
 
     def _record_trace(self) -> None:
         if self.running:
@@ -406,6 +418,10 @@ class CloudModel(Model):
         if np.any(used > host_mhz * (1 + tol) + tol):
             h = int(np.argmax(used - host_mhz))
             raise InvariantError(f"host {self.host_agents[h].name} delivered {used[h]:.3f} MHz > {host_mhz[h]:.3f}")
+        pooled = vms.view("in_pool") & np.isfinite(hosts.view("pool_cpu_limit_mhz"))[host]
+        in_pool = np.bincount(host, vms.view("cpu_used_mhz") * pooled, minlength=hosts.n)
+        if np.any(in_pool > hosts.view("pool_cpu_limit_mhz") * (1 + tol) + tol):
+            raise InvariantError("a host-local pool delivered more than its limit")
         disk = np.bincount(host, vms.view("disk_mbps"), minlength=hosts.n)
         if np.any(disk > hosts.view("disk_mbps") * (1 + tol) + tol):
             raise InvariantError("a datastore delivered more than its bandwidth")

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, RECLAIM_BATCH, Physics, TickResult, TickState
+from vcloud.hostpool import share_host_cores_reference
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill_reference
 from vcloud.work import Device, Kind
@@ -57,6 +58,70 @@ class _Tick:
             self.active[v] = vms.os_mem_mb[v] * vms.os_active_fraction[v] + sum(items.mem_active_mb[i] for i in mine)
             self.swapped[v] = max(self.used[v] - vms.mem_granted_mb[v], 0.0)
             self.stall[v] = self.swapped[v] / self.used[v] if self.used[v] > 0 else 0.0
+        self.reclaim()
+
+    def reclaim(self) -> None:
+        """vcloud/memory.py per VM: the target, the balloon's step, what the guest and the hypervisor swap."""
+        vms, cfg = self.vms, self.physics.memory
+        self.guest, self.target, self.balloon, self.hv_swap, self.held, self.heap_touched = {}, {}, {}, {}, {}, {}
+        if not cfg.reclaim:
+            for v in range(vms.n):
+                self.guest[v] = self.target[v] = float(vms.mem_granted_mb[v])
+                self.balloon[v] = self.hv_swap[v] = 0.0
+                self.held[v], self.heap_touched[v] = min(self.used[v], self.guest[v]), self.active[v]
+            self._write_memory()
+            return
+        files = self.cache.files if self.cache is not None and self.cache.settings.enabled else None
+        cached = {v: 0.0 for v in range(vms.n)}
+        for f in range(files.n if files is not None else 0):
+            cached[int(files.vm[f])] += float(files.cached_mb[f])
+        held_before = {v: min(self.used[v], vms.mem_mb[v] - vms.balloon_mb[v]) + cached[v] for v in range(vms.n)}
+        top = {v: min(vms.mem_mb[v], vms.mem_limit_cfg_mb[v]) for v in range(vms.n)}
+        for v in range(vms.n):
+            self.target[v] = min(float(vms.mem_granted_mb[v]), top[v])
+        k = 1.0 / (1.0 - cfg.idle_tax)
+        for h in range(self.hosts.n):
+            limit = float(self.hosts.pool_mem_limit_mb[h])
+            pooled = [v for v in range(vms.n) if self.host_of_vm[v] == h and vms.in_pool[v]]
+            if math.isinf(limit) or not pooled:
+                continue
+            weight = []
+            for v in pooled:
+                f = min(max(vms.mem_touched_mb[v] / held_before[v], 0.0), 1.0) if held_before[v] > 0 else 1.0
+                weight.append(vms.mem_shares[v] / (f + k * (1.0 - f)))
+            base = waterfill_reference(weight, [min(held_before[v], top[v]) for v in pooled], limit)
+            extra = waterfill_reference(weight, [top[v] - b for v, b in zip(pooled, base, strict=True)],
+                                        max(limit - sum(base), 0.0))  # fmt: skip
+            for v, b, e in zip(pooled, base, extra, strict=True):
+                self.target[v] = b + e
+        for v in range(vms.n):
+            size, balloon = float(vms.mem_mb[v]), float(vms.balloon_mb[v])
+            want = min(max(balloon + held_before[v] - self.target[v], 0.0), cfg.balloon_max_fraction * size) - balloon
+            if want > 0:  # free guest pages at the non-sleeping rate, then reclaimed ones at the sleeping rate
+                free = max(size - balloon - self.used[v] - cached[v], 0.0)
+                quick = min(want, free, cfg.balloon_free_mb_s * self.dt)
+                step = quick + min(want - quick, cfg.balloon_inflate_mb_s * (self.dt - quick / cfg.balloon_free_mb_s))
+            else:
+                step = max(want, -cfg.balloon_deflate_mb_s * self.dt)
+            self.balloon[v] = balloon + step
+            self.guest[v] = size - self.balloon[v]
+            guest_swap = max(self.used[v] - self.guest[v], 0.0)
+            resident = self.used[v] - guest_swap
+            self.held[v] = resident + min(cached[v], max(self.guest[v] - self.used[v], 0.0))
+            self.hv_swap[v] = max(self.held[v] - self.target[v], 0.0)
+            stall = guest_swap / self.used[v] if self.used[v] > 0 else 0.0
+            stall += self.hv_swap[v] / self.held[v] if self.held[v] > 0 else 0.0
+            self.stall[v] = min(stall, 1.0)
+            self.swapped[v] = guest_swap + self.hv_swap[v]
+            self.heap_touched[v] = min(self.active[v], resident)
+        self._write_memory()
+
+    def _write_memory(self) -> None:
+        vms = self.vms
+        for v in range(vms.n):
+            vms.balloon_mb[v], vms.mem_target_mb[v] = self.balloon[v], self.target[v]
+            vms.hv_swap_mb[v] = self.hv_swap[v]
+            vms.mem_held_mb[v], vms.mem_touched_mb[v] = self.held[v], self.heap_touched[v]
 
     def cache_stage(self) -> None:
         vms, items = self.vms, self.items
@@ -68,7 +133,7 @@ class _Tick:
             return
         cfg, files = self.cache.settings, self.cache.files
         for v in range(vms.n):
-            self.cap[v] = max(vms.mem_granted_mb[v] - self.used[v], 0.0)
+            self.cap[v] = max(self.guest[v] - self.used[v], 0.0)
         mine = {v: [f for f in range(files.n) if files.vm[f] == v] for v in range(vms.n)}
         for v in range(vms.n):
             excess = sum(files.cached_mb[f] for f in mine[v]) - self.cap[v]
@@ -161,13 +226,8 @@ class _Tick:
         vms, hosts = self.vms, self.hosts
         vm_want = {v: sum(want[i] for i in self.items_of_vm[v]) for v in range(vms.n)}
         demand = {v: min(vm_want[v], vms.vcpus[v] * self.core[v]) for v in range(vms.n)}
-        vms_of_host = {h: [v for v in range(vms.n) if self.host_of_vm[v] == h] for h in range(hosts.n)}
-        vm_got = _share(
-            vms_of_host,
-            {v: vms.cpu_entitlement_mhz[v] + ENTITLEMENT_FLOOR_MHZ for v in range(vms.n)},
-            {v: min(demand[v], vms.cpu_limit_mhz[v]) for v in range(vms.n)},
-            {h: hosts.cores[h] * hosts.core_mhz[h] for h in range(hosts.n)},
-        )
+        caps = {v: min(demand[v], vms.cpu_limit_mhz[v]) for v in range(vms.n)}
+        vm_got = share_host_cores_reference(hosts, vms, caps, ENTITLEMENT_FLOOR_MHZ)
         got = _share(self.items_of_vm, self.cpu_weight, want, vm_got)
         return vm_got, got
 
@@ -392,6 +452,8 @@ class _Tick:
                 items.read_cache_mb[i] += hit
                 vms.read_disk_mb[v] += disk_mb
                 vms.read_cache_mb[v] += hit
+            if self.physics.memory.reclaim:
+                vms.cache_touched_mb[v] += logical
             if logical > 0:
                 files.last_access_s[f] = self.now
         for v in range(vms.n):
@@ -415,6 +477,9 @@ class _Tick:
         arr = np.array
         st.used, st.active = arr([self.used[v] for v in vr]), arr([self.active[v] for v in vr])
         st.swapped, st.stall = arr([self.swapped[v] for v in vr]), arr([self.stall[v] for v in vr])
+        st.guest_mem, st.target = arr([self.guest[v] for v in vr]), arr([self.target[v] for v in vr])
+        st.balloon, st.hv_swap = arr([self.balloon[v] for v in vr]), arr([self.hv_swap[v] for v in vr])
+        st.held, st.heap_touched = arr([self.held[v] for v in vr]), arr([self.heap_touched[v] for v in vr])
         st.s_factor = arr([self.factor[s] for s in self.streams if s[1] >= 0])
         st.s_bonus = arr([self.bonus[s] for s in self.streams if s[1] >= 0])
         st.cache_cap, st.wb_want = arr([self.cap[v] for v in vr]), arr([self.wb_want[v] for v in vr])

@@ -83,6 +83,10 @@ class HostTable(Columns):
         "disk_mbps": np.float64,
         "nic_mbps": np.float64,
         "rack": np.int64,
+        # the host-local copy of the cluster's resource pool (vSphere's enforcement of a DRS pool; inf: none)
+        "pool_cpu_limit_mhz": np.float64,
+        "pool_cpu_reservation_mhz": np.float64,
+        "pool_mem_limit_mb": np.float64,
     }
 
 
@@ -134,6 +138,14 @@ class VMTable(Columns):
         "read_cache_mb": np.float64,  # file reads served from this VM's cache
         "read_disk_mb": np.float64,  # ... and from its datastore
         "writeback_mb": np.float64,
+        # memory reclamation (vcloud/memory.py): configuration, then state of the last tick, then cumulative MB
+        "overhead_mb": np.float64,  # the hypervisor's overhead memory for this VM
+        "mem_target_mb": np.float64,  # what the hypervisor lets it keep backed
+        "balloon_mb": np.float64,
+        "hv_swap_mb": np.float64,  # held beyond the target, swapped by the hypervisor
+        "mem_held_mb": np.float64,  # resident + page cache the guest holds in its memory (ESX's consumed)
+        "mem_touched_mb": np.float64,  # heap and OS memory in use that the guest holds
+        "cache_touched_mb": np.float64,  # page-cache data read or written (touched pages)
     }
 
 

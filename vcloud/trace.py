@@ -17,13 +17,15 @@ from vcloud.tables import HostTable, VMTable
 COLUMNS = (
     "time_s", "vm", "host", "vcpus", "cpu_demand_mhz", "cpu_entitlement_mhz", "cpu_used_mhz",
     "usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "mem_active_mb", "mem_granted_mb", "swap_mb",
-    "disk_mbps", "cache_mb", "dirty_mb", "cache_hit",
+    "disk_mbps", "cache_mb", "dirty_mb", "cache_hit", "balloon_mb", "touched_mb",
 )  # fmt: skip
 VALUES = COLUMNS[4:]
 _INTERVAL_SUMS = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s")
 _RATES = {"cpu_demand_mhz": "cpu_demand_mhz_s", "cpu_used_mhz": "cpu_used_mhz_s", "disk_mbps": "disk_mb"}
-_CURRENT = ("cpu_entitlement_mhz", "mem_active_mb", "mem_granted_mb", "swap_mb", "cache_mb", "dirty_mb")
+_CURRENT = ("cpu_entitlement_mhz", "mem_active_mb", "mem_granted_mb", "swap_mb", "cache_mb", "dirty_mb", "balloon_mb")
 _READS = ("read_cache_mb", "read_disk_mb")  # cache_hit: the share of the interval's file reads the page cache served
+# touched_mb: memory the guest touched in the interval (vcloud/memory.py): heap in use it holds + page cache read or
+# written (at most what is cached)
 
 
 class TraceRecorder:
@@ -52,7 +54,9 @@ class TraceRecorder:
         if span <= 0:
             return
         k = self._row(vms.n)
-        cum = {c: vms.view(c).copy() for c in (*_INTERVAL_SUMS, *_RATES.values(), *_READS)}
+        cum = {c: vms.view(c).copy() for c in (*_INTERVAL_SUMS, *_RATES.values(), *_READS, "cache_touched_mb")}
+        cache_touched = cum["cache_touched_mb"] - self._last.get("cache_touched_mb", 0.0)
+        self._data["touched_mb"][k] = vms.view("mem_touched_mb") + np.minimum(cache_touched, vms.view("cache_mb"))
         hit, miss = (cum[c] - self._last.get(c, 0.0) for c in _READS)
         self._data["cache_hit"][k] = np.divide(hit, hit + miss, out=np.full(vms.n, np.nan), where=hit + miss > 0)
         for c in _INTERVAL_SUMS:

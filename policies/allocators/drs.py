@@ -1,9 +1,12 @@
 """DRS-style demand-based allocation of a resource pool (reference/algorithms.md section 1).
 
 Every `period_s` the pool is divided among its VMs:
-  1. demand: CPU from recent consumption (the mean used MHz over the last `window_s`, optionally
-     plus ready/steal time, optionally smoothed); memory from the sampled active fraction plus the
-     idle-memory-tax share of idle consumed memory (section 1.4: active + 25 % of idle);
+  1. demand: CPU from recent consumption (the larger of the mean used MHz over the last `short_window_s` and
+     over the last `window_s`: DRS reads the 1- and 5-minute averages, 10.5; optionally plus ready/steal time,
+     optionally smoothed); memory from the sampled active fraction plus the idle-memory-tax share of idle
+     consumed memory (section 1.4: active + 25 % of idle). Consumed memory is what the guest holds, page cache
+     included, and a sampled page is active if the guest touched it in the sample period: its heap or a page-cache
+     page it read or wrote (vcloud/memory.py), so a ballooned VM's estimate is capped by what it holds;
   2. D' = min(max(D, R), L) per VM (section 1.2 step 1);
   3. water-filling over shares, floor R and ceiling D' (section 1.2 step 3);
   4. what is left is spread in proportion to shares, each VM up to its limit (its configured size).
@@ -14,11 +17,19 @@ currently consuming" (1.3, and FlexSlot section 2.3), so ready time does not cou
 is the semantic gap the FlexSlot paper is about. Fast/slow EWMA weights of the memory estimate are not
 published ([RECALL] in 1.4); 0.5 and 0.1 are our choice.
 
-`enforce`: with "shares" (the default, as ESX's local scheduler does) entitlements weight the hosts'
-sharing and idle cycles flow to busy neighbours, so a VM can show more demand than it was entitled to.
-With "limit" each VM's entitlement is also its cap (a pool limit divided among its VMs): what a VM did
-not get it cannot use, and since demand is measured from consumption, DRS never sees it; the spare,
-handed out by shares, then pulls entitlements back together.
+`enforce`: "host-pool" (the default, as vSphere 5.1 enforces a cluster pool; algorithms.md 10.5,
+vcloud/hostpool.py): each host gets a host-local copy of the pool whose CPU and memory limit are what the pool's
+VMs on it were entitled to, and whose reservation is what the pool's reservation gave them (with
+`reserve_pool` the pool's capacity is also its reservation; off by default: a pool of the hosts' whole capacity
+could not be admitted with all of it reserved beside other tenants' VMs); inside a host pool VMs share by shares.
+The per-VM alternatives: with "shares" entitlements weight the hosts' sharing and idle cycles flow to busy
+neighbours; with "limit" each VM's entitlement is also its CPU cap. Under both, a VM's memory entitlement is its
+memory target (vcloud/memory.py).
+
+`divvy`: how the pool's reservation reaches the VMs (algorithms.md 1.2, vSphere 6.7's "…GUID-FDE7EB93…" page):
+"pre-6.7" (vSphere 5.1) divvies it only up to each VM's demand (the first pass), "6.7" adds the second pass, the
+excess by shares up to each VM's configured size. The pool's limit is divvied with the spare in both. It only
+matters with `reserve_pool` and where a host pool meets VMs outside the pool (another tenant) on its host.
 """
 
 from __future__ import annotations
@@ -39,14 +50,23 @@ class DrsSettings(BaseModel):
     sample_s: float = Field(20.0, ge=1, le=86400, description="how often consumption is sampled")
     window_s: float = Field(300.0, gt=0, le=86400, description="CPU demand = mean consumption over this window")
     smoothing: float = Field(0.0, ge=0, lt=1, description="weight of the previous CPU estimate (EWMA)")
+    short_window_s: float = Field(
+        60.0, ge=0, le=86400, description="CPU demand is the larger of this average and window_s's (0: window_s only)"
+    )
     count_ready: bool = Field(False, description="add ready (steal) time to CPU demand")
     mem_sample_period_s: float = Field(60.0, ge=1, le=86400)
     mem_sample_pages: int = Field(100, ge=1, le=1_000_000)
     idle_tax: float = Field(0.75, ge=0, lt=1)
     mem_fast_alpha: float = Field(0.5, gt=0, le=1)
     mem_slow_alpha: float = Field(0.1, gt=0, le=1)
-    enforce: Literal["shares", "limit"] = Field(
-        "shares", description="entitlement only as the VM's host share, or also as its CPU cap (a divvied pool limit)"
+    enforce: Literal["host-pool", "shares", "limit"] = Field(
+        "host-pool", description="host-local pools (vSphere 5.1), or per VM: entitlement as host share, or as CPU cap"
+    )
+    reserve_pool: bool = Field(
+        False, description="the pool's capacity is also its reservation (host pools then have reservations)"
+    )
+    divvy: Literal["pre-6.7", "6.7"] = Field(
+        "pre-6.7", description="the pool's reservation divvied up to demand only (5.1), or also by a second pass"
     )
 
 
@@ -64,8 +84,11 @@ class DrsAllocator(CloudAllocator):
         self._mem_current: np.ndarray | None = None
         self._next_mem_sample = s.mem_sample_period_s
         self._last_mem_sample = -1.0
+        self._cache_touched: np.ndarray | None = None  # the VMs' cumulative page-cache MB touched at the last sample
         self.last_cpu_demand: np.ndarray | None = None
         self.last_mem_demand: np.ndarray | None = None
+        self.last_cpu_entitlement: np.ndarray | None = None
+        self.last_mem_entitlement: np.ndarray | None = None
 
     # ---- measurement ----------------------------------------------------------------------------
     def observe(self, view: CloudView, now: float) -> None:
@@ -76,7 +99,8 @@ class DrsAllocator(CloudAllocator):
         if self._history and self._history[-1][0] == now:
             self._history.pop()  # the same instant sampled twice (sample and period coincide)
         self._history.append((now, consumed))
-        while len(self._history) > 1 and self._history[1][0] <= now - self.settings.window_s:
+        keep = max(self.settings.window_s, self.settings.short_window_s)
+        while len(self._history) > 1 and self._history[1][0] <= now - keep:
             self._history.popleft()
         if now >= self._next_mem_sample and now > self._last_mem_sample:
             self._sample_memory(view, pool)
@@ -84,10 +108,15 @@ class DrsAllocator(CloudAllocator):
             self._next_mem_sample += self.settings.mem_sample_period_s
 
     def _sample_memory(self, view: CloudView, pool: np.ndarray) -> None:
-        """ESX's statistical sampling: n random pages, f = touched / n (Waldspurger 2002, section 5.2)."""
-        consumed = np.minimum(view.vm("mem_used_mb")[pool], view.vm("mem_granted_mb")[pool])
-        true_active = np.clip(np.divide(view.vm("mem_active_mb")[pool], consumed, out=np.zeros(len(consumed)),
-                                        where=consumed > 0), 0.0, 1.0)  # fmt: skip
+        """ESX's statistical sampling: n random pages, f = touched / n (Waldspurger 2002, section 5.2). A page is
+        touched if it is heap in use or page cache read or written since the last sample (at most what is cached)."""
+        consumed = view.vm("mem_held_mb")[pool]
+        touched_cache = view.vm("cache_touched_mb")[pool].copy()
+        since = touched_cache - (self._cache_touched if self._cache_touched is not None else 0.0)
+        self._cache_touched = touched_cache
+        cached = np.maximum(consumed - view.vm("mem_touched_mb")[pool], 0.0)
+        touched = view.vm("mem_touched_mb")[pool] + np.minimum(since, cached)
+        true_active = np.clip(np.divide(touched, consumed, out=np.zeros(len(consumed)), where=consumed > 0), 0.0, 1.0)
         n = self.settings.mem_sample_pages
         f = self.rng.binomial(n, true_active) / n
         a_fast, a_slow = self.settings.mem_fast_alpha, self.settings.mem_slow_alpha
@@ -96,23 +125,33 @@ class DrsAllocator(CloudAllocator):
         self._mem_current = f
 
     def cpu_demand(self, view: CloudView, now: float) -> np.ndarray:
-        """Mean consumed MHz over the window (VM's full size until there is history)."""
+        """Mean consumed MHz over the window, or over the short window if larger (VM's full size until there is
+        history)."""
         pool = view.vm("in_pool")
         if len(self._history) < 2:
             return view.vm_max_mhz[pool]
-        (t0, c0), (t1, c1) = self._history[0], self._history[-1]
-        mean = (c1 - c0) / (t1 - t0)
+        mean = self._mean_since(now - self.settings.window_s)
+        if self.settings.short_window_s > 0:
+            mean = np.maximum(mean, self._mean_since(now - self.settings.short_window_s))
         if self._cpu_estimate is not None and self.settings.smoothing > 0:
             mean = self.settings.smoothing * self._cpu_estimate + (1 - self.settings.smoothing) * mean
         self._cpu_estimate = mean
         return mean
+
+    def _mean_since(self, start: float) -> np.ndarray:
+        """Mean consumed MHz from the first sample at or after `start` (or the oldest kept) to the last."""
+        first = next((s for s in self._history if s[0] >= start - 1e-9), self._history[0])
+        if first is self._history[-1]:
+            first = self._history[-2]
+        (t0, c0), (t1, c1) = first, self._history[-1]
+        return (c1 - c0) / (t1 - t0)
 
     def mem_demand(self, view: CloudView) -> np.ndarray:
         """Active memory (max of fast, slow and current estimates) + (1 - tax) x idle consumed memory."""
         pool = view.vm("in_pool")
         if self._mem_current is None:
             return view.vm("mem_mb")[pool].copy()
-        consumed = np.minimum(view.vm("mem_used_mb")[pool], view.vm("mem_granted_mb")[pool])
+        consumed = view.vm("mem_held_mb")[pool]
         active = np.maximum.reduce([self._mem_fast, self._mem_slow, self._mem_current]) * consumed
         return active + (1 - self.settings.idle_tax) * (consumed - active)
 
@@ -122,28 +161,42 @@ class DrsAllocator(CloudAllocator):
         cpu_demand = self.cpu_demand(view, now)
         mem_demand = self.mem_demand(view)
         self.last_cpu_demand, self.last_mem_demand = cpu_demand, mem_demand
-        cpu = divide_pool(
+        cpu_first, cpu = divide_pool(
             view.pool_cpu_mhz, cpu_demand, view.vm("cpu_reservation_mhz")[pool],
             np.minimum(view.vm("cpu_limit_cfg_mhz")[pool], view.vm_max_mhz[pool]), view.vm("cpu_shares")[pool],
+            both=True,
         )  # fmt: skip
         mem = divide_pool(
             view.pool_mem_mb, mem_demand, view.vm("mem_reservation_mb")[pool],
             np.minimum(view.vm("mem_limit_cfg_mb")[pool], view.vm("mem_mb")[pool]), view.vm("mem_shares")[pool],
         )  # fmt: skip
+        self.last_cpu_entitlement, self.last_mem_entitlement = cpu, mem
         limit = view.vm("cpu_limit_cfg_mhz")[pool]
         if self.settings.enforce == "limit":
             limit = np.minimum(limit, cpu)
-        return Entitlements(cpu, limit.copy(), mem)
+        if self.settings.enforce != "host-pool":
+            return Entitlements(cpu, limit.copy(), mem)
+        host, n_host = view.vm("host")[pool], view.n_hosts
+        has_pool = np.bincount(host, minlength=n_host) > 0
+        reserved = cpu_first if self.settings.divvy == "pre-6.7" else cpu
+        return Entitlements(
+            cpu, limit.copy(), mem,
+            host_cpu_limit_mhz=np.where(has_pool, np.bincount(host, cpu, minlength=n_host), np.inf),
+            host_cpu_reservation_mhz=np.bincount(host, reserved, minlength=n_host) * self.settings.reserve_pool,
+            host_mem_limit_mb=np.where(has_pool, np.bincount(host, mem, minlength=n_host), np.inf),
+        )  # fmt: skip
 
 
 def divide_pool(
-    capacity: float, demand: np.ndarray, reservation: np.ndarray, limit: np.ndarray, shares: np.ndarray
-) -> np.ndarray:
-    """The DRS divvy: demand-capped max-min by shares above reservations, then spare by shares up to limits."""
+    capacity: float, demand: np.ndarray, reservation: np.ndarray, limit: np.ndarray, shares: np.ndarray,
+    both: bool = False,
+):  # fmt: skip
+    """The DRS divvy: demand-capped max-min by shares above reservations, then spare by shares up to limits.
+    `both`: return (the first pass, the whole divvy)."""
     ceiling = np.minimum(np.maximum(demand, reservation), limit)
     first = divvy(shares, reservation, ceiling, capacity)
     spare = capacity - first.sum()
-    if spare <= 0:
-        return first
-    extra = waterfill(np.zeros(len(first), dtype=np.int64), shares, limit - first, np.array([spare]))
-    return first + extra
+    total = first
+    if spare > 0:
+        total = first + waterfill(np.zeros(len(first), dtype=np.int64), shares, limit - first, np.array([spare]))
+    return (first, total) if both else total

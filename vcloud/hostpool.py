@@ -1,0 +1,72 @@
+"""Host-local resource pools: how an ESX host enforces its part of a DRS cluster's resource pool.
+
+vSphere copies the cluster's resource-pool tree to every host as a host-local tree; each period DRS sets the
+host pool's reservation and limit to what the pool's VMs on that host were entitled to, and inside a host pool
+the VMs share by their shares (reference/algorithms.md 10.5; VMware patent US 9,389,924; vSphere SDK programming
+guide). A pool limit is hard: the host never gives the pool more, even when cores are idle.
+
+So a host's cores go, in two levels, to its pool (if it has a finite `pool_cpu_limit_mhz`) and its other VMs:
+1. the host pool first gets its reservation (`pool_cpu_reservation_mhz`, at most what its VMs can use), then it
+   and the host's VMs outside the pool share the rest by weight (the host pool weighs what its VMs are entitled
+   to; another VM its own entitlement), the pool capped by its limit and its VMs' demand, each VM by its own;
+2. the host pool's grant goes to its VMs by their CPU shares (`cpu_shares`), each up to its demand and limit.
+Without host pools (every limit infinite) it is one level: the host's VMs by entitlement (per-VM enforcement).
+Where it stops: a reservation is served before shares (ESX's clip(S x, R, L) gives a pool above its reservation
+at most its share; here reservation plus share of the rest), and memory reservations of host pools are not
+modelled (the FlexSlot hosts never run short of memory; vcloud/memory.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vcloud.waterfill import waterfill, waterfill_reference
+
+
+def share_host_cores(hosts, vms, vm_cap: np.ndarray, floor_mhz: float) -> np.ndarray:
+    """MHz each VM gets of its host's cores (vectorized); `vm_cap`: min(demand, limit) per VM."""
+    n_host, n_vm = hosts.n, vms.n
+    vm_host = vms.host[:n_vm]
+    host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
+    weight = vms.cpu_entitlement_mhz[:n_vm] + floor_mhz
+    limit = hosts.pool_cpu_limit_mhz[:n_host]
+    finite = np.isfinite(limit)
+    if not finite.any():
+        return waterfill(vm_host, weight, vm_cap, host_mhz)
+    pooled = vms.in_pool[:n_vm] & finite[vm_host]
+    pool_cap = np.minimum(np.bincount(vm_host, vm_cap * pooled, minlength=n_host), np.where(finite, limit, 0.0))
+    floor = np.minimum(np.minimum(hosts.pool_cpu_reservation_mhz[:n_host], pool_cap), host_mhz)
+    group = np.concatenate((np.arange(n_host), vm_host))
+    w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * ~pooled))
+    cap = np.concatenate((pool_cap - floor, vm_cap * ~pooled))
+    got = waterfill(group, w, cap, host_mhz - floor)
+    inner = waterfill(vm_host, vms.cpu_shares[:n_vm] * pooled, vm_cap * pooled, got[:n_host] + floor)
+    return np.where(pooled, inner, got[n_host:])
+
+
+def share_host_cores_reference(hosts, vms, vm_cap: dict, floor_mhz: float) -> dict:
+    """`share_host_cores` written plainly, host by host (the oracle)."""
+    got: dict[int, float] = {}
+    for h in range(hosts.n):
+        mine = [v for v in range(vms.n) if vms.host[v] == h]
+        capacity = float(hosts.cores[h] * hosts.core_mhz[h])
+        limit = float(hosts.pool_cpu_limit_mhz[h])
+        weight = {v: float(vms.cpu_entitlement_mhz[v]) + floor_mhz for v in mine}
+        if not np.isfinite(limit):
+            got.update(zip(mine, waterfill_reference([weight[v] for v in mine], [vm_cap[v] for v in mine],
+                                                     capacity), strict=True))  # fmt: skip
+            continue
+        pooled = [v for v in mine if vms.in_pool[v]]
+        others = [v for v in mine if not vms.in_pool[v]]
+        pool_cap = min(sum(vm_cap[v] for v in pooled), limit)
+        floor = min(float(hosts.pool_cpu_reservation_mhz[h]), pool_cap, capacity)
+        level1 = waterfill_reference(
+            [sum(weight[v] for v in pooled), *(weight[v] for v in others)],
+            [pool_cap - floor, *(vm_cap[v] for v in others)],
+            capacity - floor,
+        )
+        got.update(zip(others, level1[1:], strict=True))
+        inner = waterfill_reference([float(vms.cpu_shares[v]) for v in pooled], [vm_cap[v] for v in pooled],
+                                    level1[0] + floor)  # fmt: skip
+        got.update(zip(pooled, inner, strict=True))
+    return got

@@ -1,0 +1,176 @@
+"""ESX memory reclamation: overhead memory, the balloon driver, hypervisor swap and touched (active) memory.
+
+The sources (reference/algorithms.md 1.4 and 10.4):
+- Overhead memory. Every VM costs its host memory beyond its configured size (frame buffer, monitor data
+  structures): the vSphere 5.1 Resource Management guide, "Understanding Memory Overhead", table "Sample Overhead
+  Memory on Virtual Machines" (MB, by configured MB and vCPUs; 60.67 MB for a 4 vCPU / 4 GB VM). `overhead_mb`
+  interpolates that table linearly (clamped at its edges). A pool's memory pays for its VMs' overhead (the pool's
+  limit covers what its VMs use, overhead included), so the allocators divide what is left of it.
+- Target. The hypervisor's target for a VM is the memory it may keep backed: with per-VM enforcement the VM's
+  entitlement (a limit), with vSphere's host-local pools the VM's part of its host pool's limit, divided inside
+  the host pool by shares with the idle memory tax (Waldspurger, OSDI 2002, section 5: min-funding revocation,
+  shares per page rho = S / (P (f + k (1 - f))), k = 1 / (1 - tau), `idle_tax` tau = 0.75 is `Mem.IdleTax`):
+  a VM first keeps what it holds, the host pool's spare then goes by the same weights, up to each VM's size.
+  A VM above its limit is reclaimed even when the host has free memory (VMware KB 1033115: a limit "treats the
+  virtual machine as if the resource is under contention").
+- Balloon. The guest's balloon driver (Linux `vmw_balloon`) allocates guest pages and hands them to the
+  hypervisor: it grows while the VM holds more than its target and shrinks when it holds less, at the driver's
+  rates per one-second cycle: up to 16384 pages of 4 KB while the guest has free pages (non-sleeping allocations,
+  `VMW_BALLOON_NOSLEEP_ALLOC_MAX`, 64 MB/s), 2048 once the guest must reclaim for it (sleeping allocations,
+  `VMW_BALLOON_RATE_ALLOC_MAX`, 8 MB/s), 16384 deflating (`VMW_BALLOON_RATE_FREE_MAX`, 64 MB/s), and never above
+  65 % of the VM's memory (`Mem.CtlMaxPercent`, vSphere Resource Management guide 5.1, "Memory Balloon Driver").
+  The guest gives the balloon its memory as it gives any allocation: clean page cache first (the page cache
+  holds what the balloon leaves beyond the resident memory), then its anonymous memory, which it swaps itself.
+- Hypervisor swap, the last resort: what the VM still holds beyond its target while the balloon catches up is
+  swapped by the hypervisor. ESX picks those pages without knowing which the guest uses, so a thread touches
+  one in the proportion hypervisor-swapped / held; the guest's own swap hits the resident memory in the
+  proportion guest-swapped / resident. Both stall threads and page in from the datastore (vcloud engine's
+  `swap_touch_rate`). Memory compression (ESX 4.1+) is not modelled: pages go to swap directly.
+- Touched memory. ESX estimates a VM's active memory by sampling its pages (Waldspurger section 5.2; the
+  sampler is in the DRS allocator): a page counts if the guest touched it in the sample period. Here that is
+  the task heaps' and guest OS's active memory the guest holds, plus the page-cache data read or written in the
+  period (at most what is cached). A ballooned VM holds less, so its estimate, and the DRS memory demand built on
+  it, is capped by what it is granted.
+
+Where it stops: the host's own memory is assumed large enough for its VMs (the FlexSlot hosts' 64 GB hold four
+4 GB VMs), so only limits (per VM or per host pool) reclaim; the balloon ramps at its maximum rate at once (the
+driver starts slower and ramps by 16 pages per cycle); transparent page sharing is not modelled.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from vcloud.waterfill import waterfill
+
+# vSphere 5.1 Resource Management guide, "Sample Overhead Memory on Virtual Machines" (MB)
+OVERHEAD_MEM_MB = (256.0, 1024.0, 4096.0, 16384.0)
+OVERHEAD_VCPUS = (1.0, 2.0, 4.0, 8.0)
+OVERHEAD_TABLE_MB = (
+    (20.29, 24.28, 32.23, 48.16),
+    (25.90, 29.91, 37.86, 53.82),
+    (48.64, 52.72, 60.67, 76.78),
+    (139.62, 143.98, 151.93, 168.60),
+)
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    """The hypervisor's memory management (see the module docstring). `reclaim=False`: the VM's granted memory is
+    its guest memory at once, without balloon or hypervisor swap, and active memory is the heaps' (the arithmetic
+    before this module)."""
+
+    reclaim: bool = True
+    overhead: bool = True  # per-VM overhead memory, paid from the pool
+    balloon_inflate_mb_s: float = 8.0  # VMW_BALLOON_RATE_ALLOC_MAX: 2048 pages of 4 KB a second
+    balloon_free_mb_s: float = 64.0  # VMW_BALLOON_NOSLEEP_ALLOC_MAX: 16384 pages a second, of free guest memory
+    balloon_deflate_mb_s: float = 64.0  # VMW_BALLOON_RATE_FREE_MAX: 16384 pages a second
+    balloon_max_fraction: float = 0.65  # Mem.CtlMaxPercent
+    idle_tax: float = 0.75  # Mem.IdleTax
+
+    def __post_init__(self) -> None:
+        for name in ("balloon_inflate_mb_s", "balloon_free_mb_s", "balloon_deflate_mb_s"):
+            value = getattr(self, name)
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"memory {name} must be a positive number, got {value}")
+        if not 0.0 <= self.balloon_max_fraction <= 1.0:
+            raise ValueError(f"memory balloon_max_fraction must be in 0..1, got {self.balloon_max_fraction}")
+        if not 0.0 <= self.idle_tax < 1.0:
+            raise ValueError(f"memory idle_tax must be in 0..1 (1 excluded), got {self.idle_tax}")
+
+
+def overhead_mb(mem_mb: float, vcpus: int) -> float:
+    """The VM's overhead memory from vSphere 5.1's sample table, interpolated linearly in MB and vCPUs."""
+    table = np.asarray(OVERHEAD_TABLE_MB)
+    by_vcpus = [float(np.interp(vcpus, OVERHEAD_VCPUS, row)) for row in table]
+    return float(np.interp(mem_mb, OVERHEAD_MEM_MB, by_vcpus))
+
+
+def tax_weight(shares: np.ndarray, touched: np.ndarray, held: np.ndarray, idle_tax: float) -> np.ndarray:
+    """Shares per page at equal rho: S / (f + k (1 - f)), f the touched share of what the VM holds (Waldspurger
+    2002, section 5.1). Allocating pages in proportion to it leaves every VM with the same rho."""
+    f = np.clip(np.divide(touched, held, out=np.ones(held.size), where=held > 0), 0.0, 1.0)
+    k = 1.0 / (1.0 - idle_tax)
+    return shares / (f + k * (1.0 - f))
+
+
+def balloon_step(balloon, held, target, size, free, settings: MemorySettings, dt: float):
+    """The balloon after one tick (arrays or floats): toward balloon + (held - target), within 0 .. max fraction of
+    the VM's size; inflating, it takes the guest's `free` MB at the non-sleeping rate, then reclaims at the sleeping
+    rate for the rest of the tick; deflating, at the free rate."""
+    want = np.clip(balloon + (held - target), 0.0, settings.balloon_max_fraction * size) - balloon
+    quick = np.minimum(np.minimum(np.maximum(want, 0.0), free), settings.balloon_free_mb_s * dt)
+    slow = np.minimum(want - quick, settings.balloon_inflate_mb_s * (dt - quick / settings.balloon_free_mb_s))
+    return balloon + np.where(want > 0, quick + slow, np.maximum(want, -settings.balloon_deflate_mb_s * dt))
+
+
+# ---- the engine's memory stage, vectorized over VMs (reference.py has it plainly) ------------------------------
+def targets(hosts, vms, held: np.ndarray, touched: np.ndarray, settings: MemorySettings) -> np.ndarray:
+    """Each VM's memory target, MB. Per VM: its entitlement (`mem_granted_mb`), at most its size and its configured
+    limit. In a host-local pool (a finite `pool_mem_limit_mb` on its host): first what each pooled VM holds, then the
+    host pool's spare, both by shares with the idle tax (`tax_weight`), up to min(size, limit)."""
+    n_vm, n_host = vms.n, hosts.n
+    size = vms.mem_mb[:n_vm]
+    top = np.minimum(size, vms.mem_limit_cfg_mb[:n_vm])
+    target = np.minimum(vms.mem_granted_mb[:n_vm], top)
+    limit = hosts.pool_mem_limit_mb[:n_host]
+    finite = np.isfinite(limit)
+    if not finite.any():
+        return target
+    vm_host = vms.host[:n_vm]
+    pooled = vms.in_pool[:n_vm] & finite[vm_host]
+    weight = tax_weight(vms.mem_shares[:n_vm], touched, held, settings.idle_tax) * pooled
+    capacity = np.where(finite, limit, 0.0)
+    base = waterfill(vm_host, weight, np.where(pooled, np.minimum(held, top), 0.0), capacity)
+    spare = np.maximum(capacity - np.bincount(vm_host, base, minlength=n_host), 0.0)
+    extra = waterfill(vm_host, weight, np.where(pooled, top - base, 0.0), spare)
+    return np.where(pooled, base + extra, target)
+
+
+def reclaim(st, hosts, vms, settings: MemorySettings, cached: np.ndarray) -> None:
+    """The memory stage with reclamation: targets, the balloon's step, then what the guest and the hypervisor swap.
+    `cached`: each VM's page-cache MB at the tick's start. Sets the stage's fields on `st` and the VMs' state."""
+    n_vm = vms.n
+    size = vms.mem_mb[:n_vm]
+    used = st.used
+    balloon = vms.balloon_mb[:n_vm]
+    held_before = np.minimum(used, size - balloon) + cached
+    target = targets(hosts, vms, held_before, vms.mem_touched_mb[:n_vm], settings)
+    free = np.maximum(size - balloon - used - cached, 0.0)
+    balloon = balloon_step(balloon, held_before, target, size, free, settings, st.dt)
+    guest = size - balloon
+    guest_swap = np.maximum(used - guest, 0.0)
+    resident = used - guest_swap
+    held = resident + np.minimum(cached, np.maximum(guest - used, 0.0))
+    hv_swap = np.maximum(held - target, 0.0)
+    stall = np.divide(guest_swap, used, out=np.zeros(n_vm), where=used > 0)
+    stall += np.divide(hv_swap, held, out=np.zeros(n_vm), where=held > 0)
+    st.stall = np.minimum(stall, 1.0)
+    st.swapped = guest_swap + hv_swap
+    st.guest_mem, st.target, st.balloon, st.hv_swap, st.held = guest, target, balloon, hv_swap, held
+    st.heap_touched = np.minimum(st.active, resident)
+    write_state(st, vms)
+
+
+def no_reclaim(st, vms) -> None:
+    """The memory stage without reclamation: the granted memory is the guest's at once (the arithmetic before)."""
+    n_vm = vms.n
+    st.guest_mem = vms.mem_granted_mb[:n_vm].copy()
+    st.target = st.guest_mem
+    st.balloon, st.hv_swap = np.zeros(n_vm), np.zeros(n_vm)
+    st.held = np.minimum(st.used, st.guest_mem)
+    st.heap_touched = st.active
+    st.stall = np.divide(st.swapped, st.used, out=np.zeros(n_vm), where=st.used > 0)
+    write_state(st, vms)
+
+
+def write_state(st, vms) -> None:
+    n_vm = vms.n
+    vms.balloon_mb[:n_vm] = st.balloon
+    vms.mem_target_mb[:n_vm] = st.target
+    vms.hv_swap_mb[:n_vm] = st.hv_swap
+    vms.mem_held_mb[:n_vm] = st.held
+    vms.mem_touched_mb[:n_vm] = st.heap_touched
