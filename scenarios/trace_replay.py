@@ -2,10 +2,12 @@
 
 Two replay modes (`replay`):
 - `durations` (Mumak-like; Rumen only): each successful attempt gets the work that, on an uncontended node,
-  takes its recorded runtime: its recorded bytes cost the I/O phases they cost (input read, spill or HDFS
-  write), and the rest of the runtime, after the JVM start, is CPU. A reduce's recorded time after its shuffle
-  (finish - shuffleFinished) becomes its merge, reduce and write; the shuffle itself is emulated (it waits for
-  the maps). Schedulers thus meet the real task-time distribution while the cloud still adds contention,
+  takes its recorded runtime: its plan (hadoop_layer/plans.py: JVM start, read, map, spills, merges, output,
+  pipelined as Hadoop runs them) is built with no CPU, each phase timed at its bottleneck alone on a node of
+  the traced cluster with every byte on the disk, and the CPU that fills the rest of the recorded time goes to
+  the map (or reduce) function (`plans.cpu_for_runtime`). A reduce's recorded time after its shuffle
+  (finish - shuffleFinished) is sized so when its shuffle ends, from the merges it then has; the shuffle itself
+  is emulated (it waits for the maps). Schedulers thus meet the real task-time distribution while the cloud still adds contention,
   steal and iowait. The job's initialization, setup and cleanup take their recorded times.
 - `physics`: work from bytes and, where the trace has them, the CPU counters (`cumulativeCpuUsage`,
   `cpuUsages`), else CPU per MB borrowed from a PUMA profile (`profile`).
