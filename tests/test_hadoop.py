@@ -182,3 +182,14 @@ def assert_backups_won_off(job, slow) -> None:
         assert first.tracker is slow and first.state == "killed"
         assert backup.speculative and backup.state == "done" and backup.tracker is not slow
         assert backup.start_s - first.start_s >= 60.0
+
+
+def test_a_trackers_running_attempts_iterate_in_launch_order():
+    """Not by memory address, which differs between processes (policies loop over them: seeded runs must repeat)."""
+    model = small_cluster(slaves=1)
+    model.add_job("j", PUMA["grep"], 0.0, uniform_maps(2), 0)
+    model.run_until(2.0)
+    running = list(model.trackers[0].running[TaskKind.MAP])
+    assert [a.task.index for a in running] == [0, 1]
+    model.trackers[0].running[TaskKind.MAP].discard(running[0])
+    assert list(model.trackers[0].running[TaskKind.MAP]) == running[1:]
