@@ -10,7 +10,7 @@ from hadoop_layer.profiles import PUMA
 from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
 from scenarios.settings import validate
-from tests.test_hadoop import small_cluster, uniform_maps
+from tests.helpers import small_cluster, uniform_maps
 
 
 def _run(seed: int, **overrides):

@@ -5,11 +5,10 @@ import pytest
 
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.hdfs import Locality, place_blocks
-from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
-from policies.schedulers.fifo import FifoScheduler
 from policies.speculation.hadoop import HadoopSpeculation, speculatable
+from tests.helpers import assert_backups_won_off, small_cluster, uniform_maps
 
 
 @pytest.mark.parametrize(
@@ -35,20 +34,6 @@ def test_hdfs_puts_the_second_replica_off_rack_and_the_third_beside_it():
     assert np.all(racks[replicas[:, 1]] == 0)  # another rack
     assert np.all(racks[replicas[:, 2]] == racks[replicas[:, 1]])
     assert np.all(replicas[:, 2] != replicas[:, 1])
-
-
-def small_cluster(slaves=3, racks=1, speculation=None, **hadoop) -> HadoopModel:
-    """`slaves` slave VMs of 2 vCPUs, one per host; hosts spread over `racks` racks."""
-    cfg = HadoopConfig(map_slots=2, reduce_slots=1, heartbeat_formula="1.0", **hadoop)
-    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=FifoScheduler(), speculation=speculation)
-    for i in range(slaves):
-        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=i % racks)
-        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
-    return model
-
-
-def uniform_maps(n: int, mb: float = 64.0, core_s: float = 10.0) -> list[dict]:
-    return [{"input_mb": mb, "cpu_mc": core_s * 2000.0, "output_mb": 1.0, "output_records": 1e4} for _ in range(n)]
 
 
 def test_fifo_serves_the_higher_priority_job_first_then_the_earlier_one():
@@ -170,18 +155,6 @@ def test_heaps_beyond_the_granted_memory_swap_and_slow_the_maps():
     assert swap_small == 0.0
     assert swap_large == pytest.approx(2 * (2500 + 64) + 256 - 4096, rel=0.01)
     assert runtime_large > 1.2 * runtime_small
-
-
-def assert_backups_won_off(job, slow) -> None:
-    """Some map was backed up; each backed-up map started on `slow`, was killed there, and its backup, launched at
-    least the 60 s lag later on another node, won."""
-    backed_up = [t for t in job.maps if len(t.attempts) == 2]
-    assert backed_up, "no task on the starved node was backed up"
-    for task in backed_up:
-        first, backup = task.attempts
-        assert first.tracker is slow and first.state == "killed"
-        assert backup.speculative and backup.state == "done" and backup.tracker is not slow
-        assert backup.start_s - first.start_s >= 60.0
 
 
 def test_a_trackers_running_attempts_iterate_in_launch_order():
