@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -190,7 +190,8 @@ class ClusterView:
 
 
 class TaskScheduler(ABC):
-    """Chooses non-running tasks for a heartbeating tracker's free slots."""
+    """Chooses non-running tasks for a heartbeating tracker's free slots. A scheduler that also acts between
+    heartbeats (Fair's and Quincy's preemption) is `Periodic` as well."""
 
     name = "scheduler"
 
@@ -208,9 +209,15 @@ class SpeculationPolicy(ABC):
         self, tracker: TaskTracker, cluster: ClusterView, free_maps: int, free_reduces: int
     ) -> list[Launch]: ...
 
+    def may_back_up(self, cluster: ClusterView) -> bool:
+        """Could some tracker with a free slot get a backup now? Asked once per tick and when a tracker decides
+        whether to keep heartbeating (tracker.py). True (the default) keeps idle trackers heartbeating, which is
+        always correct; a policy answers False when it can tell, to spare the heartbeats."""
+        return True
+
 
 class SlotManager(ABC):
-    """Changes slot counts and sizes, kills or repartitions attempts, every `period_s` seconds.
+    """Changes slot counts and sizes, kills or repartitions attempts, every `period_s` seconds (None: never).
 
     With `wants_idle_slots`, `idle_map_slot` is also called in the tick a map slot frees (an attempt ended or was
     killed) if a tracker then has a free map slot and no running job has a pending map: the slot idles."""
@@ -223,7 +230,19 @@ class SlotManager(ABC):
     def adjust(self, cluster: ClusterView) -> list[SlotAction]: ...
 
     def idle_map_slot(self, cluster: ClusterView) -> list[SlotAction]:
+        """What to do with an idle map slot (only called with `wants_idle_slots`); nothing by default."""
         return []
+
+
+@runtime_checkable
+class Periodic(Protocol):
+    """Anything the JobTracker runs between heartbeats: `adjust` every `period_s` simulated seconds while jobs run
+    (None or 0: never). Slot managers are; a scheduler that preempts is too. Found among the policies whenever
+    one is set (`JobTracker.scheduler = ...`), before or after the model starts."""
+
+    period_s: float | None
+
+    def adjust(self, cluster: ClusterView) -> list[SlotAction]: ...
 
 
 class NoSpeculation(SpeculationPolicy):

@@ -19,6 +19,7 @@ from hadoop_layer.interfaces import (
     ClusterView,
     Kill,
     Launch,
+    Periodic,
     Repartition,
     Restart,
     SetSlotMemory,
@@ -39,11 +40,31 @@ if TYPE_CHECKING:
     from hadoop_layer.tracker import TaskTracker
 
 
+class _PolicySlot:
+    """A JobTracker attribute that holds a policy: setting it, before or after the start, also runs the new
+    policy's `adjust` every `period_s` if it is `Periodic` (JobTracker.schedule_periodic)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attr = f"_{name}"
+
+    def __get__(self, jobtracker: JobTracker | None, owner: type | None = None):
+        return self if jobtracker is None else getattr(jobtracker, self.attr)
+
+    def __set__(self, jobtracker: JobTracker, policy) -> None:
+        setattr(jobtracker, self.attr, policy)
+        jobtracker.schedule_periodic()
+
+
 class JobTracker:
+    scheduler: TaskScheduler = _PolicySlot()  # type: ignore[assignment]
+    speculation: SpeculationPolicy = _PolicySlot()  # type: ignore[assignment]
+    slot_manager: SlotManager = _PolicySlot()  # type: ignore[assignment]
+
     def __init__(
         self, model: HadoopModel, scheduler: TaskScheduler, speculation: SpeculationPolicy, slot_manager: SlotManager
     ) -> None:
         self.model = model
+        self._periodic: list[Periodic] = []  # policies whose adjust is scheduled (schedule_periodic)
         self.scheduler, self.speculation, self.slot_manager = scheduler, speculation, slot_manager
         self.view = ClusterView(model)
         self.jobs: list[Job] = []
@@ -478,15 +499,29 @@ class JobTracker:
             self.model.close_phase(attempt)
 
     # ---- slot manager ---------------------------------------------------------------------------------
-    def periodic_policies(self) -> list:
-        """Policies that act between heartbeats (a slot manager; a scheduler that preempts): `period_s` + `adjust`."""
-        found = []
+    def periodic_policies(self) -> list[Periodic]:
+        """The current policies that act between heartbeats (`Periodic` with a period), each once."""
+        found: list[Periodic] = []
         for policy in (self.slot_manager, self.scheduler, self.speculation):
-            if getattr(policy, "period_s", None) and hasattr(policy, "adjust") and policy not in found:
+            if isinstance(policy, Periodic) and policy.period_s and policy not in found:
                 found.append(policy)
         return found
 
-    def adjust(self, policy) -> None:
+    def schedule_periodic(self) -> None:
+        """Run each periodic policy's `adjust` every `period_s` from the start (or from when it is set, at the next
+        multiple of its period). A policy that is replaced stops acting; set again, it is not scheduled twice."""
+        if not self.model.started:
+            return  # HadoopModel.start calls this once the clock runs
+        for policy in self.periodic_policies():
+            if policy not in self._periodic:
+                self._periodic.append(policy)
+                self.model._every(policy.period_s, partial(self._periodic_adjust, policy))
+
+    def _periodic_adjust(self, policy: Periodic) -> None:
+        if policy in (self.slot_manager, self.scheduler, self.speculation):
+            self.adjust(policy)
+
+    def adjust(self, policy: Periodic) -> None:
         if not self.running_jobs:
             return
         for action in policy.adjust(self.view):

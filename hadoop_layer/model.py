@@ -6,7 +6,6 @@ the policies it is handed (scheduler, speculation, slot manager). It knows no pa
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -117,8 +116,7 @@ class HadoopModel(CloudModel):
         if self.serving is not None:
             self.serving.start()
         super().start()
-        for policy in self.jobtracker.periodic_policies():
-            self._every(policy.period_s, partial(self.jobtracker.adjust, policy))
+        self.jobtracker.schedule_periodic()
 
     def start_item(self, item, vm: VM) -> None:
         """Tag a task attempt's row with its task's gid (and note the task's first launch) for the task arrays."""

@@ -5,6 +5,7 @@ import pytest
 
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.hdfs import Locality, place_blocks
+from hadoop_layer.interfaces import SlotManager, SpeculationPolicy
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.speculation.hadoop import HadoopSpeculation, speculatable
@@ -166,3 +167,39 @@ def test_a_trackers_running_attempts_iterate_in_launch_order():
     assert [a.task.index for a in running] == [0, 1]
     model.trackers[0].running[TaskKind.MAP].discard(running[0])
     assert list(model.trackers[0].running[TaskKind.MAP]) == running[1:]
+
+
+class _Counting(SlotManager):
+    """A slot manager that only counts its calls."""
+
+    def __init__(self, period_s: float) -> None:
+        self.period_s, self.calls = period_s, []
+
+    def adjust(self, cluster):
+        self.calls.append(cluster.now)
+        return []
+
+
+def test_a_slot_manager_set_after_the_start_runs_every_period_from_then_on(cluster):
+    cluster.add_job("j", PUMA["grep"], 0.0, uniform_maps(12, core_s=30.0), 0)
+    first, second = _Counting(10.0), _Counting(4.0)
+    cluster.jobtracker.slot_manager = first
+    cluster.run_until(25.0)
+    cluster.jobtracker.slot_manager = second
+    cluster.run_until(35.0)
+    assert first.calls == [10.0, 20.0] and second.calls == [28.0, 32.0]
+    cluster.jobtracker.slot_manager = first  # set again: scheduled once, not twice
+    cluster.run_until(45.0)
+    assert first.calls == [10.0, 20.0, 40.0]
+
+
+def test_a_speculation_policy_that_only_chooses_backups_runs(cluster):
+    class NeverBackUp(SpeculationPolicy):
+        def backups(self, tracker, cluster, free_maps, free_reduces):
+            return []
+
+    assert NeverBackUp().may_back_up(cluster.jobtracker.view)  # the documented default: keep heartbeating
+    cluster.jobtracker.speculation = NeverBackUp()
+    job = cluster.add_job("j", PUMA["grep"], 0.0, uniform_maps(6), 0)
+    cluster.run_until(500.0)
+    assert job.state == "succeeded"

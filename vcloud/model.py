@@ -317,8 +317,13 @@ class CloudModel(Model):
         self._every(self.tracer.interval_s, self._record_trace, Priority.LOW)
         self.schedule_event(self._tick, at=self.dt, priority=Priority.HIGH)
 
+    @property
+    def started(self) -> bool:
+        """Has the clock been started (the layout frozen, the periodic work scheduled)?"""
+        return self._started
+
     def _every(self, interval: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
-        """Run `fn` at k*interval for k >= 1 (exact multiples, no accumulated rounding)."""
+        """Run `fn` at k*interval for the k with k*interval > now (exact multiples, no accumulated rounding)."""
         self._periodic.append(_Periodic(self, interval, fn, priority))
 
     def run_for(self, duration: float) -> None:
@@ -432,13 +437,17 @@ class CloudModel(Model):
 
 
 class _Periodic:
-    """Calls `fn` at k*interval (k = 1, 2, ...) as a chain of single events."""
+    """Calls `fn` at k*interval (k = 1, 2, ... from the start; from the first multiple after now if made later) as
+    a chain of single events."""
 
     def __init__(self, model: Model, interval: float, fn: Callable[[], None], priority: Priority) -> None:
         if not interval > 0:
             raise ValueError(f"period must be > 0, got {interval}")
-        self.model, self.interval, self.fn, self.priority, self.k = model, interval, fn, priority, 1
-        model.schedule_event(self.fire, at=interval, priority=priority)
+        self.model, self.interval, self.fn, self.priority = model, interval, fn, priority
+        self.k = math.floor(float(model.time) / interval) + 1
+        while self.k * interval <= float(model.time):  # rounding must not give "now" again
+            self.k += 1
+        model.schedule_event(self.fire, at=self.k * interval, priority=priority)
 
     def fire(self) -> None:
         self.k += 1
