@@ -17,6 +17,7 @@ from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
 
 if TYPE_CHECKING:
     from hadoop_layer.config import HadoopConfig
+    from hadoop_layer.jobtracker import JobTracker
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.tracker import TaskTracker
 
@@ -32,11 +33,22 @@ class Launch:
     io_sort_mb: float | None = None
 
 
+# Slot actions: what a slot manager (or a preempting scheduler) returns. Each carries out itself through the
+# JobTracker's public verbs (`apply`), so a new kind of action is one class here and no change in the JobTracker.
 @dataclass(frozen=True)
 class SetSlots:
     tracker: TaskTracker
     map_slots: int | None = None
     reduce_slots: int | None = None
+
+    def apply(self, jobtracker: JobTracker) -> None:
+        t = self.tracker
+        if self.map_slots is not None:
+            t.map_slots = max(int(self.map_slots), 0)
+        if self.reduce_slots is not None:
+            t.reduce_slots = max(int(self.reduce_slots), 0)
+        jobtracker.count_slots()
+        t.wake()
 
 
 @dataclass(frozen=True)
@@ -47,10 +59,19 @@ class SetSlotMemory:
     heap_mb: float
     io_sort_mb: float
 
+    def apply(self, jobtracker: JobTracker) -> None:
+        if not (self.heap_mb > 0 and 0 < self.io_sort_mb < self.heap_mb):
+            raise ValueError(f"slot memory: need 0 < io_sort_mb < heap_mb, got {self.io_sort_mb}, {self.heap_mb}")
+        self.tracker.heap_mb, self.tracker.io_sort_mb = self.heap_mb, self.io_sort_mb
+
 
 @dataclass(frozen=True)
 class Kill:
     attempt: TaskAttempt
+
+    def apply(self, jobtracker: JobTracker) -> None:
+        if not self.attempt.task.role:  # a job's setup or cleanup attempt holds a slot but is no map to act on
+            jobtracker.kill(self.attempt)
 
 
 @dataclass(frozen=True)
@@ -60,6 +81,16 @@ class Restart:
     attempt: TaskAttempt
     heap_mb: float
     io_sort_mb: float
+
+    def apply(self, jobtracker: JobTracker) -> None:
+        attempt = self.attempt
+        if attempt.task.role or attempt.state != "running":
+            return
+        task, tracker = attempt.task, attempt.tracker
+        jobtracker.kill(attempt)
+        if task.state == "pending" and tracker.free(task.kind) > 0:
+            locality = jobtracker.model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
+            jobtracker.launch(tracker, Launch(task, locality, False, self.heap_mb, self.io_sort_mb))
 
 
 @dataclass(frozen=True)
@@ -81,6 +112,10 @@ class Repartition:
     order: tuple[int, ...] | None = None
     scan_mb: float = 0.0
     delay_s: float = 0.0
+
+    def apply(self, jobtracker: JobTracker) -> None:
+        if not self.attempt.task.role:
+            jobtracker.repartition(self)
 
 
 SlotAction = SetSlots | SetSlotMemory | Kill | Restart | Repartition

@@ -17,13 +17,9 @@ from mesa.time import Priority
 
 from hadoop_layer.interfaces import (
     ClusterView,
-    Kill,
     Launch,
     Periodic,
     Repartition,
-    Restart,
-    SetSlotMemory,
-    SetSlots,
     SlotAction,
     SlotManager,
     SpeculationPolicy,
@@ -537,37 +533,8 @@ class JobTracker:
                 self.apply(action)
 
     def apply(self, action: SlotAction) -> None:
-        if isinstance(action, Kill | Restart | Repartition) and action.attempt.task.role:
-            return  # a job's setup or cleanup attempt holds a slot but is no map for a slot manager to act on
-        if isinstance(action, Repartition):
-            self.repartition(action)
-        elif isinstance(action, Kill):
-            self.kill(action.attempt)
-        elif isinstance(action, Restart):
-            attempt = action.attempt
-            if attempt.state != "running":
-                return
-            task, tracker = attempt.task, attempt.tracker
-            self.kill(attempt)
-            if task.state == "pending" and tracker.free(task.kind) > 0:
-                locality = self.model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
-                self.launch(tracker, Launch(task, locality, False, action.heap_mb, action.io_sort_mb))
-        elif isinstance(action, SetSlots):
-            t = action.tracker
-            if action.map_slots is not None:
-                t.map_slots = max(int(action.map_slots), 0)
-            if action.reduce_slots is not None:
-                t.reduce_slots = max(int(action.reduce_slots), 0)
-            self.count_slots()
-            t.wake()
-        elif isinstance(action, SetSlotMemory):
-            if not (action.heap_mb > 0 and 0 < action.io_sort_mb < action.heap_mb):
-                raise ValueError(
-                    f"slot memory: need 0 < io_sort_mb < heap_mb, got {action.io_sort_mb}, {action.heap_mb}"
-                )
-            action.tracker.heap_mb, action.tracker.io_sort_mb = action.heap_mb, action.io_sort_mb
-        else:
-            raise TypeError(f"unknown slot action {action!r}")
+        """Carry out a slot action: each kind knows how (interfaces.py), through this JobTracker's verbs."""
+        action.apply(self)
 
     # ---- repartitioning ------------------------------------------------------------------------------
     def repartition(self, action: Repartition) -> list[Task]:

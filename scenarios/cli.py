@@ -15,6 +15,7 @@ import json
 import math
 import shutil
 import sys
+import warnings
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, NoReturn
@@ -24,7 +25,7 @@ from tqdm import tqdm
 from scenarios.inspect_run import METRICS, PLOT_KINDS, RunError, trace_command
 from scenarios.outputs import OutputError, check_dir, commit_dir, temp_dir
 from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
-from scenarios.settings import SettingsError, parse_pairs, validate
+from scenarios.settings import RenamedSetting, SettingsError, parse_pairs, validate
 from scenarios.show import show_settings
 from vcloud import CloudModel
 
@@ -48,13 +49,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", RenamedSetting)  # told, never raised
+            warnings.showwarning = _one_line_warning
+            return args.func(args)
     except (BadInput, SettingsError, OutputError, RunError) as exc:
         print(f"vcloud: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("vcloud: interrupted (nothing was written)", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _one_line_warning(message, category, *args, **kwargs) -> None:
+    """A warning meant for the user (an old setting name) is one line on stderr, like an error."""
+    print(f"vcloud: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def _version() -> str:

@@ -33,7 +33,8 @@ from hadoop_layer.profiles import GB, SAMR, splits
 from hadoop_layer.tasks import TaskKind
 from policies.speculation.samr import StageWeightHistory
 from scenarios import limits as L
-from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+from scenarios.base import AllocatorName
+from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, SpeculationName, build_cluster
 
 # name -> settings of the four schemes compared in Fig. 9 (besides Hadoop without backups)
 POLICIES: dict[str, dict[str, Any]] = {
@@ -47,7 +48,7 @@ POLICIES: dict[str, dict[str, Any]] = {
 class SamrHeterogeneousSettings(HadoopClusterSettings):
     """A small heterogeneous cluster: one 2-vCPU VM per 2-core host, Hadoop's default slots."""
 
-    allocator: Literal["static", "heterogeneous", "drs"] = "heterogeneous"
+    allocator: AllocatorName = "heterogeneous"
     slaves: int = Field(12, ge=2, le=L.MAX_SLAVES)
     slow_nodes: int = Field(4, ge=0, description="the first this many slaves are slow")
     slow_cpu: float = Field(0.35, gt=0, le=1, description="a slow node's CPU entitlement, share of a fast node's")
@@ -63,7 +64,7 @@ class SamrHeterogeneousSettings(HadoopClusterSettings):
     pool_cpu_mhz: float | None = None  # the hosts' capacity
     pool_mem_mb: float | None = None
     hadoop: HadoopConfig = Field(default_factory=lambda: HadoopConfig(heartbeat_formula="1.1"))
-    speculation: Literal["none", "hadoop", "late", "samr"] = "samr"
+    speculation: SpeculationName = "samr"
 
 
 class SamrHeterogeneous(HadoopScenario):

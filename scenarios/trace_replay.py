@@ -42,6 +42,7 @@ from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.traces import Topology, TraceError, TraceJob, median_or, read_text, read_topology, read_trace
+from policies.registry import build
 from policies.schedulers import SCHEDULERS
 from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
@@ -282,9 +283,9 @@ def build_trace_cluster(
         trace_interval_s=s.trace_interval_s,
         check=check,
         hadoop=hadoop,
-        scheduler=SCHEDULERS[s.scheduler](s),
-        speculation=SPECULATION[s.speculation](s),
-        slot_manager=SLOT_MANAGERS[s.slot_manager](s),
+        scheduler=build(SCHEDULERS, s.scheduler, s),
+        speculation=build(SPECULATION, s.speculation, s),
+        slot_manager=build(SLOT_MANAGERS, s.slot_manager, s),
     )
     model.allocator = s.make_allocator(model.rng)
     model.set_pool(None, None)  # a physical cluster: no pool beyond its hosts

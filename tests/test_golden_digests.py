@@ -36,7 +36,7 @@ FAIR = {"slot_manager": "skewtune", "hadoop.shuffle_serving": False, "hadoop.job
 RUNS: dict[str, tuple[str, dict[str, Any], int]] = {
     "flexslot-unlimited-late-drs": (
         "flexslot",
-        {**FLEXSLOT, "speculation": "late", "flexslot_policy.min_runtime_s": 5, "late.min_runtime_s": 10},
+        {**FLEXSLOT, "speculation": "late", "flexslot.min_runtime_s": 5, "late.min_runtime_s": 10},
         3,
     ),
     "coupling-fair-skewtune-failures": (
