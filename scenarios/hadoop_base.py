@@ -15,7 +15,7 @@ from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
 from scenarios import limits as L
 from scenarios.base import Scenario, TestbedSettings, policy_fields
-from scenarios.synthetic_cloud import cloud_summary
+from scenarios.summaries import cloud_summary
 
 FLEXSLOT_HADOOP = HadoopConfig(
     map_slots=4, reduce_slots=2, child_heap_mb=200.0, io_sort_mb=100.0, block_mb=64.0, heartbeat_formula="1.1"

@@ -35,6 +35,7 @@ from policies.speculation.samr import StageWeightHistory
 from scenarios import limits as L
 from scenarios.base import AllocatorName
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, SpeculationName, build_cluster
+from scenarios.runner import run_model
 
 # name -> settings of the four schemes compared in Fig. 9 (besides Hadoop without backups)
 POLICIES: dict[str, dict[str, Any]] = {
@@ -134,7 +135,6 @@ def compare(seeds: tuple[int, ...] = (1, 2, 3), policies: tuple[str, ...] = tupl
     """Run each policy on each seed; a DataFrame with one row per (policy, seed) of the summary's figures."""
     import pandas as pd
 
-    from scenarios.cli import run_model
     from scenarios.settings import validate
 
     scenario, rows = SamrHeterogeneous(), []

@@ -23,8 +23,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
 from scenarios.settings import validate
 
 GOLDEN = Path(__file__).with_name("golden_digests.json")
