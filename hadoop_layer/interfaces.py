@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind, TaskState
+from vcloud.work import ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.config import HadoopConfig
@@ -84,11 +85,11 @@ class Restart:
 
     def apply(self, jobtracker: JobTracker) -> None:
         attempt = self.attempt
-        if attempt.task.role or attempt.state != "running":
+        if attempt.task.role or attempt.state != ItemState.RUNNING:
             return
         task, tracker = attempt.task, attempt.tracker
         jobtracker.kill(attempt)
-        if task.state == "pending" and tracker.free(task.kind) > 0:
+        if task.state == TaskState.PENDING and tracker.free(task.kind) > 0:
             locality = jobtracker.model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
             jobtracker.launch(tracker, Launch(task, locality, False, self.heap_mb, self.io_sort_mb))
 

@@ -28,8 +28,8 @@ from hadoop_layer.interfaces import (
 from hadoop_layer.plans import Route, map_plan, reduce_finish_plan, reduce_merge_plan, reduce_start_plan
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
 from hadoop_layer.spill import ReduceMerge
-from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
-from vcloud.work import Kind, Phase
+from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, JobState, Task, TaskAttempt, TaskKind, TaskState
+from vcloud.work import ItemState, Kind, Phase
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -88,10 +88,10 @@ class JobTracker:
 
     # ---- jobs ---------------------------------------------------------------------------------------
     def submit(self, job: Job) -> None:
-        job.state, job.start_s = "running", float(self.model.time)
+        job.state, job.start_s = JobState.RUNNING, float(self.model.time)
         self.jobs.append(job)
         if self.model.hadoop.job_setup_cleanup:
-            job.state = "prep"
+            job.state = JobState.PREP
             self.other_jobs.append(job)
             init = job.init_s if job.init_s is not None else self.model.hadoop.job_init_s
             self.later(float(self.model.time) + init, partial(self._initialized, job))
@@ -102,8 +102,8 @@ class JobTracker:
         self.wake_idle()
 
     def _job_done(self, job: Job, failed: bool = False, state: str | None = None) -> None:
-        state = state or ("failed" if failed else "succeeded")
-        if failed or state != "succeeded":
+        state = state or (JobState.FAILED if failed else JobState.SUCCEEDED)
+        if failed or state != JobState.SUCCEEDED:
             for task in (*job.maps, *job.reduces):
                 for attempt in list(task.active):
                     self.kill(attempt)
@@ -120,9 +120,9 @@ class JobTracker:
         if not self.running_jobs and not self.other_jobs and len(self.jobs) == self.expected_jobs:
             self.model.stop()
 
-    def kill_job(self, job: Job, state: str = "killed") -> None:
+    def kill_job(self, job: Job, state: str = JobState.KILLED) -> None:
         """End a job as killed (or failed) now: its attempts are killed; with the lifecycle its cleanup runs."""
-        if job.state in ("running", "prep") and job.final_state is None:
+        if job.state in (JobState.RUNNING, JobState.PREP) and job.final_state is None:
             self._job_done(job, state=state)
 
     # ---- Hadoop 1.x job lifecycle (hadoop.job_setup_cleanup) ------------------------------------------------
@@ -131,7 +131,7 @@ class JobTracker:
     # heartbeat. A job is RUNNING once its setup is reported done, and ends when its cleanup is (HADOOP-3150).
     # Out-of-band heartbeats are off in Hadoop 1.x, so those reports come at the tracker's next heartbeat.
     def _initialized(self, job: Job) -> None:
-        if job.state == "prep" and job.final_state is None and not job.hold_setup:
+        if job.state == JobState.PREP and job.final_state is None and not job.hold_setup:
             self._queue_lifecycle(job, "setup")
 
     def _queue_lifecycle(self, job: Job, role: str) -> None:
@@ -178,7 +178,7 @@ class JobTracker:
                 continue
             task = next((t for t in self.lifecycle_queue if t.role == "cleanup"), self.lifecycle_queue[0])
             self.lifecycle_queue.remove(task)
-            task.kind, task.state, task.start_s = kind, "running", float(self.model.time)
+            task.kind, task.state, task.start_s = kind, TaskState.RUNNING, float(self.model.time)
             job, cfg, core = task.job, self.model.hadoop, self.model.hosts.core_mhz[tracker.vm.host.row]
             own = job.setup_s if task.role == "setup" else job.cleanup_s
             wait_s = max(own - cfg.jvm_start_core_s, 0.0) if own is not None else cfg.setup_cleanup_s
@@ -197,7 +197,7 @@ class JobTracker:
     def _lifecycle_finished(self, attempt: TaskAttempt) -> None:
         task = attempt.task
         self._release(attempt)
-        task.state, task.end_s, task.successful = "done", attempt.end_s, attempt
+        task.state, task.end_s, task.successful = TaskState.DONE, attempt.end_s, attempt
         self._report(attempt.tracker, partial(self._lifecycle_reported, task))
 
     def _lifecycle_reported(self, task: Task) -> None:
@@ -207,11 +207,11 @@ class JobTracker:
             return
         if job.final_state is not None:
             return
-        job.state = "running"
+        job.state = JobState.RUNNING
         self.other_jobs.remove(job)
         self.running_jobs.append(job)
         if job.complete:  # no maps, no reduces: Hadoop runs the cleanup at once
-            self._cleanup(job, "succeeded")
+            self._cleanup(job, JobState.SUCCEEDED)
         self.wake_idle()
 
     # ---- heartbeats ---------------------------------------------------------------------------------
@@ -250,7 +250,8 @@ class JobTracker:
         task, job, model = launch.task, launch.task.job, self.model
         if tracker.free(task.kind) <= 0:
             raise RuntimeError(f"{self.scheduler.name}/{self.speculation.name} launched {task} on full {tracker}")
-        if launch.speculative != (task.state == "running") or task.state not in ("pending", "running"):
+        running = task.state == TaskState.RUNNING
+        if launch.speculative != running or task.state not in (TaskState.PENDING, TaskState.RUNNING):
             raise RuntimeError(f"cannot launch {task} in state {task.state} (speculative={launch.speculative})")
         cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
         heap = launch.heap_mb if launch.heap_mb is not None else tracker.heap_mb
@@ -291,7 +292,7 @@ class JobTracker:
         task.nodes_tried.add(tracker.node)
         if task.start_s is None:
             task.start_s = float(model.time)
-        job.set_state(task, "running")
+        job.set_state(task, TaskState.RUNNING)
         tracker.running[task.kind].add(attempt)
         self.running_attempts[task.kind] += 1
         model.start_item(attempt, tracker.vm)
@@ -320,7 +321,7 @@ class JobTracker:
         task.nodes_tried.add(tracker.node)
         if task.start_s is None:
             task.start_s = float(model.time)
-        task.job.set_state(task, "running")
+        task.job.set_state(task, TaskState.RUNNING)
         tracker.running[task.kind].add(attempt)
         self.running_attempts[task.kind] += 1
         model.start_item(attempt, tracker.vm)
@@ -359,29 +360,29 @@ class JobTracker:
             self._lifecycle_finished(attempt)
             return
         self._release(attempt)
-        if task.state == "done":  # another attempt of the task finished earlier in the same tick: this one lost
-            attempt.state = "killed"
+        if task.state == TaskState.DONE:  # another attempt of the task finished earlier in the same tick: this one lost
+            attempt.state = ItemState.KILLED
             task.kill_count += 1
             return
         if attempt.will_fail and attempt.replayed == "KILLED":
-            attempt.state = "killed"  # a recorded kill (e.g. a lost tracker): retried, not counted as a failure
+            attempt.state = ItemState.KILLED  # a recorded kill (e.g. a lost tracker): retried, not counted as a failure
             task.kill_count += 1
             if not task.active:
-                job.set_state(task, "pending")
+                job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
         if attempt.will_fail:
-            attempt.state = "failed"
+            attempt.state = ItemState.FAILED
             task.failures += 1
             if task.failures >= self.model.hadoop.max_attempts:
-                job.set_state(task, "failed")
+                job.set_state(task, TaskState.FAILED)
                 self._job_done(job, failed=True)
             elif not task.active:
-                job.set_state(task, "pending")
+                job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
         task.successful, task.end_s = attempt, attempt.end_s
-        job.set_state(task, "done")
+        job.set_state(task, TaskState.DONE)
         for other in list(task.active):
             self.kill(other)
         if task.kind == TaskKind.MAP:
@@ -391,25 +392,25 @@ class JobTracker:
             self._feed_reduces(job, attempt.output_mb, attempt.tracker.node)
             if job.reduces and job.finished_maps == job.slowstart_maps:
                 self.wake_idle()  # reduces may start now
-        if job.complete and job.state == "running" and job.final_state is None:
+        if job.complete and job.state == JobState.RUNNING and job.final_state is None:
             if self.model.hadoop.job_setup_cleanup:
-                self._cleanup(job, "succeeded", attempt.tracker)  # the JobTracker hears of it at the next beat
+                self._cleanup(job, JobState.SUCCEEDED, attempt.tracker)  # the JobTracker hears of it at the next beat
             else:
                 self._job_done(job)
 
     def kill(self, attempt: TaskAttempt) -> None:
         """Kill a running attempt: its work is lost; the task goes back to pending if nothing else runs it."""
-        if attempt.state != "running":
+        if attempt.state != ItemState.RUNNING:
             return
-        self.model.stop_item(attempt, "killed")
+        self.model.stop_item(attempt, ItemState.KILLED)
         self._release(attempt)
         task = attempt.task
         if task.role:
-            task.state = "killed"
+            task.state = TaskState.KILLED
             return
         task.kill_count += 1
-        if not task.active and task.state == "running":
-            task.job.set_state(task, "pending")
+        if not task.active and task.state == TaskState.RUNNING:
+            task.job.set_state(task, TaskState.PENDING)
             self.wake_idle()
 
     def _release(self, attempt: TaskAttempt) -> None:
@@ -544,7 +545,9 @@ class JobTracker:
         pieces may be in turn). Returns the new map tasks in range order."""
         attempt = action.attempt
         task, job, model = attempt.task, attempt.task.job, self.model
-        if attempt.state != "running" or task.kind != TaskKind.MAP or task.state != "running" or task.children:
+        if attempt.state != ItemState.RUNNING or task.kind != TaskKind.MAP or task.state != TaskState.RUNNING:
+            return []
+        if task.children:
             return []
         if action.scan_mb < 0 or action.delay_s < 0:
             raise ValueError(f"repartition: scan_mb and delay_s must be >= 0, got {action.scan_mb}, {action.delay_s}")

@@ -18,11 +18,13 @@ from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.localfiles import NodeFiles
+from hadoop_layer.profiles import JobProfile, MapSpec
 from hadoop_layer.shuffle import ServeItem, ShuffleServer
-from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import Job, JobState, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
 from vcloud.model import InvariantError
+from vcloud.work import ItemState
 
 
 class HadoopModel(CloudModel):
@@ -60,9 +62,9 @@ class HadoopModel(CloudModel):
     def add_job(
         self,
         name: str,
-        profile: Any,
+        profile: JobProfile,
         submit_s: float,
-        maps: list[dict],
+        maps: list[MapSpec],
         reduces: int,
         files: np.ndarray | None = None,
         data_nodes: list[int] | None = None,
@@ -210,22 +212,19 @@ class HadoopModel(CloudModel):
 
     def hadoop_summary(self) -> dict[str, Any]:
         jobs = self.jobtracker.jobs
-        done_maps = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.state == "done"]
+        done_maps = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.state == ItemState.DONE]
         runtimes = np.array([a.runtime_s for a in done_maps])
         # a task's time runs from its first attempt's launch: what a kill-and-restart policy wastes counts
         task_times = np.array([a.end_s - min(b.start_s for b in a.task.attempts if b.start_s is not None)
                                for a in done_maps])  # fmt: skip
-        per_node = {
-            t.name: sum(1 for a in t.history if a.state == "done" and a.task.kind == TaskKind.MAP and not a.task.role)
-            for t in self.trackers
-        }
+        per_node = {t.name: sum(1 for a in t.history if _map_done(a)) for t in self.trackers}
         counts = np.array(list(per_node.values()))
         launched = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.locality is not None]
         ends = [j.end_s for j in jobs if j.end_s is not None]
         return {
             "makespan_s": (max(ends) - min(j.submit_s for j in jobs)) if ends and len(ends) == len(jobs) else None,
-            "jobs_succeeded": sum(j.state == "succeeded" for j in jobs),
-            "jobs_failed": sum(j.state == "failed" for j in jobs),
+            "jobs_succeeded": sum(j.state == JobState.SUCCEEDED for j in jobs),
+            "jobs_failed": sum(j.state == JobState.FAILED for j in jobs),
             "job_completion_s": {j.job_id: (j.end_s - j.submit_s) if j.end_s is not None else None for j in jobs},
             "map_runtime_skewness": map_skewness(runtimes),
             "map_task_time_skewness": map_skewness(task_times),
@@ -236,7 +235,7 @@ class HadoopModel(CloudModel):
             "locality": {
                 lvl.name.lower(): sum(a.locality == lvl for a in launched) / max(len(launched), 1) for lvl in Locality
             },
-            "killed_attempts": sum(a.state == "killed" for a in self.attempts()),
+            "killed_attempts": sum(a.state == ItemState.KILLED for a in self.attempts()),
             "repartitioned_maps": sum(bool(t.children) for j in jobs for t in j.maps),
             "mitigator_maps": sum(t.parent is not None for j in jobs for t in j.maps),
             "speculative_attempts": sum(a.speculative for a in self.attempts()),
@@ -261,10 +260,10 @@ class HadoopModel(CloudModel):
         input is conserved across repartitions: a stopped map's kept range and its pieces tile its split, in order,
         and the original splits add up to the job's input."""
         for job in self.jobtracker.jobs:
-            if job.state != "succeeded":
+            if job.state != JobState.SUCCEEDED:
                 continue
             for task in (*job.maps, *job.reduces):
-                wins = [a for a in task.attempts if a.state == "done"]
+                wins = [a for a in task.attempts if a.state == ItemState.DONE]
                 if len(wins) != 1:
                     raise InvariantError(f"{task.task_id} succeeded {len(wins)} times")
             for task in job.maps:
@@ -308,6 +307,10 @@ TASK_COLUMNS = [
     "parent",
 ]
 JOB_COLUMNS = ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces", "state"]
+
+
+def _map_done(attempt: TaskAttempt) -> bool:
+    return attempt.state == ItemState.DONE and attempt.task.kind == TaskKind.MAP and not attempt.task.role
 
 
 def map_skewness(runtimes: np.ndarray) -> float | None:

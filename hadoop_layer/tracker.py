@@ -18,6 +18,7 @@ from mesa import Agent
 from mesa.time import Priority
 
 from hadoop_layer.tasks import TaskAttempt, TaskKind
+from vcloud.work import ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -56,7 +57,7 @@ class TaskTracker(Agent):
 
     @property
     def tasks_done(self) -> int:
-        return sum(1 for a in self.history if a.state == "done")
+        return sum(1 for a in self.history if a.state == ItemState.DONE)
 
     # ---- heartbeat clock --------------------------------------------------------------------------
     def wake(self) -> None:

@@ -6,6 +6,7 @@ import numpy as np
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
+from hadoop_layer.profiles import MapSpec
 from hadoop_layer.tasks import Job, TaskKind
 from policies.schedulers.fifo import FifoScheduler
 from vcloud import CloudModel, Phase, WorkItem
@@ -41,7 +42,7 @@ def two_rack_cluster(scheduler, slaves=4, racks=2, **kwargs) -> HadoopModel:
     return small_cluster(slaves, racks, scheduler=scheduler, **kwargs)
 
 
-def uniform_maps(n: int, mb: float = 64.0, core_s: float = 10.0) -> list[dict]:
+def uniform_maps(n: int, mb: float = 64.0, core_s: float = 10.0) -> list[MapSpec]:
     return [{"input_mb": mb, "cpu_mc": core_s * 2000.0, "output_mb": 1.0, "output_records": 1e4} for _ in range(n)]
 
 

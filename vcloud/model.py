@@ -43,7 +43,7 @@ from vcloud.interference import LoadDriver, LoadProfile
 from vcloud.pagecache import PageCache, PageCacheSettings
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
-from vcloud.work import Device, Kind, Phase
+from vcloud.work import Device, ItemState, Kind, Phase
 
 StepFunction = Callable[[HostTable, VMTable, ItemTable, float, Physics, PageCache, float], engine.TickResult]
 
@@ -181,9 +181,9 @@ class CloudModel(Model):
 
     # ---- work items -----------------------------------------------------------------------------
     def start_item(self, item: WorkItem, vm: VM) -> None:
-        if item.state != "new":
+        if item.state != ItemState.NEW:
             raise RuntimeError(f"{item} was already started")
-        item.vm, item.state, item.start_s = vm, "running", float(self.time)
+        item.vm, item.state, item.start_s = vm, ItemState.RUNNING, float(self.time)
         item.row = self.items.add(
             item, vm=vm.row, threads=item.threads, io_mbps_max=item.io_mbps_max, mem_mb=item.mem_mb,
             mem_active_mb=item.mem_mb * item.mem_active_fraction,
@@ -267,7 +267,7 @@ class CloudModel(Model):
 
         The work done so far stays done and charged; the layer above says what is left (e.g. a task told to
         stop early, whose remaining work shrinks). `marks`: progress marks of the new phases."""
-        if item.row is None or item.state != "running":
+        if item.row is None or item.state != ItemState.RUNNING:
             raise RuntimeError(f"replan: {item} is not running")
         if not phases:
             raise ValueError(f"replan: {item} needs at least one phase")
@@ -361,7 +361,7 @@ class CloudModel(Model):
             item.phase_end_s.append(at)
             item.phase_index += 1
             if item.phase is None:
-                self.stop_item(item, "done", at)
+                self.stop_item(item, ItemState.DONE, at)
                 finished.append(item)
             else:
                 self._load_phase(item)

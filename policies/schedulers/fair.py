@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hadoop_layer.config import heartbeat_interval_s
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import ClusterView, Kill, Launch, TaskScheduler
-from hadoop_layer.tasks import Job, Task, TaskKind
+from hadoop_layer.tasks import Job, JobState, Task, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud.waterfill import divvy
 
@@ -178,7 +178,7 @@ class FairScheduler(TaskScheduler):
     def update(self, cluster: ClusterView) -> None:
         """FairScheduler.update: drop ended jobs, runnability, demands, fair shares of pools then jobs."""
         now, jobs = cluster.now, cluster.jobs
-        for gone in [j for j in self.infos if j.state != "running"]:
+        for gone in [j for j in self.infos if j.state != JobState.RUNNING]:
             del self.infos[gone]
         for name in ("default", *self.s.pools):  # PoolManager creates these at start
             self.pool(name, now)
