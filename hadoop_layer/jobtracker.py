@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from mesa.time import Priority
 
+from hadoop_layer.attempts import AttemptRegistry
 from hadoop_layer.interfaces import (
     ClusterView,
     Launch,
@@ -66,7 +67,7 @@ class JobTracker:
         self.jobs: list[Job] = []
         self.running_jobs: list[Job] = []
         self.expected_jobs = 0
-        self.running_attempts = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
+        self.attempts = AttemptRegistry()
         self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
         self.map_slot_freed = False  # since the last look: for SlotManager.idle_map_slot (HadoopModel.after_tick)
         # every reduce of a job fetches the same segments once its maps are done: one merge plan per (job, heap)
@@ -77,6 +78,11 @@ class JobTracker:
         self.other_jobs: list[Job] = []
         self.lifecycle_queue: list[Task] = []
         self._calls: set[_Call] = set()
+
+    @property
+    def running_attempts(self) -> dict[TaskKind, int]:
+        """Running map and reduce attempts, by kind (not setup or cleanup attempts)."""
+        return self.attempts.count
 
     def count_slots(self) -> None:
         """Cluster slot capacity, recounted whenever slots change."""
@@ -187,9 +193,7 @@ class JobTracker:
                 phases.append(Phase.wait(task.role, wait_s))
             attempt = TaskAttempt(self.model, task, tracker, None, False, phases, [(0.0, 1.0)] * len(phases),
                                   tracker.heap_mb + cfg.jvm_overhead_mb)  # fmt: skip
-            task.attempts.append(attempt)
-            task.active.append(attempt)
-            tracker.running[kind].add(attempt)
+            self.attempts.add(attempt)
             self.model.start_item(attempt, tracker.vm)
             return True
         return False
@@ -274,30 +278,26 @@ class JobTracker:
                 model, task, tracker, locality, launch.speculative, phases, marks, mem, spills, out_mb
             )
         else:
-            available = job.map_output_done_mb / len(job.reduces) if model.serving is None else 0.0
+            available = model.shuffle.available_mb(job)
             write_per_mb = self._shuffle_write_per_mb(job, heap)
             route = self._route(tracker, task, write=True)
             phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
             attempt.shuffle_write_per_mb = write_per_mb if phases[SHUFFLE].kind == Kind.PIPE else 0.0
             attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
-            job.reduce_attempts.append(attempt)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
             attempt.fail_fraction = float(model.rng.random())
             if task.kind == TaskKind.MAP:
                 attempt.place_failure()  # a reduce's is placed when its plan is complete (_finish_shuffle)
         attempt.heap_mb, attempt.io_sort_mb, attempt.route = heap, io_sort, route
-        task.attempts.append(attempt)
-        task.active.append(attempt)
+        self.attempts.add(attempt)
         task.nodes_tried.add(tracker.node)
         if task.start_s is None:
             task.start_s = float(model.time)
         job.set_state(task, TaskState.RUNNING)
-        tracker.running[task.kind].add(attempt)
-        self.running_attempts[task.kind] += 1
         model.start_item(attempt, tracker.vm)
-        if task.kind == TaskKind.REDUCE and model.serving is not None:
-            model.serving.add_reduce(attempt)
+        if task.kind == TaskKind.REDUCE:
+            model.shuffle.add_reduce(attempt)
         if task.kind == TaskKind.REDUCE and job.finished_maps == len(job.maps):
             self._finish_shuffle(attempt)
         return attempt
@@ -316,14 +316,11 @@ class JobTracker:
         attempt = TaskAttempt(model, task, tracker, locality, False, phases, marks, mem)
         attempt.fail_fraction, attempt.replayed = 1.0, result  # fails (or is killed) after its whole plan
         attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
-        task.attempts.append(attempt)
-        task.active.append(attempt)
+        self.attempts.add(attempt)
         task.nodes_tried.add(tracker.node)
         if task.start_s is None:
             task.start_s = float(model.time)
         task.job.set_state(task, TaskState.RUNNING)
-        tracker.running[task.kind].add(attempt)
-        self.running_attempts[task.kind] += 1
         model.start_item(attempt, tracker.vm)
         return attempt
 
@@ -417,20 +414,12 @@ class JobTracker:
         task, tracker = attempt.task, attempt.tracker
         if attempt.route is not None:
             self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
-        task.active.remove(attempt)
-        tracker.running[task.kind].discard(attempt)
-        tracker.history.append(attempt)
-        if task.role:  # a setup or cleanup attempt: not a map or reduce to the policies
-            if self.wants_heartbeat(tracker):
-                tracker.wake()
-            return
-        self.running_attempts[task.kind] -= 1
-        if task.kind == TaskKind.MAP:
-            self.map_slot_freed = True
-        if task.kind == TaskKind.REDUCE and attempt in task.job.reduce_attempts:
-            task.job.reduce_attempts.remove(attempt)
-        if task.kind == TaskKind.REDUCE and self.model.serving is not None:
-            self.model.serving.drop_reduce(attempt)
+        self.attempts.remove(attempt)
+        if not task.role:  # a setup or cleanup attempt is not a map or reduce to the policies
+            if task.kind == TaskKind.MAP:
+                self.map_slot_freed = True
+            else:
+                self.model.shuffle.drop_reduce(attempt)
         if self.wants_heartbeat(tracker):
             tracker.wake()
 
@@ -439,32 +428,28 @@ class JobTracker:
         """A map finished on `node`: every running reduce of the job can fetch its partition of the output.
 
         A reduce's shuffle is an open phase (vcloud `Phase.open`): each map output adds to it, and it ends only
-        after the last map's output has been added and fetched. With `shuffle_serving` the partitions go to the
-        serving TaskTracker's queue instead (`ShuffleServer`), which adds them to the shuffle as they are sent.
+        after the last map's output has been added and fetched. How outputs reach it is the model's shuffle mode
+        (hadoop_layer/shuffle.py): at once (`DirectShuffle`), or through the serving TaskTrackers' queues
+        (`ShuffleServer`, with `shuffle_serving`), which add them to the shuffle as they are sent.
         """
         if not job.reduces:
             return
         share = map_output_mb / len(job.reduces)
         last = job.finished_maps == len(job.maps)
         copied = job.finished_maps / len(job.maps) / 3.0  # the copy third of a reduce's progress
-        serving = self.model.serving
-        if serving is not None:
-            serving.map_done(job, node, share)
+        shuffle = self.model.shuffle
+        shuffle.map_done(job, node, share)
         # a reduce whose row is None ended in this tick (a failure), its end not yet processed
         shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index != SETUP]
         if len(shuffling) < len(job.reduce_attempts):
             for attempt in job.reduce_attempts:
                 if attempt.row is not None and attempt.phase_index == SETUP:
-                    if serving is None:
-                        shuffle = attempt.phases[SHUFFLE]
-                        attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share)
+                    shuffle.grow_planned(attempt, share)
                     attempt.progress_marks[SHUFFLE] = (0.0, copied)
         if shuffling:
             rows = np.array(shuffling)
-            if serving is None:
-                self.model.add_work_rows(rows, share)
-            self.model.items.progress_hi[rows] = copied
-            self.model._progress_tick = -1
+            shuffle.grow_running(rows, share)
+            self.model.set_progress_rows(rows, copied)
         if last:
             for attempt in list(job.reduce_attempts):
                 if attempt.row is not None:
@@ -488,12 +473,7 @@ class JobTracker:
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
         attempt.place_failure()
-        if self.model.serving is not None:
-            self.model.serving.finish(attempt)  # closes the shuffle once all is fetched
-        elif attempt.phase_index == SETUP:
-            attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
-        else:
-            self.model.close_phase(attempt)
+        self.model.shuffle.close(attempt)
 
     # ---- slot manager ---------------------------------------------------------------------------------
     def periodic_policies(self) -> list[Periodic]:

@@ -19,7 +19,7 @@ from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, S
 from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.localfiles import NodeFiles
 from hadoop_layer.profiles import JobProfile, MapSpec
-from hadoop_layer.shuffle import ServeItem, ShuffleServer
+from hadoop_layer.shuffle import DirectShuffle, ServeItem, ShuffleMode, ShuffleServer
 from hadoop_layer.tasks import Job, JobState, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
@@ -41,7 +41,7 @@ class HadoopModel(CloudModel):
         self.hadoop = hadoop or HadoopConfig()
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
-        self.serving = ShuffleServer(self) if self.hadoop.shuffle_serving else None
+        self.shuffle: ShuffleMode = ShuffleServer(self) if self.hadoop.shuffle_serving else DirectShuffle(self)
         self.node_racks = np.zeros(0, dtype=np.int64)
         # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
         # that policies can test running attempts per tick as arrays (ClusterView.running_arrays)
@@ -115,8 +115,7 @@ class HadoopModel(CloudModel):
         vm_rows = [t.vm.row for t in self.trackers]
         self.datanodes = DataNodes(self.node_racks, vm_rows, self.hadoop.replication, self.hadoop.datanode_serving)
         self.files = NodeFiles(self.cache, vm_rows)
-        if self.serving is not None:
-            self.serving.start()
+        self.shuffle.start()
         super().start()
         self.jobtracker.schedule_periodic()
 
@@ -132,16 +131,14 @@ class HadoopModel(CloudModel):
         """Take an item off its VM; the shuffle server follows the item that moves into its row."""
         last = self.items.owner[self.items.n - 1]
         super().stop_item(item, state, at)
-        if self.serving is not None:
-            if last is not item:
-                self.serving.moved(last, last.row)
-            if isinstance(item, ServeItem):
-                self.serving.item_stopped(item)
+        if last is not item:
+            self.shuffle.moved(last, last.row)
+        if isinstance(item, ServeItem):
+            self.shuffle.item_stopped(item)
 
     def after_step(self) -> None:
         """The shuffle servers move what they read and sent in the tick (ShuffleServer.tick), before attempts end."""
-        if self.serving is not None:
-            self.serving.tick()
+        self.shuffle.tick()
 
     def after_tick(self, done: list) -> None:
         """A map slot freed: it may idle (SlotManager.idle_map_slot). A backup may have become possible as progress
@@ -151,6 +148,11 @@ class HadoopModel(CloudModel):
             jt.idle_map_slots()
         if jt.running_jobs and jt.speculation.may_back_up(jt.view):
             jt.wake_idle()
+
+    @property
+    def serving(self) -> ShuffleServer | None:
+        """The TaskTrackers' map-output servers (`hadoop.shuffle_serving`); None when fetches cost only the reducer."""
+        return self.shuffle if isinstance(self.shuffle, ShuffleServer) else None
 
     # ---- what the layer's parts ask of the model -----------------------------------------------------
     def locality_of(self, task: Task, node: int) -> Locality:
@@ -244,8 +246,7 @@ class HadoopModel(CloudModel):
             "map_cputime_s": float(sum(a.cputime_s for a in done_maps)),
             "heartbeats": sum(t.heartbeats for t in self.trackers),
             # map outputs served by the TaskTrackers (read from disk; of which fetched by a reduce on the same node)
-            "shuffle_served_mb": float(self.serving.served_read_mb.sum()) if self.serving is not None else None,
-            "shuffle_local_mb": self.serving.fetched_local_mb if self.serving is not None else None,
+            **self.shuffle.figures(),
         }
 
     # ---- checks -----------------------------------------------------------------------------------

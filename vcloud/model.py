@@ -223,6 +223,12 @@ class CloudModel(Model):
         if amount is not None:
             self.items.phase_amount[item.row] = amount
 
+    def set_progress_rows(self, rows: np.ndarray, hi: float | np.ndarray) -> None:
+        """Re-mark where the current phases of many running items end in progress (their rows): an open phase
+        whose share of the whole grows as work is added to it."""
+        self.items.progress_hi[rows] = hi
+        self._progress_tick = -1
+
     def item_progress(self) -> np.ndarray:
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
         if self._progress_tick != self.ticks:
