@@ -492,7 +492,7 @@ class JobTracker:
         for policy in self.periodic_policies():
             if policy not in self._periodic:
                 self._periodic.append(policy)
-                self.model._every(policy.period_s, partial(self._periodic_adjust, policy))
+                self.model.every(policy.period_s, partial(self._periodic_adjust, policy))
 
     def _periodic_adjust(self, policy: Periodic) -> None:
         if policy in (self.slot_manager, self.scheduler, self.speculation):

@@ -328,6 +328,10 @@ class CloudModel(Model):
         """Has the clock been started (the layout frozen, the periodic work scheduled)?"""
         return self._started
 
+    def every(self, interval: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
+        """Run `fn` every `interval` simulated seconds, at exact multiples: for layers above with periodic work."""
+        self._every(interval, fn, priority)
+
     def _every(self, interval: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
         """Run `fn` at k*interval for the k with k*interval > now (exact multiples, no accumulated rounding)."""
         self._periodic.append(_Periodic(self, interval, fn, priority))
