@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
 from scenarios.settings import validate
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
 from scenarios.settings import validate
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "rumen"

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind, TaskState
+from vcloud.work import ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.config import HadoopConfig
+    from hadoop_layer.jobtracker import JobTracker
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.tracker import TaskTracker
 
@@ -32,11 +34,22 @@ class Launch:
     io_sort_mb: float | None = None
 
 
+# Slot actions: what a slot manager (or a preempting scheduler) returns. Each carries out itself through the
+# JobTracker's public verbs (`apply`), so a new kind of action is one class here and no change in the JobTracker.
 @dataclass(frozen=True)
 class SetSlots:
     tracker: TaskTracker
     map_slots: int | None = None
     reduce_slots: int | None = None
+
+    def apply(self, jobtracker: JobTracker) -> None:
+        t = self.tracker
+        if self.map_slots is not None:
+            t.map_slots = max(int(self.map_slots), 0)
+        if self.reduce_slots is not None:
+            t.reduce_slots = max(int(self.reduce_slots), 0)
+        jobtracker.count_slots()
+        t.wake()
 
 
 @dataclass(frozen=True)
@@ -47,10 +60,19 @@ class SetSlotMemory:
     heap_mb: float
     io_sort_mb: float
 
+    def apply(self, jobtracker: JobTracker) -> None:
+        if not (self.heap_mb > 0 and 0 < self.io_sort_mb < self.heap_mb):
+            raise ValueError(f"slot memory: need 0 < io_sort_mb < heap_mb, got {self.io_sort_mb}, {self.heap_mb}")
+        self.tracker.heap_mb, self.tracker.io_sort_mb = self.heap_mb, self.io_sort_mb
+
 
 @dataclass(frozen=True)
 class Kill:
     attempt: TaskAttempt
+
+    def apply(self, jobtracker: JobTracker) -> None:
+        if not self.attempt.task.role:  # a job's setup or cleanup attempt holds a slot but is no map to act on
+            jobtracker.kill(self.attempt)
 
 
 @dataclass(frozen=True)
@@ -60,6 +82,16 @@ class Restart:
     attempt: TaskAttempt
     heap_mb: float
     io_sort_mb: float
+
+    def apply(self, jobtracker: JobTracker) -> None:
+        attempt = self.attempt
+        if attempt.task.role or attempt.state != ItemState.RUNNING:
+            return
+        task, tracker = attempt.task, attempt.tracker
+        jobtracker.kill(attempt)
+        if task.state == TaskState.PENDING and tracker.free(task.kind) > 0:
+            locality = jobtracker.model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
+            jobtracker.launch(tracker, Launch(task, locality, False, self.heap_mb, self.io_sort_mb))
 
 
 @dataclass(frozen=True)
@@ -81,6 +113,10 @@ class Repartition:
     order: tuple[int, ...] | None = None
     scan_mb: float = 0.0
     delay_s: float = 0.0
+
+    def apply(self, jobtracker: JobTracker) -> None:
+        if not self.attempt.task.role:
+            jobtracker.repartition(self)
 
 
 SlotAction = SetSlots | SetSlotMemory | Kill | Restart | Repartition
@@ -190,7 +226,8 @@ class ClusterView:
 
 
 class TaskScheduler(ABC):
-    """Chooses non-running tasks for a heartbeating tracker's free slots."""
+    """Chooses non-running tasks for a heartbeating tracker's free slots. A scheduler that also acts between
+    heartbeats (Fair's and Quincy's preemption) is `Periodic` as well."""
 
     name = "scheduler"
 
@@ -208,9 +245,15 @@ class SpeculationPolicy(ABC):
         self, tracker: TaskTracker, cluster: ClusterView, free_maps: int, free_reduces: int
     ) -> list[Launch]: ...
 
+    def may_back_up(self, cluster: ClusterView) -> bool:
+        """Could some tracker with a free slot get a backup now? Asked once per tick and when a tracker decides
+        whether to keep heartbeating (tracker.py). True (the default) keeps idle trackers heartbeating, which is
+        always correct; a policy answers False when it can tell, to spare the heartbeats."""
+        return True
+
 
 class SlotManager(ABC):
-    """Changes slot counts and sizes, kills or repartitions attempts, every `period_s` seconds.
+    """Changes slot counts and sizes, kills or repartitions attempts, every `period_s` seconds (None: never).
 
     With `wants_idle_slots`, `idle_map_slot` is also called in the tick a map slot frees (an attempt ended or was
     killed) if a tracker then has a free map slot and no running job has a pending map: the slot idles."""
@@ -223,7 +266,19 @@ class SlotManager(ABC):
     def adjust(self, cluster: ClusterView) -> list[SlotAction]: ...
 
     def idle_map_slot(self, cluster: ClusterView) -> list[SlotAction]:
+        """What to do with an idle map slot (only called with `wants_idle_slots`); nothing by default."""
         return []
+
+
+@runtime_checkable
+class Periodic(Protocol):
+    """Anything the JobTracker runs between heartbeats: `adjust` every `period_s` simulated seconds while jobs run
+    (None or 0: never). Slot managers are; a scheduler that preempts is too. Found among the policies whenever
+    one is set (`JobTracker.scheduler = ...`), before or after the model starts."""
+
+    period_s: float | None
+
+    def adjust(self, cluster: ClusterView) -> list[SlotAction]: ...
 
 
 class NoSpeculation(SpeculationPolicy):

@@ -8,21 +8,18 @@ attempt of a task to finish wins; the others are killed (TaskInProgress, algorit
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 from mesa.time import Priority
 
+from hadoop_layer.attempts import AttemptRegistry
 from hadoop_layer.interfaces import (
     ClusterView,
-    Kill,
     Launch,
+    Periodic,
     Repartition,
-    Restart,
-    SetSlotMemory,
-    SetSlots,
     SlotAction,
     SlotManager,
     SpeculationPolicy,
@@ -38,25 +35,45 @@ from hadoop_layer.plans import (
 )
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
 from hadoop_layer.spill import ReduceMerge
-from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, Task, TaskAttempt, TaskKind
-from vcloud.work import Kind, Phase
+from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, JobState, Task, TaskAttempt, TaskKind, TaskState
+from vcloud.work import ItemState, Kind, Phase
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.tracker import TaskTracker
 
 
+class _PolicySlot:
+    """A JobTracker attribute that holds a policy: setting it, before or after the start, also runs the new
+    policy's `adjust` every `period_s` if it is `Periodic` (JobTracker.schedule_periodic)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attr = f"_{name}"
+
+    def __get__(self, jobtracker: JobTracker | None, owner: type | None = None):
+        return self if jobtracker is None else getattr(jobtracker, self.attr)
+
+    def __set__(self, jobtracker: JobTracker, policy) -> None:
+        setattr(jobtracker, self.attr, policy)
+        jobtracker.schedule_periodic()
+
+
 class JobTracker:
+    scheduler: TaskScheduler = _PolicySlot()  # type: ignore[assignment]
+    speculation: SpeculationPolicy = _PolicySlot()  # type: ignore[assignment]
+    slot_manager: SlotManager = _PolicySlot()  # type: ignore[assignment]
+
     def __init__(
         self, model: HadoopModel, scheduler: TaskScheduler, speculation: SpeculationPolicy, slot_manager: SlotManager
     ) -> None:
         self.model = model
+        self._periodic: list[Periodic] = []  # policies whose adjust is scheduled (schedule_periodic)
         self.scheduler, self.speculation, self.slot_manager = scheduler, speculation, slot_manager
         self.view = ClusterView(model)
         self.jobs: list[Job] = []
         self.running_jobs: list[Job] = []
         self.expected_jobs = 0
-        self.running_attempts = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
+        self.attempts = AttemptRegistry()
         self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
         self.map_slot_freed = False  # since the last look: for SlotManager.idle_map_slot (HadoopModel.after_tick)
         # every reduce of a job fetches the same segments once its maps are done: one merge plan per (job, heap)
@@ -68,6 +85,11 @@ class JobTracker:
         self.lifecycle_queue: list[Task] = []
         self._calls: set[_Call] = set()
 
+    @property
+    def running_attempts(self) -> dict[TaskKind, int]:
+        """Running map and reduce attempts, by kind (not setup or cleanup attempts)."""
+        return self.attempts.count
+
     def count_slots(self) -> None:
         """Cluster slot capacity, recounted whenever slots change."""
         trackers = self.model.trackers
@@ -78,10 +100,10 @@ class JobTracker:
 
     # ---- jobs ---------------------------------------------------------------------------------------
     def submit(self, job: Job) -> None:
-        job.state, job.start_s = "running", float(self.model.time)
+        job.state, job.start_s = JobState.RUNNING, float(self.model.time)
         self.jobs.append(job)
         if self.model.hadoop.job_setup_cleanup:
-            job.state = "prep"
+            job.state = JobState.PREP
             self.other_jobs.append(job)
             init = job.init_s if job.init_s is not None else self.model.hadoop.job_init_s
             self.later(float(self.model.time) + init, partial(self._initialized, job))
@@ -92,8 +114,8 @@ class JobTracker:
         self.wake_idle()
 
     def _job_done(self, job: Job, failed: bool = False, state: str | None = None) -> None:
-        state = state or ("failed" if failed else "succeeded")
-        if failed or state != "succeeded":
+        state = state or (JobState.FAILED if failed else JobState.SUCCEEDED)
+        if failed or state != JobState.SUCCEEDED:
             for task in (*job.maps, *job.reduces):
                 for attempt in list(task.active):
                     self.kill(attempt)
@@ -110,9 +132,9 @@ class JobTracker:
         if not self.running_jobs and not self.other_jobs and len(self.jobs) == self.expected_jobs:
             self.model.stop()
 
-    def kill_job(self, job: Job, state: str = "killed") -> None:
+    def kill_job(self, job: Job, state: str = JobState.KILLED) -> None:
         """End a job as killed (or failed) now: its attempts are killed; with the lifecycle its cleanup runs."""
-        if job.state in ("running", "prep") and job.final_state is None:
+        if job.state in (JobState.RUNNING, JobState.PREP) and job.final_state is None:
             self._job_done(job, state=state)
 
     # ---- Hadoop 1.x job lifecycle (hadoop.job_setup_cleanup) ------------------------------------------------
@@ -121,7 +143,7 @@ class JobTracker:
     # heartbeat. A job is RUNNING once its setup is reported done, and ends when its cleanup is (HADOOP-3150).
     # Out-of-band heartbeats are off in Hadoop 1.x, so those reports come at the tracker's next heartbeat.
     def _initialized(self, job: Job) -> None:
-        if job.state == "prep" and job.final_state is None and not job.hold_setup:
+        if job.state == JobState.PREP and job.final_state is None and not job.hold_setup:
             self._queue_lifecycle(job, "setup")
 
     def _queue_lifecycle(self, job: Job, role: str) -> None:
@@ -168,7 +190,7 @@ class JobTracker:
                 continue
             task = next((t for t in self.lifecycle_queue if t.role == "cleanup"), self.lifecycle_queue[0])
             self.lifecycle_queue.remove(task)
-            task.kind, task.state, task.start_s = kind, "running", float(self.model.time)
+            task.kind, task.state, task.start_s = kind, TaskState.RUNNING, float(self.model.time)
             job, cfg, core = task.job, self.model.hadoop, self.model.hosts.core_mhz[tracker.vm.host.row]
             own = job.setup_s if task.role == "setup" else job.cleanup_s
             wait_s = max(own - cfg.jvm_start_core_s, 0.0) if own is not None else cfg.setup_cleanup_s
@@ -177,9 +199,7 @@ class JobTracker:
                 phases.append(Phase.wait(task.role, wait_s))
             attempt = TaskAttempt(self.model, task, tracker, None, False, phases, [(0.0, 1.0)] * len(phases),
                                   tracker.heap_mb + cfg.jvm_overhead_mb)  # fmt: skip
-            task.attempts.append(attempt)
-            task.active.append(attempt)
-            tracker.running[kind].add(attempt)
+            self.attempts.add(attempt)
             self.model.start_item(attempt, tracker.vm)
             return True
         return False
@@ -187,7 +207,7 @@ class JobTracker:
     def _lifecycle_finished(self, attempt: TaskAttempt) -> None:
         task = attempt.task
         self._release(attempt)
-        task.state, task.end_s, task.successful = "done", attempt.end_s, attempt
+        task.state, task.end_s, task.successful = TaskState.DONE, attempt.end_s, attempt
         self._report(attempt.tracker, partial(self._lifecycle_reported, task))
 
     def _lifecycle_reported(self, task: Task) -> None:
@@ -197,11 +217,11 @@ class JobTracker:
             return
         if job.final_state is not None:
             return
-        job.state = "running"
+        job.state = JobState.RUNNING
         self.other_jobs.remove(job)
         self.running_jobs.append(job)
         if job.complete:  # no maps, no reduces: Hadoop runs the cleanup at once
-            self._cleanup(job, "succeeded")
+            self._cleanup(job, JobState.SUCCEEDED)
         self.wake_idle()
 
     # ---- heartbeats ---------------------------------------------------------------------------------
@@ -240,7 +260,8 @@ class JobTracker:
         task, job, model = launch.task, launch.task.job, self.model
         if tracker.free(task.kind) <= 0:
             raise RuntimeError(f"{self.scheduler.name}/{self.speculation.name} launched {task} on full {tracker}")
-        if launch.speculative != (task.state == "running") or task.state not in ("pending", "running"):
+        running = task.state == TaskState.RUNNING
+        if launch.speculative != running or task.state not in (TaskState.PENDING, TaskState.RUNNING):
             raise RuntimeError(f"cannot launch {task} in state {task.state} (speculative={launch.speculative})")
         cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
         heap = launch.heap_mb if launch.heap_mb is not None else tracker.heap_mb
@@ -263,30 +284,26 @@ class JobTracker:
                 model, task, tracker, locality, launch.speculative, phases, marks, mem, spills, out_mb
             )
         else:
-            available = job.map_output_done_mb / len(job.reduces) if model.serving is None else 0.0
+            available = model.shuffle.available_mb(job)
             write_per_mb = self._shuffle_write_per_mb(job, heap)
             route = self._route(tracker, task, write=True)
             phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
             attempt.shuffle_write_per_mb = write_per_mb if phases[SHUFFLE].kind == Kind.PIPE else 0.0
             attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
-            job.reduce_attempts.append(attempt)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
             attempt.fail_fraction = float(model.rng.random())
             if task.kind == TaskKind.MAP:
                 attempt.place_failure()  # a reduce's is placed when its plan is complete (_finish_shuffle)
         attempt.heap_mb, attempt.io_sort_mb, attempt.route = heap, io_sort, route
-        task.attempts.append(attempt)
-        task.active.append(attempt)
+        self.attempts.add(attempt)
         task.nodes_tried.add(tracker.node)
         if task.start_s is None:
             task.start_s = float(model.time)
-        job.set_state(task, "running")
-        tracker.running[task.kind].add(attempt)
-        self.running_attempts[task.kind] += 1
+        job.set_state(task, TaskState.RUNNING)
         model.start_item(attempt, tracker.vm)
-        if task.kind == TaskKind.REDUCE and model.serving is not None:
-            model.serving.add_reduce(attempt)
+        if task.kind == TaskKind.REDUCE:
+            model.shuffle.add_reduce(attempt)
         if task.kind == TaskKind.REDUCE and job.finished_maps == len(job.maps):
             self._finish_shuffle(attempt)
         return attempt
@@ -305,14 +322,11 @@ class JobTracker:
         attempt = TaskAttempt(model, task, tracker, locality, False, phases, marks, mem)
         attempt.fail_fraction, attempt.replayed = 1.0, result  # fails (or is killed) after its whole plan
         attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
-        task.attempts.append(attempt)
-        task.active.append(attempt)
+        self.attempts.add(attempt)
         task.nodes_tried.add(tracker.node)
         if task.start_s is None:
             task.start_s = float(model.time)
-        task.job.set_state(task, "running")
-        tracker.running[task.kind].add(attempt)
-        self.running_attempts[task.kind] += 1
+        task.job.set_state(task, TaskState.RUNNING)
         model.start_item(attempt, tracker.vm)
         return attempt
 
@@ -351,29 +365,29 @@ class JobTracker:
             self._lifecycle_finished(attempt)
             return
         self._release(attempt)
-        if task.state == "done":  # another attempt of the task finished earlier in the same tick: this one lost
-            attempt.state = "killed"
+        if task.state == TaskState.DONE:  # another attempt of the task finished earlier in the same tick: this one lost
+            attempt.state = ItemState.KILLED
             task.kill_count += 1
             return
         if attempt.will_fail and attempt.replayed == "KILLED":
-            attempt.state = "killed"  # a recorded kill (e.g. a lost tracker): retried, not counted as a failure
+            attempt.state = ItemState.KILLED  # a recorded kill (e.g. a lost tracker): retried, not counted as a failure
             task.kill_count += 1
             if not task.active:
-                job.set_state(task, "pending")
+                job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
         if attempt.will_fail:
-            attempt.state = "failed"
+            attempt.state = ItemState.FAILED
             task.failures += 1
             if task.failures >= self.model.hadoop.max_attempts:
-                job.set_state(task, "failed")
+                job.set_state(task, TaskState.FAILED)
                 self._job_done(job, failed=True)
             elif not task.active:
-                job.set_state(task, "pending")
+                job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
         task.successful, task.end_s = attempt, attempt.end_s
-        job.set_state(task, "done")
+        job.set_state(task, TaskState.DONE)
         for other in list(task.active):
             self.kill(other)
         if task.kind == TaskKind.MAP:
@@ -383,45 +397,37 @@ class JobTracker:
             self._feed_reduces(job, attempt.output_mb, attempt.tracker.node)
             if job.reduces and job.finished_maps == job.slowstart_maps:
                 self.wake_idle()  # reduces may start now
-        if job.complete and job.state == "running" and job.final_state is None:
+        if job.complete and job.state == JobState.RUNNING and job.final_state is None:
             if self.model.hadoop.job_setup_cleanup:
-                self._cleanup(job, "succeeded", attempt.tracker)  # the JobTracker hears of it at the next beat
+                self._cleanup(job, JobState.SUCCEEDED, attempt.tracker)  # the JobTracker hears of it at the next beat
             else:
                 self._job_done(job)
 
     def kill(self, attempt: TaskAttempt) -> None:
         """Kill a running attempt: its work is lost; the task goes back to pending if nothing else runs it."""
-        if attempt.state != "running":
+        if attempt.state != ItemState.RUNNING:
             return
-        self.model.stop_item(attempt, "killed")
+        self.model.stop_item(attempt, ItemState.KILLED)
         self._release(attempt)
         task = attempt.task
         if task.role:
-            task.state = "killed"
+            task.state = TaskState.KILLED
             return
         task.kill_count += 1
-        if not task.active and task.state == "running":
-            task.job.set_state(task, "pending")
+        if not task.active and task.state == TaskState.RUNNING:
+            task.job.set_state(task, TaskState.PENDING)
             self.wake_idle()
 
     def _release(self, attempt: TaskAttempt) -> None:
         task, tracker = attempt.task, attempt.tracker
         if attempt.route is not None:
             self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
-        task.active.remove(attempt)
-        tracker.running[task.kind].discard(attempt)
-        tracker.history.append(attempt)
-        if task.role:  # a setup or cleanup attempt: not a map or reduce to the policies
-            if self.wants_heartbeat(tracker):
-                tracker.wake()
-            return
-        self.running_attempts[task.kind] -= 1
-        if task.kind == TaskKind.MAP:
-            self.map_slot_freed = True
-        if task.kind == TaskKind.REDUCE and attempt in task.job.reduce_attempts:
-            task.job.reduce_attempts.remove(attempt)
-        if task.kind == TaskKind.REDUCE and self.model.serving is not None:
-            self.model.serving.drop_reduce(attempt)
+        self.attempts.remove(attempt)
+        if not task.role:  # a setup or cleanup attempt is not a map or reduce to the policies
+            if task.kind == TaskKind.MAP:
+                self.map_slot_freed = True
+            else:
+                self.model.shuffle.drop_reduce(attempt)
         if self.wants_heartbeat(tracker):
             tracker.wake()
 
@@ -430,32 +436,28 @@ class JobTracker:
         """A map finished on `node`: every running reduce of the job can fetch its partition of the output.
 
         A reduce's shuffle is an open phase (vcloud `Phase.open`): each map output adds to it, and it ends only
-        after the last map's output has been added and fetched. With `shuffle_serving` the partitions go to the
-        serving TaskTracker's queue instead (`ShuffleServer`), which adds them to the shuffle as they are sent.
+        after the last map's output has been added and fetched. How outputs reach it is the model's shuffle mode
+        (hadoop_layer/shuffle.py): at once (`DirectShuffle`), or through the serving TaskTrackers' queues
+        (`ShuffleServer`, with `shuffle_serving`), which add them to the shuffle as they are sent.
         """
         if not job.reduces:
             return
         share = map_output_mb / len(job.reduces)
         last = job.finished_maps == len(job.maps)
         copied = job.finished_maps / len(job.maps) / 3.0  # the copy third of a reduce's progress
-        serving = self.model.serving
-        if serving is not None:
-            serving.map_done(job, node, share)
+        shuffle = self.model.shuffle
+        shuffle.map_done(job, node, share)
         # a reduce whose row is None ended in this tick (a failure), its end not yet processed
         shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index != SETUP]
         if len(shuffling) < len(job.reduce_attempts):
             for attempt in job.reduce_attempts:
                 if attempt.row is not None and attempt.phase_index == SETUP:
-                    if serving is None:
-                        shuffle = attempt.phases[SHUFFLE]
-                        attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share)
+                    shuffle.grow_planned(attempt, share)
                     attempt.progress_marks[SHUFFLE] = (0.0, copied)
         if shuffling:
             rows = np.array(shuffling)
-            if serving is None:
-                self.model.add_work_rows(rows, share)
-            self.model.items.progress_hi[rows] = copied
-            self.model._progress_tick = -1
+            shuffle.grow_running(rows, share)
+            self.model.set_progress_rows(rows, copied)
         if last:
             for attempt in list(job.reduce_attempts):
                 if attempt.row is not None:
@@ -484,23 +486,32 @@ class JobTracker:
         attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
         attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
         attempt.place_failure()
-        if self.model.serving is not None:
-            self.model.serving.finish(attempt)  # closes the shuffle once all is fetched
-        elif attempt.phase_index == SETUP:
-            attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
-        else:
-            self.model.close_phase(attempt)
+        self.model.shuffle.close(attempt)
 
     # ---- slot manager ---------------------------------------------------------------------------------
-    def periodic_policies(self) -> list:
-        """Policies that act between heartbeats (a slot manager; a scheduler that preempts): `period_s` + `adjust`."""
-        found = []
+    def periodic_policies(self) -> list[Periodic]:
+        """The current policies that act between heartbeats (`Periodic` with a period), each once."""
+        found: list[Periodic] = []
         for policy in (self.slot_manager, self.scheduler, self.speculation):
-            if getattr(policy, "period_s", None) and hasattr(policy, "adjust") and policy not in found:
+            if isinstance(policy, Periodic) and policy.period_s and policy not in found:
                 found.append(policy)
         return found
 
-    def adjust(self, policy) -> None:
+    def schedule_periodic(self) -> None:
+        """Run each periodic policy's `adjust` every `period_s` from the start (or from when it is set, at the next
+        multiple of its period). A policy that is replaced stops acting; set again, it is not scheduled twice."""
+        if not self.model.started:
+            return  # HadoopModel.start calls this once the clock runs
+        for policy in self.periodic_policies():
+            if policy not in self._periodic:
+                self._periodic.append(policy)
+                self.model.every(policy.period_s, partial(self._periodic_adjust, policy))
+
+    def _periodic_adjust(self, policy: Periodic) -> None:
+        if policy in (self.slot_manager, self.scheduler, self.speculation):
+            self.adjust(policy)
+
+    def adjust(self, policy: Periodic) -> None:
         if not self.running_jobs:
             return
         for action in policy.adjust(self.view):
@@ -516,37 +527,8 @@ class JobTracker:
                 self.apply(action)
 
     def apply(self, action: SlotAction) -> None:
-        if isinstance(action, Kill | Restart | Repartition) and action.attempt.task.role:
-            return  # a job's setup or cleanup attempt holds a slot but is no map for a slot manager to act on
-        if isinstance(action, Repartition):
-            self.repartition(action)
-        elif isinstance(action, Kill):
-            self.kill(action.attempt)
-        elif isinstance(action, Restart):
-            attempt = action.attempt
-            if attempt.state != "running":
-                return
-            task, tracker = attempt.task, attempt.tracker
-            self.kill(attempt)
-            if task.state == "pending" and tracker.free(task.kind) > 0:
-                locality = self.model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
-                self.launch(tracker, Launch(task, locality, False, action.heap_mb, action.io_sort_mb))
-        elif isinstance(action, SetSlots):
-            t = action.tracker
-            if action.map_slots is not None:
-                t.map_slots = max(int(action.map_slots), 0)
-            if action.reduce_slots is not None:
-                t.reduce_slots = max(int(action.reduce_slots), 0)
-            self.count_slots()
-            t.wake()
-        elif isinstance(action, SetSlotMemory):
-            if not (action.heap_mb > 0 and 0 < action.io_sort_mb < action.heap_mb):
-                raise ValueError(
-                    f"slot memory: need 0 < io_sort_mb < heap_mb, got {action.io_sort_mb}, {action.heap_mb}"
-                )
-            action.tracker.heap_mb, action.tracker.io_sort_mb = action.heap_mb, action.io_sort_mb
-        else:
-            raise TypeError(f"unknown slot action {action!r}")
+        """Carry out a slot action: each kind knows how (interfaces.py), through this JobTracker's verbs."""
+        action.apply(self)
 
     # ---- repartitioning ------------------------------------------------------------------------------
     def repartition(self, action: Repartition) -> list[Task]:
@@ -556,7 +538,9 @@ class JobTracker:
         pieces may be in turn). Returns the new map tasks in range order."""
         attempt = action.attempt
         task, job, model = attempt.task, attempt.task.job, self.model
-        if attempt.state != "running" or task.kind != TaskKind.MAP or task.state != "running" or task.children:
+        if attempt.state != ItemState.RUNNING or task.kind != TaskKind.MAP or task.state != TaskState.RUNNING:
+            return []
+        if task.children:
             return []
         if action.scan_mb < 0 or action.delay_s < 0:
             raise ValueError(f"repartition: scan_mb and delay_s must be >= 0, got {action.scan_mb}, {action.delay_s}")

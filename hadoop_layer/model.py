@@ -6,7 +6,6 @@ the policies it is handed (scheduler, speculation, slot manager). It knows no pa
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,11 +18,13 @@ from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.localfiles import NodeFiles
-from hadoop_layer.shuffle import ServeItem, ShuffleServer
-from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.profiles import JobProfile, MapSpec
+from hadoop_layer.shuffle import DirectShuffle, ServeItem, ShuffleMode, ShuffleServer
+from hadoop_layer.tasks import Job, JobState, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
 from vcloud.model import InvariantError
+from vcloud.work import ItemState
 
 
 class HadoopModel(CloudModel):
@@ -40,7 +41,7 @@ class HadoopModel(CloudModel):
         self.hadoop = hadoop or HadoopConfig()
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
-        self.serving = ShuffleServer(self) if self.hadoop.shuffle_serving else None
+        self.shuffle: ShuffleMode = ShuffleServer(self) if self.hadoop.shuffle_serving else DirectShuffle(self)
         self.node_racks = np.zeros(0, dtype=np.int64)
         # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
         # that policies can test running attempts per tick as arrays (ClusterView.running_arrays)
@@ -61,9 +62,9 @@ class HadoopModel(CloudModel):
     def add_job(
         self,
         name: str,
-        profile: Any,
+        profile: JobProfile,
         submit_s: float,
-        maps: list[dict],
+        maps: list[MapSpec],
         reduces: int,
         files: np.ndarray | None = None,
         data_nodes: list[int] | None = None,
@@ -114,11 +115,9 @@ class HadoopModel(CloudModel):
         vm_rows = [t.vm.row for t in self.trackers]
         self.datanodes = DataNodes(self.node_racks, vm_rows, self.hadoop.replication, self.hadoop.datanode_serving)
         self.files = NodeFiles(self.cache, vm_rows)
-        if self.serving is not None:
-            self.serving.start()
+        self.shuffle.start()
         super().start()
-        for policy in self.jobtracker.periodic_policies():
-            self._every(policy.period_s, partial(self.jobtracker.adjust, policy))
+        self.jobtracker.schedule_periodic()
 
     def start_item(self, item, vm: VM) -> None:
         """Tag a task attempt's row with its task's gid (and note the task's first launch) for the task arrays."""
@@ -132,16 +131,14 @@ class HadoopModel(CloudModel):
         """Take an item off its VM; the shuffle server follows the item that moves into its row."""
         last = self.items.owner[self.items.n - 1]
         super().stop_item(item, state, at)
-        if self.serving is not None:
-            if last is not item:
-                self.serving.moved(last, last.row)
-            if isinstance(item, ServeItem):
-                self.serving.item_stopped(item)
+        if last is not item:
+            self.shuffle.moved(last, last.row)
+        if isinstance(item, ServeItem):
+            self.shuffle.item_stopped(item)
 
     def after_step(self) -> None:
         """The shuffle servers move what they read and sent in the tick (ShuffleServer.tick), before attempts end."""
-        if self.serving is not None:
-            self.serving.tick()
+        self.shuffle.tick()
 
     def after_tick(self, done: list) -> None:
         """A map slot freed: it may idle (SlotManager.idle_map_slot). A backup may have become possible as progress
@@ -151,6 +148,11 @@ class HadoopModel(CloudModel):
             jt.idle_map_slots()
         if jt.running_jobs and jt.speculation.may_back_up(jt.view):
             jt.wake_idle()
+
+    @property
+    def serving(self) -> ShuffleServer | None:
+        """The TaskTrackers' map-output servers (`hadoop.shuffle_serving`); None when fetches cost only the reducer."""
+        return self.shuffle if isinstance(self.shuffle, ShuffleServer) else None
 
     # ---- what the layer's parts ask of the model -----------------------------------------------------
     def locality_of(self, task: Task, node: int) -> Locality:
@@ -212,22 +214,19 @@ class HadoopModel(CloudModel):
 
     def hadoop_summary(self) -> dict[str, Any]:
         jobs = self.jobtracker.jobs
-        done_maps = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.state == "done"]
+        done_maps = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.state == ItemState.DONE]
         runtimes = np.array([a.runtime_s for a in done_maps])
         # a task's time runs from its first attempt's launch: what a kill-and-restart policy wastes counts
         task_times = np.array([a.end_s - min(b.start_s for b in a.task.attempts if b.start_s is not None)
                                for a in done_maps])  # fmt: skip
-        per_node = {
-            t.name: sum(1 for a in t.history if a.state == "done" and a.task.kind == TaskKind.MAP and not a.task.role)
-            for t in self.trackers
-        }
+        per_node = {t.name: sum(1 for a in t.history if _map_done(a)) for t in self.trackers}
         counts = np.array(list(per_node.values()))
         launched = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.locality is not None]
         ends = [j.end_s for j in jobs if j.end_s is not None]
         return {
             "makespan_s": (max(ends) - min(j.submit_s for j in jobs)) if ends and len(ends) == len(jobs) else None,
-            "jobs_succeeded": sum(j.state == "succeeded" for j in jobs),
-            "jobs_failed": sum(j.state == "failed" for j in jobs),
+            "jobs_succeeded": sum(j.state == JobState.SUCCEEDED for j in jobs),
+            "jobs_failed": sum(j.state == JobState.FAILED for j in jobs),
             "job_completion_s": {j.job_id: (j.end_s - j.submit_s) if j.end_s is not None else None for j in jobs},
             "map_runtime_skewness": map_skewness(runtimes),
             "map_task_time_skewness": map_skewness(task_times),
@@ -238,7 +237,7 @@ class HadoopModel(CloudModel):
             "locality": {
                 lvl.name.lower(): sum(a.locality == lvl for a in launched) / max(len(launched), 1) for lvl in Locality
             },
-            "killed_attempts": sum(a.state == "killed" for a in self.attempts()),
+            "killed_attempts": sum(a.state == ItemState.KILLED for a in self.attempts()),
             "repartitioned_maps": sum(bool(t.children) for j in jobs for t in j.maps),
             "mitigator_maps": sum(t.parent is not None for j in jobs for t in j.maps),
             "speculative_attempts": sum(a.speculative for a in self.attempts()),
@@ -247,8 +246,7 @@ class HadoopModel(CloudModel):
             "map_cputime_s": float(sum(a.cputime_s for a in done_maps)),
             "heartbeats": sum(t.heartbeats for t in self.trackers),
             # map outputs served by the TaskTrackers (read from disk; of which fetched by a reduce on the same node)
-            "shuffle_served_mb": float(self.serving.served_read_mb.sum()) if self.serving is not None else None,
-            "shuffle_local_mb": self.serving.fetched_local_mb if self.serving is not None else None,
+            **self.shuffle.figures(),
         }
 
     # ---- checks -----------------------------------------------------------------------------------
@@ -263,10 +261,10 @@ class HadoopModel(CloudModel):
         input is conserved across repartitions: a stopped map's kept range and its pieces tile its split, in order,
         and the original splits add up to the job's input."""
         for job in self.jobtracker.jobs:
-            if job.state != "succeeded":
+            if job.state != JobState.SUCCEEDED:
                 continue
             for task in (*job.maps, *job.reduces):
-                wins = [a for a in task.attempts if a.state == "done"]
+                wins = [a for a in task.attempts if a.state == ItemState.DONE]
                 if len(wins) != 1:
                     raise InvariantError(f"{task.task_id} succeeded {len(wins)} times")
             for task in job.maps:
@@ -310,6 +308,10 @@ TASK_COLUMNS = [
     "parent",
 ]
 JOB_COLUMNS = ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces", "state"]
+
+
+def _map_done(attempt: TaskAttempt) -> bool:
+    return attempt.state == ItemState.DONE and attempt.task.kind == TaskKind.MAP and not attempt.task.role
 
 
 def map_skewness(runtimes: np.ndarray) -> float | None:

@@ -26,7 +26,6 @@ from hadoop_layer.tasks import Task
 from vcloud.work import Device, Kind, Phase, Stream, disk, nic
 
 Mark = tuple[float, float]  # progress score at a phase's start and end (WorkItem.progress_marks)
-MAX_CHUNKS = 1  # each chunk adds phase boundaries, and each boundary costs up to one tick
 
 
 @dataclass(frozen=True)
@@ -144,18 +143,16 @@ def map_plan(
     # Sequential phases (pipelined_tasks off): the input consumed (Hadoop's map progress) moves through the
     # read, the map and the spill writes, in proportion to their MB.
     # (plain floats, not NumPy: this runs at every map launch; the sums are left to right, as NumPy's of 3 are)
-    chunks = max(1, min(plan.spills, MAX_CHUNKS))
-    weights = [task.input_mb / chunks, task.input_mb / chunks, plan.spill_write_mb / chunks]
-    total = max((weights[0] + weights[1] + weights[2]) * chunks, 1e-12)
-    edges = [0.0, *(float(x / total) for x in accumulate(weights * chunks))]
+    weights = [task.input_mb, task.input_mb, plan.spill_write_mb]
+    total = max(weights[0] + weights[1] + weights[2], 1e-12)
+    edges = [0.0, *(float(x / total) for x in accumulate(weights))]
     spill_file = route.scratch_file if plan.spills > 1 else route.map_output_file
-    for k in range(chunks):
-        phases += [
-            hdfs_read("read", task.input_mb / chunks, route),
-            Phase.cpu("map", task.cpu_mc / chunks),
-            _io("spill", plan.spill_write_mb / chunks, [disk(write=True, file=spill_file)]),
-        ]
-        marks += [(edges[3 * k + i], edges[3 * k + i + 1]) for i in range(3)]
+    phases += [
+        hdfs_read("read", task.input_mb, route),
+        Phase.cpu("map", task.cpu_mc),
+        _io("spill", plan.spill_write_mb, [disk(write=True, file=spill_file)]),
+    ]
+    marks += [(edges[i], edges[i + 1]) for i in range(3)]
     if plan.spills > 1:
         phases += [
             _io("merge-read", plan.merge_read_mb, [disk(file=route.scratch_file)]),

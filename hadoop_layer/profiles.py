@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, replace
-from typing import Literal
+from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
 
@@ -106,6 +106,18 @@ def _check_positive(obj: object, names: tuple[str, ...], zero_ok: bool = False) 
             raise ValueError(f"{type(obj).__name__}.{name}={value!r} must be finite and {bound}")
 
 
+class MapSpec(TypedDict):
+    """One map's split, as jobs are made with it (`HadoopModel.add_job`, `Job.add_maps`): the keyword arguments of a
+    map `Task`. `replicas`: the nodes that hold its block (a trace's recorded locations, a repartitioned piece's
+    node); without it HDFS places the block."""
+
+    input_mb: float
+    cpu_mc: float
+    output_mb: float
+    output_records: float
+    replicas: NotRequired[np.ndarray]
+
+
 @dataclass(frozen=True, eq=False)
 class SplitTable:
     """Per-split work of one job, one entry per map task; arrays are read-only and of equal length."""
@@ -124,8 +136,8 @@ class SplitTable:
     def __len__(self) -> int:
         return len(self.input_mb)
 
-    def map_specs(self) -> list[dict[str, float]]:
-        """One dict per split, the keyword arguments of a map task (`HadoopModel.add_job`)."""
+    def map_specs(self) -> list[MapSpec]:
+        """One spec per split, the keyword arguments of a map task (`HadoopModel.add_job`)."""
         columns = ("input_mb", "cpu_mc", "output_mb", "output_records")
         rows = zip(*(getattr(self, c) for c in columns), strict=True)
         return [dict(zip(columns, map(float, row), strict=True)) for row in rows]

@@ -18,11 +18,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hadoop_layer.plans import Route, hdfs_read
 from vcloud.work import Phase
+
+if TYPE_CHECKING:
+    from hadoop_layer.profiles import MapSpec
+    from hadoop_layer.tasks import Task
 
 DONE_FRACTION = 1e-9  # a phase left with less than this share of its work is done
 Mark = tuple[float, float]
@@ -74,7 +79,7 @@ def with_scan(phases: list[Phase], marks: list[Mark], scan_mb: float, route: Rou
     return [hdfs_read("scan", scan_mb, route), *phases], [(marks[0][0], marks[0][0]), *marks]
 
 
-def piece_specs(task, pieces_mb: np.ndarray, node: int) -> list[dict]:
+def piece_specs(task: Task, pieces_mb: np.ndarray, node: int) -> list[MapSpec]:
     """Task keyword arguments of pieces of `task`'s split (before it is truncated): their share of its work."""
     whole = max(task.input_mb, 1e-12)
     return [

@@ -60,7 +60,75 @@ class ServeItem(WorkItem):
         self.node, self.stage = node, stage
 
 
-class ShuffleServer:
+class ShuffleMode:
+    """How map outputs reach the reduces' open shuffle phases (JobTracker._feed_reduces, _finish_shuffle): one of
+    two strategies the model picks by `hadoop.shuffle_serving`. The hooks do nothing unless a mode needs them."""
+
+    def start(self) -> None:
+        """The cluster is built (called once, at the model's start)."""
+
+    def available_mb(self, job) -> float:
+        """MB a reduce launched now finds in its shuffle phase at once."""
+        return 0.0
+
+    def add_reduce(self, attempt: TaskAttempt) -> None:
+        """A reduce attempt starts."""
+
+    def drop_reduce(self, attempt: TaskAttempt) -> None:
+        """A reduce attempt ended before its shuffle was closed (killed, failed)."""
+
+    def map_done(self, job, node: int, share_mb: float) -> None:
+        """A map of `job` on `node` finished: `share_mb` of output for each of the job's reduces."""
+
+    def grow_planned(self, attempt: TaskAttempt, share_mb: float) -> None:
+        """The same, for a reduce whose JVM is still starting (its shuffle phase is planned, not loaded)."""
+
+    def grow_running(self, rows: np.ndarray, share_mb: float) -> None:
+        """The same, for the reduces in their shuffle (their rows in the item table)."""
+
+    def close(self, attempt: TaskAttempt) -> None:
+        """All map outputs are known: the reduce's shuffle ends once it has fetched them."""
+        raise NotImplementedError
+
+    def moved(self, owner, row: int) -> None:
+        """The cloud moved `owner` to item row `row`."""
+
+    def item_stopped(self, item: WorkItem) -> None:
+        """The cloud took one of this mode's own items off its VM."""
+
+    def tick(self) -> None:
+        """Right after each tick's physics (CloudModel.after_step)."""
+
+    def figures(self) -> dict[str, float | None]:
+        """The summary's shuffle figures: MB served by the TaskTrackers, of which fetched on the same node."""
+        return {"shuffle_served_mb": None, "shuffle_local_mb": None}
+
+
+class DirectShuffle(ShuffleMode):
+    """Fetches cost only the reducer (`shuffle_serving` off): a map's output joins every reduce's shuffle phase at
+    once, as work that the reduce's own NIC (or disk) moves."""
+
+    def __init__(self, model: HadoopModel) -> None:
+        self.model = model
+
+    def available_mb(self, job) -> float:
+        return job.map_output_done_mb / len(job.reduces)
+
+    def grow_planned(self, attempt: TaskAttempt, share_mb: float) -> None:
+        shuffle = attempt.phases[SHUFFLE]
+        attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share_mb)
+
+    def grow_running(self, rows: np.ndarray, share_mb: float) -> None:
+        self.model.add_work_rows(rows, share_mb)
+
+    def close(self, attempt: TaskAttempt) -> None:
+        if attempt.phase_index == SETUP:
+            attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
+        else:
+            self.model.close_phase(attempt)
+
+
+class ShuffleServer(ShuffleMode):
     """Map-output serving for all TaskTrackers (see the module docstring)."""
 
     def __init__(self, model: HadoopModel) -> None:
@@ -154,7 +222,7 @@ class ShuffleServer:
         self.queued_mb += float(per_node_mb.sum()) * len(cols)
         self._set_work()
 
-    def finish(self, attempt: TaskAttempt) -> None:
+    def close(self, attempt: TaskAttempt) -> None:
         """All map outputs are known (the last map is done): close the shuffle once nothing is left to fetch."""
         self.closing[attempt.shuffle_col] = True
         self._close_drained()
@@ -194,6 +262,9 @@ class ShuffleServer:
             if item is not None:
                 io[item.stage] += item.charged("io_mb") + item.charged("read_cache_mb")
         return io
+
+    def figures(self) -> dict[str, float | None]:
+        return {"shuffle_served_mb": float(self.served_read_mb.sum()), "shuffle_local_mb": self.fetched_local_mb}
 
     def item_stopped(self, item: ServeItem) -> None:
         i = item.stage * self.nodes + item.node

@@ -17,10 +17,11 @@ from mesa import Agent
 
 from hadoop_layer.hdfs import Locality
 from vcloud import WorkItem
-from vcloud.work import Phase
+from vcloud.work import ItemState, Phase
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
+    from hadoop_layer.profiles import JobProfile, MapSpec
     from hadoop_layer.tracker import TaskTracker
 
 
@@ -30,6 +31,27 @@ SETUP, SHUFFLE, AFTER_SHUFFLE = 0, 1, 2  # reduce phase indices: setup, shuffle,
 class TaskKind(StrEnum):
     MAP = "m"
     REDUCE = "r"
+
+
+class TaskState(StrEnum):
+    """A TaskInProgress's state; changed only by `Job.set_state` (a setup or cleanup task may end killed)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    KILLED = "killed"
+
+
+class JobState(StrEnum):
+    """waiting (not yet submitted) | prep (initializing, setup) | running | succeeded | failed | killed."""
+
+    WAITING = "waiting"
+    PREP = "prep"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    KILLED = "killed"
 
 
 class Task:
@@ -51,7 +73,7 @@ class Task:
         self.input_mb, self.cpu_mc = input_mb, cpu_mc
         self.output_mb, self.output_records = output_mb, output_records
         self.replicas = replicas if replicas is not None else np.zeros(0, dtype=np.int64)
-        self.state = "pending"  # pending | running | done | failed; changed only by Job.set_state
+        self.state = TaskState.PENDING  # changed only by Job.set_state
         self.attempts: list[TaskAttempt] = []
         self.active: list[TaskAttempt] = []
         self.nodes_tried: set[int] = set()
@@ -92,7 +114,7 @@ class Task:
 
     @property
     def progress(self) -> float:
-        if self.state == "done":
+        if self.state == TaskState.DONE:
             return 1.0
         active = self.active
         if len(active) == 1:
@@ -172,7 +194,7 @@ class TaskAttempt(WorkItem):
     def input_done_mb(self) -> float:
         """Maps: input MB the map function has consumed so far, the offset at which the attempt can be stopped
         (`Repartition`). Reading precedes mapping here (plans.py): input read but not yet mapped does not count."""
-        if self.state == "done":
+        if self.state == ItemState.DONE:
             return self.task.input_mb
         if self.row is None or self.task.kind != TaskKind.MAP:
             return 0.0
@@ -205,9 +227,9 @@ class Job(Agent):
         number: int,
         name: str,
         submit_s: float,
-        maps: list[dict],
+        maps: list[MapSpec],
         reduces: int,
-        profile,
+        profile: JobProfile,
         *,
         priority: str = "NORMAL",
         pool: str = "default",
@@ -219,8 +241,7 @@ class Job(Agent):
         self.job_id = f"job_{number:04d}"
         self.maps = [Task(self, TaskKind.MAP, i, **m) for i, m in enumerate(maps)]
         self.reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(reduces)]
-        # waiting (not yet submitted) | prep (initializing, setup) | running | succeeded | failed | killed
-        self.state = "waiting"
+        self.state = JobState.WAITING
         # Hadoop 1.x lifecycle (HadoopConfig.job_setup_cleanup): None takes the config's cost; a trace may give
         # the recorded ones. `hold_setup`: the job never got its setup (a trace's job killed while in PREP).
         self.init_s: float | None = None
@@ -250,8 +271,8 @@ class Job(Agent):
         self.running_tasks: dict[TaskKind, dict[Task, None]] = {TaskKind.MAP: {}, TaskKind.REDUCE: {}}  # ordered set
         self._progress_cache: dict[TaskKind, tuple] = {}
         self._counts = {
-            TaskKind.MAP: {"pending": len(self.maps), "running": 0, "done": 0, "failed": 0},
-            TaskKind.REDUCE: {"pending": reduces, "running": 0, "done": 0, "failed": 0},
+            TaskKind.MAP: {**dict.fromkeys(TaskState, 0), TaskState.PENDING: len(self.maps)},
+            TaskKind.REDUCE: {**dict.fromkeys(TaskState, 0), TaskState.PENDING: reduces},
         }
 
     # ---- task states: every change goes through here so the counters stay true ------------------
@@ -265,11 +286,11 @@ class Job(Agent):
         task.state = state
         self.model.task_changes += 1
         running = self.running_tasks[task.kind]
-        if state == "running":
+        if state == TaskState.RUNNING:
             running[task] = None
         else:
             running.pop(task, None)
-        if state == "pending" and task.kind == TaskKind.MAP:
+        if state == TaskState.PENDING and task.kind == TaskKind.MAP:
             self._retry.append(task)  # failed/killed TIPs are tried first (failedMaps in JobInProgress)
 
     def count(self, kind: TaskKind, state: str) -> int:
@@ -277,11 +298,11 @@ class Job(Agent):
 
     @property
     def pending_maps(self) -> int:
-        return self._counts[TaskKind.MAP]["pending"]
+        return self._counts[TaskKind.MAP][TaskState.PENDING]
 
     @property
     def pending_reduces(self) -> int:
-        return self._counts[TaskKind.REDUCE]["pending"]
+        return self._counts[TaskKind.REDUCE][TaskState.PENDING]
 
     @property
     def slowstart_maps(self) -> int:
@@ -293,17 +314,17 @@ class Job(Agent):
 
     @property
     def finished_maps(self) -> int:
-        return self._counts[TaskKind.MAP]["done"]
+        return self._counts[TaskKind.MAP][TaskState.DONE]
 
     @property
     def finished_reduces(self) -> int:
-        return self._counts[TaskKind.REDUCE]["done"]
+        return self._counts[TaskKind.REDUCE][TaskState.DONE]
 
     @property
     def complete(self) -> bool:
         return self.finished_maps == len(self.maps) and self.finished_reduces == len(self.reduces)
 
-    def add_maps(self, specs: list[dict], order: list[int]) -> list[Task]:
+    def add_maps(self, specs: list[MapSpec], order: list[int]) -> list[Task]:
         """New pending maps (Task keyword arguments each), searched before the job's other pending maps, in
         `order` (indices into `specs`). Returns them in `specs` order."""
         if sorted(order) != list(range(len(specs))):
@@ -311,7 +332,7 @@ class Job(Agent):
         start = len(self.maps)
         new = [Task(self, TaskKind.MAP, start + i, **m) for i, m in enumerate(specs)]
         self.maps += new
-        self._counts[TaskKind.MAP]["pending"] += len(new)
+        self._counts[TaskKind.MAP][TaskState.PENDING] += len(new)
         racks = self.model.node_racks
         for task in (new[i] for i in reversed(order)):  # the caches are searched from their end
             for node in task.replicas:
@@ -324,7 +345,7 @@ class Job(Agent):
     def find_map(self, node: int, rack: int, max_level: Locality, exclude: set[Task]) -> tuple[Task, Locality] | None:
         """The first pending map at locality <= max_level: failed first, then node, rack, any (obtainNew*MapTask)."""
         if self._retry:
-            self._retry = [t for t in self._retry if t.state == "pending"]
+            self._retry = [t for t in self._retry if t.state == TaskState.PENDING]
             for task in self._retry:
                 if task not in exclude:
                     return task, self.model.locality_of(task, node)
@@ -343,7 +364,7 @@ class Job(Agent):
     def find_reduce(self, exclude: set[Task]) -> Task | None:
         if not self.reduces_schedulable():
             return None
-        return next((t for t in self.reduces if t.state == "pending" and t not in exclude), None)
+        return next((t for t in self.reduces if t.state == TaskState.PENDING and t not in exclude), None)
 
     def progress(self, kind: TaskKind) -> float:
         """Average progress over all tasks of a kind, finished (1) and unstarted (0) included (JobInProgress).
@@ -352,13 +373,12 @@ class Job(Agent):
         map outputs fed to reduces, launches and kills move progress between ticks)."""
         model = self.model
         model.item_progress()
-        key = (kind, model.progress_version, self._counts[kind]["done"], len(self.running_tasks[kind]))
+        key = (kind, model.progress_version, self._counts[kind][TaskState.DONE], len(self.running_tasks[kind]))
         cached = self._progress_cache.get(kind)
         if cached is None or cached[0] != key:
             n = len(self.maps if kind == TaskKind.MAP else self.reduces)
-            value = (
-                1.0 if n == 0 else (self._counts[kind]["done"] + sum(t.progress for t in self.running_tasks[kind])) / n
-            )
+            done = self._counts[kind][TaskState.DONE]
+            value = 1.0 if n == 0 else (done + sum(t.progress for t in self.running_tasks[kind])) / n
             self._progress_cache[kind] = cached = (key, value)
         return cached[1]
 
@@ -373,9 +393,9 @@ def _first_pending(cache: list[Task] | None, exclude: set[Task]) -> Task | None:
     """Pop non-pending tasks off the end of a cache (they never return to it) and return the first pending one."""
     if not cache:
         return None
-    while cache and cache[-1].state != "pending":
+    while cache and cache[-1].state != TaskState.PENDING:
         cache.pop()
     for task in reversed(cache):
-        if task.state == "pending" and task not in exclude:
+        if task.state == TaskState.PENDING and task not in exclude:
             return task
     return None

@@ -18,10 +18,23 @@ from mesa import Agent
 from mesa.time import Priority
 
 from hadoop_layer.tasks import TaskAttempt, TaskKind
+from vcloud.work import ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
     from vcloud import VM
+
+
+class AttemptSet(dict[TaskAttempt, None]):
+    """A set of attempts that iterates in launch order. A plain set iterates by memory address, which differs
+    from process to process: policies that loop over a tracker's attempts would break seeded runs' ties and
+    sum their floats in a different order each time (DESIGN.md 3: same seed, same results, in any process)."""
+
+    def add(self, attempt: TaskAttempt) -> None:
+        self[attempt] = None
+
+    def discard(self, attempt: TaskAttempt) -> None:
+        self.pop(attempt, None)
 
 
 class TaskTracker(Agent):
@@ -32,7 +45,7 @@ class TaskTracker(Agent):
         self.name = vm.name
         self.map_slots, self.reduce_slots = cfg.map_slots, cfg.reduce_slots
         self.heap_mb, self.io_sort_mb = cfg.child_heap_mb, cfg.io_sort_mb
-        self.running: dict[TaskKind, set[TaskAttempt]] = {TaskKind.MAP: set(), TaskKind.REDUCE: set()}
+        self.running: dict[TaskKind, AttemptSet] = {TaskKind.MAP: AttemptSet(), TaskKind.REDUCE: AttemptSet()}
         self.history: list[TaskAttempt] = []  # finished attempts (done, killed, failed), in end order
         self.interval_s, self.offset_s = interval_s, offset_s
         self.heartbeats = 0
@@ -44,7 +57,7 @@ class TaskTracker(Agent):
 
     @property
     def tasks_done(self) -> int:
-        return sum(1 for a in self.history if a.state == "done")
+        return sum(1 for a in self.history if a.state == ItemState.DONE)
 
     # ---- heartbeat clock --------------------------------------------------------------------------
     def wake(self) -> None:

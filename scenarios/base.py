@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from policies.allocators import ALLOCATORS
-from policies.allocators.drs import DrsSettings
-from policies.allocators.heterogeneous import HeterogeneousSettings
-from policies.allocators.static import StaticSettings
+from policies.registry import Entry, build, choices, group_of
 from scenarios import limits as L
+from scenarios.settings import renamed_groups
 from vcloud import CloudAllocator, CloudModel, Physics
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCacheSettings
@@ -46,14 +45,28 @@ class MemoryConfig(BaseModel):
     idle_tax: float = Field(0.75, ge=0, lt=1, description="Mem.IdleTax: idle pages cost 1 / (1 - tax) active ones")
 
 
-class CloudSettings(BaseModel):
-    """Settings every cloud scenario has: the allocator and its knobs, the clock, the trace."""
+def policy_fields(field: str, registry: dict[str, Entry], default: str) -> dict[str, Any]:
+    """Settings fields from a registry (policies/registry.py): `field` picks an entry by name, and each entry's
+    group of knobs is a field named by the registry's naming rule. For `pydantic.create_model`."""
+    fields: dict[str, Any] = {field: (choices(registry), default)}
+    for name, entry in registry.items():
+        group = group_of(name, entry)
+        if group is not None and group not in fields:
+            fields[group] = (entry.settings, Field(default_factory=entry.settings))
+    return fields
+
+
+AllocatorName = choices(ALLOCATORS)  # for scenarios that choose another default allocator
+_Allocators = create_model(
+    "_Allocators", __config__=ConfigDict(extra="forbid"), **policy_fields("allocator", ALLOCATORS, "drs")
+)
+
+
+class CloudSettings(_Allocators):
+    """Settings every cloud scenario has: the allocator and its knobs (from the registry), the clock, the trace."""
 
     model_config = ConfigDict(extra="forbid")
-    allocator: Literal["static", "heterogeneous", "drs"] = "drs"
-    static: StaticSettings = Field(default_factory=StaticSettings)
-    heterogeneous: HeterogeneousSettings = Field(default_factory=HeterogeneousSettings)
-    drs: DrsSettings = Field(default_factory=DrsSettings)
+    renamed: ClassVar[dict[str, str]] = {}  # old name of a settings group -> its name now (still accepted)
     dt: float = Field(1.0, ge=L.MIN_DT_S, le=60, description="tick length, simulated seconds")
     trace_interval_s: float = Field(10.0, ge=L.MIN_DT_S, le=L.DAY_S, description="per-VM trace collection interval")
     swap_touch_rate: float = Field(0.2, ge=0, le=1, description="fraction of swapped MB paged in per second")
@@ -86,6 +99,11 @@ class CloudSettings(BaseModel):
         """VMs the run traces."""
         return 0
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        return renamed_groups(cls.renamed, data) if isinstance(data, dict) else data
+
     @model_validator(mode="after")
     def _fits_in_time_and_memory(self) -> CloudSettings:
         """Refuse runs of more ticks or trace rows than limits.py allows, before they start."""
@@ -103,7 +121,7 @@ class CloudSettings(BaseModel):
         return self
 
     def make_allocator(self, rng: np.random.Generator) -> CloudAllocator:
-        return ALLOCATORS[self.allocator](getattr(self, self.allocator), rng)
+        return build(ALLOCATORS, self.allocator, self, rng)
 
 
 class TestbedSettings(CloudSettings):

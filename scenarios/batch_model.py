@@ -38,6 +38,7 @@ import numpy as np
 from mesa import DataCollector, Model
 
 from scenarios.registry import SCENARIOS
+from scenarios.runner import advance, unfinished
 from scenarios.settings import SettingsError, validate
 
 BASE_REPORTERS = ("finished", "error", "sim_time_s")
@@ -80,14 +81,14 @@ class ScenarioModel(Model):
         self.datacollector.collect(self)
 
     def step(self) -> None:
-        """Advance `chunk_s` simulated seconds (as one iteration of `scenarios.cli.run_model`)."""
+        """Advance `chunk_s` simulated seconds (one chunk of `scenarios.runner.run_model`)."""
         if self.finished:
             return
         sim, horizon = self.sim, self.horizon_s
         try:
-            if sim.running and (horizon is None or sim.time < horizon):
-                sim.run_for(self.chunk_s if horizon is None else min(self.chunk_s, horizon - float(sim.time)))
-            if not sim.running or (horizon is not None and sim.time >= horizon):
+            if unfinished(sim, horizon):
+                advance(sim, horizon, self.chunk_s)
+            if not unfinished(sim, horizon):
                 self.figures = scalar_figures(self.named_scenario.summary(sim))
                 self._finish()
         except Exception as exc:

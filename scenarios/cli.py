@@ -13,20 +13,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import shutil
 import sys
+import warnings
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, NoReturn
 
-from tqdm import tqdm
-
 from scenarios.inspect_run import METRICS, PLOT_KINDS, RunError, trace_command
-from scenarios.outputs import OutputError, check_dir, commit_dir, temp_dir
+from scenarios.outputs import OutputError, check_dir
 from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
-from scenarios.settings import SettingsError, parse_pairs, validate
+from scenarios.runner import run_model, write_run
+from scenarios.settings import RenamedSetting, SettingsError, parse_pairs, validate
 from scenarios.show import show_settings
-from vcloud import CloudModel
 
 EXIT_BAD_INPUT = 2
 EXIT_UNFINISHED = 1
@@ -48,13 +46,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", RenamedSetting)  # told, never raised
+            warnings.showwarning = _one_line_warning
+            return args.func(args)
     except (BadInput, SettingsError, OutputError, RunError) as exc:
         print(f"vcloud: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("vcloud: interrupted (nothing was written)", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _one_line_warning(message, category, *args, **kwargs) -> None:
+    """A warning meant for the user (an old setting name) is one line on stderr, like an error."""
+    print(f"vcloud: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def _version() -> str:
@@ -253,35 +259,6 @@ def _read_config(path: Path) -> tuple[str, int, dict[str, Any]]:
 
 def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
-
-
-def run_model(
-    model: CloudModel, horizon_s: float | None, progress: bool = True, chunk_s: float = 30.0, stops_itself: bool = False
-) -> None:
-    """Advance to `horizon_s` (or until the model stops itself) with a progress bar in simulated seconds.
-
-    `stops_itself`: the horizon is only a limit (a Hadoop run ends when its jobs do), so the bar has no total."""
-    model.start()
-    total = None if stops_itself else horizon_s
-    with tqdm(total=total, unit="sim-s", disable=not progress or None, leave=False, mininterval=0.5) as bar:
-        while model.running and (horizon_s is None or model.time < horizon_s):
-            step = chunk_s if horizon_s is None else min(chunk_s, horizon_s - float(model.time))
-            model.run_for(step)
-            bar.update(step)
-
-
-def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames: dict) -> None:
-    """Write everything into a temporary sibling directory, then rename it to `out` in one step."""
-    tmp = temp_dir(out)
-    try:
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
-        (tmp / "config.json").write_text(json.dumps(config, indent=1))
-        for name, frame in frames.items():
-            frame.to_parquet(tmp / f"{name}.parquet", index=False)
-        commit_dir(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 if __name__ == "__main__":

@@ -27,7 +27,14 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.tasks import Job
 from policies.schedulers import FairSettings
 from scenarios import limits as L
-from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+from scenarios.base import AllocatorName
+from scenarios.hadoop_base import (
+    HadoopClusterSettings,
+    HadoopScenario,
+    SchedulerName,
+    SpeculationName,
+    build_cluster,
+)
 
 
 class CouplingHadoop(HadoopConfig):
@@ -50,7 +57,7 @@ class CouplingSettings(HadoopClusterSettings):
     """The paper's nodes: one 4-core VM per host, static pool, no speculation (Sec. III); Fair unless told
     otherwise."""
 
-    allocator: Literal["static", "heterogeneous", "drs"] = "static"
+    allocator: AllocatorName = "static"
     pool_cpu_mhz: float | None = None  # the hosts' capacity: one VM per host
     pool_mem_mb: float | None = None
     cores_per_host: int = Field(4, ge=1, le=L.MAX_CORES_PER_HOST)
@@ -64,8 +71,8 @@ class CouplingSettings(HadoopClusterSettings):
     max_jobs: int | None = Field(
         None, ge=1, le=L.MAX_JOBS, description="only the first max_jobs arrivals (quick runs); None: all"
     )
-    scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fair"
-    speculation: Literal["none", "hadoop", "late", "samr"] = "none"
+    scheduler: SchedulerName = "fair"
+    speculation: SpeculationName = "none"
 
 
 class CouplingExperiment(HadoopScenario):

@@ -55,7 +55,7 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA, SplitSkew, splits
 from hadoop_layer.tasks import Job
 from scenarios import limits as L
-from scenarios.hadoop_base import HadoopScenario, build_cluster
+from scenarios.hadoop_base import HadoopScenario, SchedulerName, build_cluster
 from scenarios.scheduler_experiments import StaticNodesSettings
 
 # (bin, map count in the paper's benchmark, jobs in the benchmark) of its Table 3 [RECALL]; the production bins
@@ -121,7 +121,7 @@ class DelaySchedulingSettings(StaticNodesSettings):
         None, ge=1, le=BENCHMARK_JOBS, description="only the first max_jobs submissions (quick runs); None: all 100"
     )
     hadoop: DelayHadoop = Field(default_factory=DelayHadoop)
-    scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fair"
+    scheduler: SchedulerName = "fair"
 
     def slave_count(self) -> int:
         """The slaves `build` creates: `slaves`, or round(100 x scale) (at least 2) when it is None."""

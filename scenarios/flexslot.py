@@ -29,6 +29,7 @@ from hadoop_layer.tasks import TaskKind
 from policies.schedulers.pinned import PinnedFifoScheduler
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
 from scenarios.limits import MAX_MAPS
+from scenarios.runner import run_model
 from vcloud.interference import TraceLoad
 
 Benchmark = Literal[
@@ -121,8 +122,6 @@ def submit_benchmark(model: HadoopModel, s: FlexSlotSettings) -> None:
 
 def run_pilot(s: FlexSlotSettings, seed: int) -> HadoopModel:
     """A run that shapes another (its cluster or its neighbour): the same benchmark, to its end, like any run."""
-    from scenarios.cli import run_model
-
     pilot = build_cluster(s, seed, check=False)
     submit_benchmark(pilot, s)
     run_model(pilot, s.max_duration_s, progress=False)

@@ -173,7 +173,7 @@ def fig14(runs: Any) -> tuple[str, bool, Figure]:
     alphas = (0.1, 0.5) if runs.quick else ALPHAS
 
     def kills(bench: str, alpha: float) -> float:
-        return kills_per_straggler(_run(runs, bench, slot_manager="flexslot", flexslot_policy={"alpha": alpha}))
+        return kills_per_straggler(_run(runs, bench, slot_manager="flexslot", flexslot={"alpha": alpha}))
 
     table = pd.DataFrame({b: {a: kills(b, a) for a in alphas} for b in benches})
     text = "; ".join(f"{b}: " + ", ".join(f"{a} -> {k:.2f}" for a, k in table[b].items()) for b in benches)

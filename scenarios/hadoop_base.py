@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, model_validator
+from pydantic import Field, create_model, model_validator
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
-from policies.schedulers import SCHEDULERS, CapacitySettings, CouplingSettings, FairSettings, QuincySettings
-from policies.slots import SLOT_MANAGERS, FlexSlotPolicySettings, SkewTuneSettings
-from policies.speculation import SPECULATION, LateSettings, SamrSettings
+from policies.registry import build, choices
+from policies.schedulers import SCHEDULERS
+from policies.slots import SLOT_MANAGERS
+from policies.speculation import SPECULATION
 from scenarios import limits as L
-from scenarios.base import Scenario, TestbedSettings
-from scenarios.synthetic_cloud import cloud_summary
+from scenarios.base import Scenario, TestbedSettings, policy_fields
+from scenarios.summaries import cloud_summary
 from vcloud.persistence import entitlement_persistence
 
 FLEXSLOT_HADOOP = HadoopConfig(
@@ -23,30 +24,32 @@ FLEXSLOT_HADOOP = HadoopConfig(
 )
 
 
-class HadoopClusterSettings(TestbedSettings):
-    """The FlexSlot testbed (section 4.1) unless changed: 8 hosts, 32 VMs (JobTracker, NameNode, 30 slaves)."""
+# for scenarios that choose other default policies
+SchedulerName, SpeculationName, SlotManagerName = choices(SCHEDULERS), choices(SPECULATION), choices(SLOT_MANAGERS)
+_HadoopPolicies = create_model(
+    "_HadoopPolicies",
+    __base__=TestbedSettings,
+    **policy_fields("scheduler", SCHEDULERS, "fifo"),
+    **policy_fields("speculation", SPECULATION, "hadoop"),
+    **policy_fields("slot_manager", SLOT_MANAGERS, "none"),
+)
+
+
+class HadoopClusterSettings(_HadoopPolicies):
+    """The FlexSlot testbed (section 4.1) unless changed: 8 hosts, 32 VMs (JobTracker, NameNode, 30 slaves).
+    The policies and their knobs (`scheduler`, `fair.*`, ...) come from the registries (policies/registry.py)."""
 
     slaves: int = Field(30, ge=1, le=L.MAX_SLAVES)
     daemon_mem_mb: float = Field(
         640.0, ge=0, le=L.MAX_MEM_MB, description="guest OS + TaskTracker + DataNode resident memory"
     )
     hadoop: HadoopConfig = Field(default_factory=lambda: FLEXSLOT_HADOOP.model_copy())
-    scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "fifo"
-    fair: FairSettings = Field(default_factory=FairSettings)
-    capacity: CapacitySettings = Field(default_factory=CapacitySettings)
-    coupling: CouplingSettings = Field(default_factory=CouplingSettings)
-    quincy: QuincySettings = Field(default_factory=QuincySettings)
-    speculation: Literal["none", "hadoop", "late", "samr"] = "hadoop"
-    late: LateSettings = Field(default_factory=LateSettings)
-    samr: SamrSettings = Field(default_factory=SamrSettings)
-    slot_manager: Literal["none", "flexslot", "flexslot-unlimited", "skewtune"] = "none"
-    flexslot_policy: FlexSlotPolicySettings = Field(default_factory=FlexSlotPolicySettings)
-    skewtune: SkewTuneSettings = Field(default_factory=SkewTuneSettings)
     max_duration_s: float = Field(
         48 * 3600.0, gt=0, le=L.MAX_DURATION_S, description="stop here (exit status 1) if jobs are still running"
     )
 
     length_field: ClassVar[str] = "max_duration_s"
+    renamed: ClassVar[dict[str, str]] = {"flexslot_policy": "flexslot"}
 
     def run_length_s(self) -> float | None:
         return self.max_duration_s
@@ -71,8 +74,8 @@ class HadoopClusterSettings(TestbedSettings):
 
 def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=None) -> HadoopModel:
     """Hosts round-robin: VM k on host k mod hosts, so master VMs sit beside slaves, as in a real pool."""
-    scheduler = scheduler or SCHEDULERS[s.scheduler](s)
-    slot_manager = SLOT_MANAGERS[s.slot_manager](s)
+    scheduler = scheduler or build(SCHEDULERS, s.scheduler, s)
+    slot_manager = build(SLOT_MANAGERS, s.slot_manager, s)
     model = HadoopModel(
         rng=seed,
         dt=s.dt,
@@ -81,7 +84,7 @@ def build_cluster(s: HadoopClusterSettings, seed: int, check: bool, scheduler=No
         check=check,
         hadoop=s.hadoop,
         scheduler=scheduler,
-        speculation=SPECULATION[s.speculation](s),
+        speculation=build(SPECULATION, s.speculation, s),
         slot_manager=slot_manager,
     )
     model.allocator = s.make_allocator(model.rng)

@@ -22,7 +22,7 @@ from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from scenarios.inspect_run import CPU_STATES, accounted_s, trace_interval
+from scenarios.trace_math import CPU_STATES, accounted_s, trace_interval
 
 BREAKDOWN_COLORS = {"cputime": "tab:blue", "iowait": "tab:orange", "steal": "tab:red", "other": "tab:gray"}
 

@@ -23,9 +23,9 @@ import pandas as pd
 from hadoop_layer import jobmix
 from hadoop_layer.model import HadoopModel
 from scenarios import delay_figures, flexslot_figures, plots
-from scenarios.cli import run_model
 from scenarios.coupling_experiments import TABLE_II_JOBS
 from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
 from scenarios.scheduler_experiments import POLICIES as QUINCY_POLICIES
 from scenarios.settings import validate
 

@@ -33,7 +33,9 @@ from hadoop_layer.profiles import GB, SAMR, splits
 from hadoop_layer.tasks import TaskKind
 from policies.speculation.samr import StageWeightHistory
 from scenarios import limits as L
-from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+from scenarios.base import AllocatorName
+from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, SpeculationName, build_cluster
+from scenarios.runner import run_model
 
 # name -> settings of the four schemes compared in Fig. 9 (besides Hadoop without backups)
 POLICIES: dict[str, dict[str, Any]] = {
@@ -47,7 +49,7 @@ POLICIES: dict[str, dict[str, Any]] = {
 class SamrHeterogeneousSettings(HadoopClusterSettings):
     """A small heterogeneous cluster: one 2-vCPU VM per 2-core host, Hadoop's default slots."""
 
-    allocator: Literal["static", "heterogeneous", "drs"] = "heterogeneous"
+    allocator: AllocatorName = "heterogeneous"
     slaves: int = Field(12, ge=2, le=L.MAX_SLAVES)
     slow_nodes: int = Field(4, ge=0, description="the first this many slaves are slow")
     slow_cpu: float = Field(0.35, gt=0, le=1, description="a slow node's CPU entitlement, share of a fast node's")
@@ -63,7 +65,7 @@ class SamrHeterogeneousSettings(HadoopClusterSettings):
     pool_cpu_mhz: float | None = None  # the hosts' capacity
     pool_mem_mb: float | None = None
     hadoop: HadoopConfig = Field(default_factory=lambda: HadoopConfig(heartbeat_formula="1.1"))
-    speculation: Literal["none", "hadoop", "late", "samr"] = "samr"
+    speculation: SpeculationName = "samr"
 
 
 class SamrHeterogeneous(HadoopScenario):
@@ -133,7 +135,6 @@ def compare(seeds: tuple[int, ...] = (1, 2, 3), policies: tuple[str, ...] = tupl
     """Run each policy on each seed; a DataFrame with one row per (policy, seed) of the summary's figures."""
     import pandas as pd
 
-    from scenarios.cli import run_model
     from scenarios.settings import validate
 
     scenario, rows = SamrHeterogeneous(), []

@@ -28,7 +28,7 @@ flow trades waiting for locality. `POLICIES` lists the runs that `vcloud reprodu
 from __future__ import annotations
 
 import itertools
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 from pydantic import Field
@@ -40,7 +40,14 @@ from hadoop_layer.profiles import COUPLING
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers import CapacitySettings
 from scenarios import limits as L
-from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
+from scenarios.base import AllocatorName
+from scenarios.hadoop_base import (
+    HadoopClusterSettings,
+    HadoopScenario,
+    SchedulerName,
+    SpeculationName,
+    build_cluster,
+)
 
 GREP = COUPLING["grep"]
 
@@ -58,18 +65,18 @@ def _queues() -> CapacitySettings:
 class StaticNodesSettings(HadoopClusterSettings):
     """One slave VM per 4-core host at the testbed's 2.4 GHz, static pool of the hosts' capacity, no speculation."""
 
-    allocator: Literal["static", "heterogeneous", "drs"] = "static"
+    allocator: AllocatorName = "static"
     pool_cpu_mhz: float | None = None  # the hosts' capacity: one VM per host
     pool_mem_mb: float | None = None
     cores_per_host: int = Field(4, ge=1, le=L.MAX_CORES_PER_HOST)
-    speculation: Literal["none", "hadoop", "late", "samr"] = "none"
+    speculation: SpeculationName = "none"
 
 
 class CapacityQueuesSettings(StaticNodesSettings):
     """10 slaves (40 map, 20 reduce slots) under Capacity with queues A, B, C; B at phase_s, C at 2 x phase_s."""
 
     slaves: int = Field(10, ge=1, le=L.MAX_SLAVES)
-    scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "capacity"
+    scheduler: SchedulerName = "capacity"
     capacity: CapacitySettings = Field(default_factory=_queues)
     phase_s: float = Field(
         600.0, ge=60, le=L.DAY_S, description="B submits at phase_s, C at 2 x phase_s; the run ends at 3x"
@@ -210,7 +217,7 @@ class QuincyLocalitySettings(StaticNodesSettings):
 
     slaves: int = Field(16, ge=2, le=L.MAX_SLAVES)
     racks: int = Field(4, ge=1, le=L.MAX_SLAVES)
-    scheduler: Literal["fifo", "fair", "capacity", "coupling", "quincy"] = "quincy"
+    scheduler: SchedulerName = "quincy"
     jobs: int = Field(12, ge=1, le=10_000, description="jobs in the stream")
     mean_gap_s: float = Field(40.0, ge=0, le=L.DAY_S, description="mean of the exponential gaps between submissions")
     data_fraction: float = Field(0.25, gt=0, le=1, description="share of the slaves that hold the input")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -18,6 +19,24 @@ from scenarios.limits import number_text
 
 class SettingsError(ValueError):
     """A bad setting: the message is one line naming the key and the value."""
+
+
+class RenamedSetting(FutureWarning):
+    """An old name of a settings group was used: it still works, for now."""
+
+
+def renamed_groups(renamed: dict[str, str], tree: dict[str, Any]) -> dict[str, Any]:
+    """`tree` (nested settings) with the groups of old names moved to their new names, one warning line each;
+    what is given under both names is merged, the new name's values winning."""
+    for old, new in renamed.items():
+        if old not in tree:
+            continue
+        warnings.warn(f"settings: {old}.* is now {new}.* (the old name still works, for now)", RenamedSetting,
+                      stacklevel=3)  # fmt: skip
+        tree = dict(tree)
+        value, current = tree.pop(old), tree.get(new)
+        tree[new] = {**value, **current} if isinstance(value, dict) and isinstance(current, dict) else current or value
+    return tree
 
 
 def parse_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -114,7 +133,9 @@ def validate[S: BaseModel](model: type[S], flat: dict[str, Any], base: dict[str,
     if not isinstance(base or {}, dict):
         raise SettingsError(f"settings: expected an object of settings, got {base!r:.40}")
     check_finite({**flatten(base or {}), **flat})
-    over = nest(flat)
+    renamed = getattr(model, "renamed", {})
+    over = renamed_groups(renamed, nest(flat))
+    base = renamed_groups(renamed, base) if base else base
     groups = [k for k, v in over.items() if isinstance(v, dict)]
     tree = _merge(model, base or {}, over, _defaults(model) if groups and not base else None)
     try:

@@ -7,8 +7,8 @@ Two replay modes (`replay`):
   the traced cluster with every byte on the disk, and the CPU that fills the rest of the recorded time goes to
   the map (or reduce) function (`plans.cpu_for_runtime`). A reduce's recorded time after its shuffle
   (finish - shuffleFinished) is sized so when its shuffle ends, from the merges it then has; the shuffle itself
-  is emulated (it waits for the maps). Schedulers thus meet the real task-time distribution while the cloud still adds contention,
-  steal and iowait. The job's initialization, setup and cleanup take their recorded times.
+  is emulated (it waits for the maps). Schedulers thus meet the real task-time distribution while the cloud
+  still adds contention, steal and iowait. The job's initialization, setup and cleanup take their recorded times.
 - `physics`: work from bytes and, where the trace has them, the CPU counters (`cumulativeCpuUsage`,
   `cpuUsages`), else CPU per MB borrowed from a PUMA profile (`profile`).
 `auto` is durations for Rumen, physics for SWIM (which records no task times).
@@ -47,6 +47,7 @@ from hadoop_layer.plans import Route, cpu_for_runtime, map_plan
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import Task
 from hadoop_layer.traces import Topology, TraceError, TraceJob, median_or, read_text, read_topology, read_trace
+from policies.registry import build
 from policies.schedulers import SCHEDULERS
 from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
@@ -291,9 +292,9 @@ def build_trace_cluster(
         trace_interval_s=s.trace_interval_s,
         check=check,
         hadoop=hadoop,
-        scheduler=SCHEDULERS[s.scheduler](s),
-        speculation=SPECULATION[s.speculation](s),
-        slot_manager=SLOT_MANAGERS[s.slot_manager](s),
+        scheduler=build(SCHEDULERS, s.scheduler, s),
+        speculation=build(SPECULATION, s.speculation, s),
+        slot_manager=build(SLOT_MANAGERS, s.slot_manager, s),
     )
     model.allocator = s.make_allocator(model.rng)
     model.set_pool(None, None)  # a physical cluster: no pool beyond its hosts

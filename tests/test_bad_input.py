@@ -70,7 +70,7 @@ RUN = [
     ("run flexslot --set drs.mem_sample_pages=100000000", "drs.mem_sample_pages=100000000"),
     ("run flexslot --set drs.mem_sample_period_s=1e-9", "drs.mem_sample_period_s=1e-09"),
     ("run flexslot --set drs.smoothing=1", "drs.smoothing=1"),
-    ("run flexslot --set flexslot_policy.period_s=1e-9", "flexslot_policy.period_s=1e-09"),
+    ("run flexslot --set flexslot.period_s=1e-9", "flexslot.period_s=1e-09"),
     ("run flexslot --set skewtune.period_s=1e-9", "skewtune.period_s=1e-09"),
     ("run flexslot --set fair.update_interval_s=0", "fair.update_interval_s=0"),
     ("run flexslot --set scheduler=lottery", "scheduler='lottery'"),

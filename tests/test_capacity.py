@@ -14,8 +14,7 @@ from policies.schedulers.capacity import (
     user_limit,
 )
 from scenarios.hadoop_base import HadoopClusterSettings, build_cluster
-from tests.test_fair import cluster, frozen, pin_blocks, running
-from tests.test_hadoop import uniform_maps
+from tests.helpers import frozen, pin_blocks, running, small_cluster, uniform_maps
 
 MAP = TaskKind.MAP
 
@@ -68,7 +67,7 @@ def test_capacities_must_add_up_to_100_and_jobs_need_a_known_queue():
     with pytest.raises(ValidationError, match="below capacity"):
         queues(a=(60, {"maximum_capacity": 50}), b=40)
     cap = CapacityScheduler(queues(a=100))
-    model = cluster(cap)
+    model = small_cluster(scheduler=cap)
     model.add_job("lost", PUMA["grep"], 0.0, uniform_maps(2), 0, pool="nowhere")
     with pytest.raises(ValueError, match="names queue 'nowhere'"):
         model.run_until(10.0)
@@ -85,7 +84,7 @@ def test_capacities_must_add_up_to_100_and_jobs_need_a_known_queue():
 def test_a_queue_borrows_idle_capacity_up_to_its_maximum_then_gives_it_back(a_settings, a_alone):
     # 4 slaves x 2 map slots = 8; queues a and b of 50% = 4 slots each; b's job arrives at t=100.
     cap = CapacityScheduler(queues(a=(50, a_settings), b=50))
-    model = cluster(cap, slaves=4)
+    model = small_cluster(scheduler=cap, slaves=4)
     ja = model.add_job("ja", PUMA["grep"], 0.0, uniform_maps(40, core_s=60.0), 0, pool="a", user="u1")
     jb = model.add_job("jb", PUMA["grep"], 100.0, uniform_maps(20, core_s=60.0), 0, pool="b", user="u2")
     model.run_until(90.0)
@@ -103,7 +102,7 @@ def test_two_queues_share_the_cluster_by_capacity():
     # 8 map slots: queue a 75% -> int(6.0) = 6, b 25% -> 2; one user each with user-limit-factor 1 keeps each
     # queue at its capacity: 6 + 2 all along.
     cap = CapacityScheduler(queues(a=75, b=25))
-    model = cluster(cap, slaves=4)
+    model = small_cluster(scheduler=cap, slaves=4)
     ja = model.add_job("ja", PUMA["wordcount"], 0.0, uniform_maps(30, core_s=60.0), 2, pool="a", user="u1")
     jb = model.add_job("jb", PUMA["wordcount"], 0.0, uniform_maps(30, core_s=60.0), 2, pool="b", user="u2")
     for t in (50.0, 150.0):
@@ -119,7 +118,7 @@ def test_one_off_switch_map_per_heartbeat_after_the_locality_wait():
     # Racks: nodes 0, 2 on rack 0; 1, 3 on rack 1. Every split on nodes 1 and 3: locality wait factor =
     # min(2 nodes / 4, 1.0) = 0.5; off-switch once missed opportunities > min(8 maps, 4 trackers) x 0.5 = 2.
     cap = CapacityScheduler()
-    model = cluster(cap, slaves=4, racks=2)
+    model = small_cluster(scheduler=cap, slaves=4, racks=2)
     job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(8), 0)
     pin_blocks(job, [1, 3])
     frozen(model, 1.0)
@@ -141,7 +140,7 @@ def test_one_off_switch_map_per_heartbeat_after_the_locality_wait():
 @pytest.mark.parametrize(("supports_priority", "first"), [(False, "early"), (True, "urgent")])
 def test_jobs_in_a_queue_go_by_start_time_or_by_priority_first(supports_priority, first):
     cap = CapacityScheduler(queues(default=(100, {"supports_priority": supports_priority})))
-    model = cluster(cap)
+    model = small_cluster(scheduler=cap)
     model.add_job("early", PUMA["grep"], 0.0, uniform_maps(6), 0)
     model.add_job("urgent", PUMA["grep"], 0.5, uniform_maps(6), 0, priority="HIGH")
     frozen(model, 1.0)
@@ -154,7 +153,7 @@ def test_a_high_memory_job_takes_two_slots_per_task_and_reserves_a_tracker():
     # too small; the tracker is reserved for the big job, so the small job behind it gets nothing there.
     settings = CapacitySettings(map_slot_memory_mb=200.0, reduce_slot_memory_mb=200.0, job_map_memory_mb={"big": 400.0})
     cap = CapacityScheduler(settings)
-    model = cluster(cap, slaves=2, map_slots=3)
+    model = small_cluster(scheduler=cap, slaves=2, map_slots=3)
     big = model.add_job("big", PUMA["grep"], 0.0, uniform_maps(4, core_s=30.0), 0)
     small = model.add_job("small", PUMA["grep"], 0.0, uniform_maps(4, core_s=30.0), 0)
     frozen(model, 1.0)
@@ -174,7 +173,7 @@ def test_a_high_memory_job_takes_two_slots_per_task_and_reserves_a_tracker():
 def test_a_high_memory_run_ends_with_every_job_succeeded():
     settings = CapacitySettings(map_slot_memory_mb=200.0, reduce_slot_memory_mb=200.0, job_map_memory_mb={"big": 350.0})
     cap = CapacityScheduler(settings)
-    model = cluster(cap, slaves=3, map_slots=3, racks=2)
+    model = small_cluster(scheduler=cap, slaves=3, map_slots=3, racks=2)
     jobs = [
         model.add_job("big", PUMA["grep"], 0.0, uniform_maps(9, core_s=30.0), 1),
         model.add_job("small", PUMA["wordcount"], 5.0, uniform_maps(12, core_s=20.0), 2, user="u2"),
@@ -193,7 +192,7 @@ def test_a_high_memory_run_ends_with_every_job_succeeded():
 def test_a_job_needing_more_slots_than_any_tracker_has_is_refused():
     memory = {"map_slot_memory_mb": 200.0, "reduce_slot_memory_mb": 200.0}
     settings = CapacitySettings(**memory, job_map_memory_mb={"huge": 700.0})
-    model = cluster(CapacityScheduler(settings), map_slots=3)
+    model = small_cluster(scheduler=CapacityScheduler(settings), map_slots=3)
     model.add_job("huge", PUMA["grep"], 0.0, uniform_maps(2), 0)  # ceil(700 / 200) = 4 > 3 slots
     with pytest.raises(ValueError, match="needs 4 map slots per task"):
         model.run_until(10.0)

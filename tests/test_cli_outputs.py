@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import scenarios.cli as cli
+import scenarios.runner as runner
 from scenarios.cli import main
 from scenarios.outputs import clean_stale
 from scenarios.registry import SCENARIOS
@@ -82,11 +83,11 @@ def test_a_hadoop_runs_progress_bar_has_no_total_a_fixed_length_runs_does(monkey
         def update(self, n):
             pass
 
-    monkeypatch.setattr(cli, "tqdm", Bar)
+    monkeypatch.setattr(runner, "tqdm", Bar)
     for name, overrides in (("flexslot", {"scale": 0.02}), ("synthetic-cloud", {"duration_s": 60})):
         scenario = SCENARIOS[name]
         model = scenario.build(scenario.Settings(**overrides), 1)
-        cli.run_model(model, scenario.horizon_s(model), stops_itself=scenario.stops_itself)
+        runner.run_model(model, scenario.horizon_s(model), stops_itself=scenario.stops_itself)
     assert totals == [None, 60.0]
 
 

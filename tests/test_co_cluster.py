@@ -1,7 +1,7 @@
 """FlexSlot Fig 10's setting: a second identical cluster, replayed from a stock run, shares the hosts."""
 
-from scenarios.cli import run_model
 from scenarios.flexslot import FlexSlot
+from scenarios.runner import run_model
 from scenarios.settings import validate
 
 SCENARIO = FlexSlot()

@@ -5,10 +5,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import Launch
-from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.coupling import (
@@ -21,18 +19,7 @@ from policies.schedulers.coupling import (
     random_peeking,
     wait_step,
 )
-from tests.test_hadoop import uniform_maps
-
-
-def cluster(scheduler, slaves=4, racks=2, map_slots=2, reduce_slots=1, speculation=None, **hadoop) -> HadoopModel:
-    """tests/test_hadoop.py's small_cluster with our scheduler and slot counts: 2-vCPU slaves, one per host,
-    host i on rack i % racks, 3-second heartbeats."""
-    cfg = HadoopConfig(map_slots=map_slots, reduce_slots=reduce_slots, heartbeat_formula="1.0", **hadoop)
-    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=scheduler, speculation=speculation)
-    for i in range(slaves):
-        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=i % racks)
-        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
-    return model
+from tests.helpers import no_heartbeats, two_rack_cluster, uniform_maps
 
 
 class _Job:
@@ -108,18 +95,11 @@ def test_wait_scheduling_rounds():
     assert step(2, 0, ok=False) == (5, True)
 
 
-def _frozen(model):
-    """No heartbeats of their own: the test calls the scheduler."""
-    model.jobtracker.wake_idle = lambda: None
-    for t in model.trackers:
-        t.wake = lambda: None
-
-
 def two_map_outputs(sched, **settings):
     """4 nodes, a wordcount job whose maps 0 and 1 are done: 60 MB of output on node 2, 20 MB on node 3."""
-    model = cluster(sched, reduce_slowstart=0.0, **settings)
+    model = two_rack_cluster(sched, reduce_slowstart=0.0, **settings)
     job = model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(4), 2)
-    _frozen(model)
+    no_heartbeats(model)
     model.run_until(1.0)
     for task, node, mb in ((job.maps[0], 2, 60.0), (job.maps[1], 3, 20.0)):
         job.set_state(task, "done")
@@ -179,7 +159,7 @@ def test_random_peeking_in_a_heartbeat(beta, p):
     # K2 = 4 free -> p_m = 0.5, N_m = 4; M_p = 8 -> beta_j = 0.1 + 0.9 (1 - e^-2) = 0.878198;
     # p = 1 - 0.8 x 0.5^0.878198 x (1 - e^-4) = 0.572734 (fixed beta = 0.5: 1 - 0.8 x 0.707107 x 0.981684 = 0.444675)
     sched = CouplingScheduler(CouplingSettings(beta=beta))
-    model = cluster(sched, racks=1, map_slots=1)
+    model = two_rack_cluster(sched, racks=1, map_slots=1)
     job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(8), 0)
     for task in job.maps:
         task.replicas = np.array([0, 1])
@@ -187,7 +167,7 @@ def test_random_peeking_in_a_heartbeat(beta, p):
         cache.clear()
     for cache in (job._node_cache[0], job._node_cache[1], job._rack_cache[0]):
         cache.extend(reversed(job.maps))
-    _frozen(model)
+    no_heartbeats(model)
     model.run_until(1.0)
     view = model.jobtracker.view
     # 10000 heartbeats: sigma = sqrt(0.57 x 0.43 / 10000) = 0.0050; tolerance 4 sigma = 0.02
@@ -198,7 +178,7 @@ def test_random_peeking_in_a_heartbeat(beta, p):
 
 
 def _run_jobs(scheduler, seconds=4000.0, **hadoop):
-    model = cluster(scheduler, **hadoop)
+    model = two_rack_cluster(scheduler, **hadoop)
     jobs = [
         model.add_job("big", PUMA["wordcount"], 0.0, uniform_maps(24, core_s=20.0), 6),
         model.add_job("small", PUMA["grep"], 15.0, uniform_maps(4), 2),

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from hadoop_layer.model import HadoopModel
-from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
 from scenarios.reproduce import mean_running_maps
+from scenarios.runner import run_model
 from scenarios.settings import validate
 
 QUARTER = 0.25

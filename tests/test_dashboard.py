@@ -7,12 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scenarios.cli import main, write_run
+from scenarios.cli import main
 from scenarios.dashboard import figures
 from scenarios.dashboard.controls import model_params
 from scenarios.dashboard.models import DashboardModel, ReplayModel
 from scenarios.dashboard.panels import heat_grid, read_run, replay_snapshot, summary_line
 from scenarios.registry import SCENARIOS
+from scenarios.runner import write_run
 from scenarios.settings import validate
 
 SMALL = {"scale": 0.05}

@@ -213,7 +213,7 @@ def test_a_writer_past_the_dirty_ratio_is_throttled_to_the_disk():
 def test_a_run_reports_cache_and_disk_reads_per_attempt_and_the_cache_per_vm():
     # every map reads its split once: from a datastore (cold HDFS blocks) or a page cache; the trace shows the caches
     from hadoop_layer.profiles import PUMA
-    from tests.test_hadoop import small_cluster, uniform_maps
+    from tests.helpers import small_cluster, uniform_maps
 
     model = small_cluster(slaves=3)
     model.add_job("j", PUMA["tera-sort"], 0.0, uniform_maps(9), 2)

@@ -9,9 +9,9 @@ import pytest
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
-from scenarios.cli import run_model
 from scenarios.delay_experiments import BINS, POLICIES, job_bin, scaled_maps
 from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
 from scenarios.settings import validate
 
 SCENARIO = SCENARIOS["delay-scheduling"]

@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hadoop_layer.profiles import PUMA
-from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
 from scenarios.settings import validate
-from tests.test_hadoop import small_cluster, uniform_maps
+from tests.helpers import small_cluster, uniform_maps
 
 
 def _run(seed: int, **overrides):

@@ -1,9 +1,7 @@
 """Hadoop 1.x FairScheduler: water-filling, pool order, delay scheduling, preemption, shares in a run."""
 
-import numpy as np
 import pytest
 
-from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
@@ -17,45 +15,9 @@ from policies.schedulers.fair import (
     fair_order,
 )
 from scenarios.hadoop_base import HadoopClusterSettings, build_cluster
-from tests.test_hadoop import uniform_maps
+from tests.helpers import frozen, pin_blocks, running, small_cluster, uniform_maps
 
 MAP = TaskKind.MAP
-
-
-def cluster(scheduler, slaves=3, racks=1, map_slots=2, **hadoop) -> HadoopModel:
-    """Like tests/test_hadoop.py::small_cluster, with the given scheduler (its preemption runs periodically)."""
-    cfg = HadoopConfig(map_slots=map_slots, reduce_slots=1, heartbeat_formula="1.0", **hadoop)
-    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=scheduler)
-    for i in range(slaves):
-        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=i % racks)
-        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
-    return model
-
-
-def frozen(model: HadoopModel, until: float) -> None:
-    """Run to `until` with no heartbeats: the test calls the scheduler itself."""
-    model.start()
-    model.jobtracker.wake_idle = lambda: None
-    for t in model.trackers:
-        t.wake = lambda: None
-    model.run_until(until)
-
-
-def pin_blocks(job: Job, nodes: list[int]) -> None:
-    """Put every split of `job` on `nodes` and rebuild the job's locality caches."""
-    racks = job.model.node_racks
-    job._node_cache.clear()
-    job._rack_cache.clear()
-    for task in reversed(job.maps):
-        task.replicas = np.array(nodes)
-        for n in nodes:
-            job._node_cache[n].append(task)
-        for r in {int(racks[n]) for n in nodes}:
-            job._rack_cache[r].append(task)
-
-
-def running(job: Job, kind: TaskKind = MAP) -> int:
-    return sum(len(t.active) for t in job.running_tasks[kind])
 
 
 def test_fair_shares_water_fill_min_shares_weights_and_demands():
@@ -71,7 +33,7 @@ def test_fair_shares_water_fill_min_shares_weights_and_demands():
     # The same three pools from jobs on a 20-map-slot cluster (10 slaves x 2), before any launch.
     pools = {"A": PoolSettings(min_maps=6), "B": PoolSettings(min_maps=2, weight=2), "C": PoolSettings(min_maps=8)}
     fair = FairScheduler(FairSettings(pools=pools))
-    model = cluster(fair, slaves=10)
+    model = small_cluster(scheduler=fair, slaves=10)
     for name, maps in (("A", 4), ("B", 100), ("C", 100)):
         model.add_job(name, PUMA["grep"], 0.0, uniform_maps(maps), 0, pool=name)
     frozen(model, 0.5)
@@ -96,7 +58,7 @@ def test_pools_below_min_share_come_first_then_by_running_over_weight():
 def test_delay_scheduling_escalates_node_rack_any_and_resets_on_a_local_launch(delay):
     # Racks: nodes 0, 2 on rack 0; 1, 3 on rack 1. Every split lives on nodes 1 and 3 only.
     fair = FairScheduler(FairSettings(node_delay_s=5.0, rack_delay_s=5.0, delay_scheduling=delay))
-    model = cluster(fair, slaves=4, racks=2)
+    model = small_cluster(scheduler=fair, slaves=4, racks=2)
     job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(8), 0)
     pin_blocks(job, [1, 3])
     frozen(model, 1.0)
@@ -130,7 +92,7 @@ def test_delay_scheduling_escalates_node_rack_any_and_resets_on_a_local_launch(d
 def preemption_run(pools: dict, **settings) -> tuple[HadoopModel, Job, Job]:
     """4 one-slot slaves filled by pool `adhoc` from t=0; pool `prod` submits at t=20 (preemption every 15 s)."""
     fair = FairScheduler(FairSettings(pools=pools, preemption=True, **settings))
-    model = cluster(fair, slaves=4, map_slots=1)
+    model = small_cluster(scheduler=fair, slaves=4, map_slots=1)
     adhoc = model.add_job("adhoc", PUMA["grep"], 0.0, uniform_maps(12, core_s=300.0), 0, pool="adhoc")
     prod = model.add_job("prod", PUMA["grep"], 20.0, uniform_maps(4, core_s=300.0), 0, pool="prod")
     return model, adhoc, prod
@@ -164,7 +126,7 @@ def test_two_pools_share_the_cluster_by_weight():
     # R = 6 / 3 = 2 -> fair shares 4 and 2. Launches go to the lower running / weight, so a freed slot of a
     # returns to a (3/2 < 2/1) and one of b to b (4/2 > 1/1): the split stays 4 + 2.
     fair = FairScheduler(FairSettings(pools={"a": PoolSettings(weight=2.0)}))
-    model = cluster(fair, slaves=3)
+    model = small_cluster(scheduler=fair, slaves=3)
     ja = model.add_job("ja", PUMA["grep"], 0.0, uniform_maps(30, core_s=60.0), 0, pool="a")
     jb = model.add_job("jb", PUMA["grep"], 0.0, uniform_maps(30, core_s=60.0), 0, pool="b")
     for t in (50.0, 150.0, 230.0):  # inside waves: equal maps end together (~every 62 s), slots refill at heartbeats
@@ -184,7 +146,7 @@ def test_a_mixed_run_with_preemption_and_delay_ends_with_every_job_succeeded():
     }
     settings = FairSettings(pools=pools, preemption=True, fair_share_preemption_timeout_s=30.0)
     fair = FairScheduler(settings)
-    model = cluster(fair, slaves=4, racks=2)
+    model = small_cluster(scheduler=fair, slaves=4, racks=2)
     batch = uniform_maps(10, core_s=200.0)
     jobs = [model.add_job(f"b{k}", PUMA["wordcount"], 5.0 * k, batch, 2, pool="batch") for k in range(3)]
     jobs += [model.add_job(f"p{k}", PUMA["grep"], 30.0 + 40.0 * k, uniform_maps(6), 1, pool="prod") for k in range(2)]

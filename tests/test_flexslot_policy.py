@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from hadoop_layer.interfaces import Restart, SetSlots
 from hadoop_layer.profiles import PUMA
 from policies.slots.flexslot import (
     FlexSlotManager,
@@ -12,7 +11,7 @@ from policies.slots.flexslot import (
     slot_move,
     stragglers_by_kmeans,
 )
-from tests.test_hadoop import small_cluster, uniform_maps
+from tests.helpers import busy, small_cluster, uniform_maps
 from vcloud.pagecache import PageCacheSettings
 
 
@@ -75,26 +74,26 @@ def test_an_io_bound_straggler_is_restarted_once_in_a_larger_slot():
     assert all(len(t.attempts) == 1 for t in job.maps[1:])
 
 
-def test_slot_moves_keep_the_total_and_never_empty_a_node():
+def test_a_cpu_starved_node_gets_a_map_slot_from_the_least_stolen_one_and_the_total_stays():
+    # a co-tenant spins on host 1: node 1's maps are stolen from (CPU-bound stragglers), the others' are not
     model = small_cluster(slaves=3)
-    trackers = model.trackers
-    for t, steal in zip(trackers, (0.0, 9.0, 1.0), strict=True):
-        t.vm.row  # noqa: B018 - rows exist once the VM is added
-        model.vms.steal_s[t.vm.row] = steal
-    manager = FlexSlotManager(FlexSlotPolicySettings(period_s=1.0, lam=0.5))
-    model.start()
-    manager._last = {t: (0.0, 0.0, 0.0) for t in trackers}
-    actions = manager._move(model.jobtracker.view, manager._node_rates(model.jobtracker.view), 0.0)
-    assert actions == [SetSlots(trackers[0], map_slots=1), SetSlots(trackers[1], map_slots=3)]
-    assert not any(isinstance(a, Restart) for a in actions)
+    busy(model, model.add_vm("tenant", model.trackers[1].vm.host, vcpus=2, mem_mb=1024), threads=2)
+    manager = FlexSlotManager(FlexSlotPolicySettings(period_s=5.0, lam=0.1, min_runtime_s=0.0, resize=False))
+    model.jobtracker.slot_manager = manager
+    job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(18, core_s=30.0), 0)
+    model.run_until(12.0)
+    assert [t.map_slots for t in model.trackers] == [1, 3, 2]  # one move at 10 s: node 0 to node 1
+    model.run_until(2000.0)
+    assert job.state == "succeeded"
+    assert sum(t.map_slots for t in model.trackers) == 6 and min(t.map_slots for t in model.trackers) >= 1
 
 
 def test_no_slot_moves_without_a_straggler_short_of_cpu():
-    # the same steal imbalance as above, but no map runs: Algorithm 2 waits for a CPU-bound straggler (3.4)
+    # a steal imbalance far above lambda, but no map runs: Algorithm 2 waits for a CPU-bound straggler (3.4)
     model = small_cluster(slaves=3)
-    for t, steal in zip(model.trackers, (0.0, 9.0, 1.0), strict=True):
-        model.vms.steal_s[t.vm.row] = steal
     manager = FlexSlotManager(FlexSlotPolicySettings(period_s=1.0, lam=0.5))
     model.start()
-    manager._last = {t: (0.0, 0.0, 0.0) for t in model.trackers}
+    assert manager.adjust(model.jobtracker.view) == []  # the first look: steal so far is the baseline
+    for t, steal in zip(model.trackers, (0.0, 9.0, 1.0), strict=True):
+        model.vms.steal_s[t.vm.row] = steal
     assert manager.adjust(model.jobtracker.view) == []

@@ -8,8 +8,8 @@ against the seed-to-seed spread, so it is compared on the mean); Table 1 on one 
 import numpy as np
 import pytest
 
-from scenarios.cli import run_model
 from scenarios.flexslot import FlexSlot
+from scenarios.runner import run_model
 from scenarios.settings import validate
 
 SCENARIO = FlexSlot()

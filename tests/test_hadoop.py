@@ -5,11 +5,11 @@ import pytest
 
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.hdfs import Locality, place_blocks
-from hadoop_layer.model import HadoopModel
+from hadoop_layer.interfaces import SlotManager, SpeculationPolicy
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
-from policies.schedulers.fifo import FifoScheduler
 from policies.speculation.hadoop import HadoopSpeculation, speculatable
+from tests.helpers import assert_backups_won_off, small_cluster, uniform_maps
 
 
 @pytest.mark.parametrize(
@@ -35,20 +35,6 @@ def test_hdfs_puts_the_second_replica_off_rack_and_the_third_beside_it():
     assert np.all(racks[replicas[:, 1]] == 0)  # another rack
     assert np.all(racks[replicas[:, 2]] == racks[replicas[:, 1]])
     assert np.all(replicas[:, 2] != replicas[:, 1])
-
-
-def small_cluster(slaves=3, racks=1, speculation=None, **hadoop) -> HadoopModel:
-    """`slaves` slave VMs of 2 vCPUs, one per host; hosts spread over `racks` racks."""
-    cfg = HadoopConfig(map_slots=2, reduce_slots=1, heartbeat_formula="1.0", **hadoop)
-    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=FifoScheduler(), speculation=speculation)
-    for i in range(slaves):
-        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=i % racks)
-        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
-    return model
-
-
-def uniform_maps(n: int, mb: float = 64.0, core_s: float = 10.0) -> list[dict]:
-    return [{"input_mb": mb, "cpu_mc": core_s * 2000.0, "output_mb": 1.0, "output_records": 1e4} for _ in range(n)]
 
 
 def test_fifo_serves_the_higher_priority_job_first_then_the_earlier_one():
@@ -172,13 +158,48 @@ def test_heaps_beyond_the_granted_memory_swap_and_slow_the_maps():
     assert runtime_large > 1.2 * runtime_small
 
 
-def assert_backups_won_off(job, slow) -> None:
-    """Some map was backed up; each backed-up map started on `slow`, was killed there, and its backup, launched at
-    least the 60 s lag later on another node, won."""
-    backed_up = [t for t in job.maps if len(t.attempts) == 2]
-    assert backed_up, "no task on the starved node was backed up"
-    for task in backed_up:
-        first, backup = task.attempts
-        assert first.tracker is slow and first.state == "killed"
-        assert backup.speculative and backup.state == "done" and backup.tracker is not slow
-        assert backup.start_s - first.start_s >= 60.0
+def test_a_trackers_running_attempts_iterate_in_launch_order():
+    """Not by memory address, which differs between processes (policies loop over them: seeded runs must repeat)."""
+    model = small_cluster(slaves=1)
+    model.add_job("j", PUMA["grep"], 0.0, uniform_maps(2), 0)
+    model.run_until(2.0)
+    running = list(model.trackers[0].running[TaskKind.MAP])
+    assert [a.task.index for a in running] == [0, 1]
+    model.trackers[0].running[TaskKind.MAP].discard(running[0])
+    assert list(model.trackers[0].running[TaskKind.MAP]) == running[1:]
+
+
+class _Counting(SlotManager):
+    """A slot manager that only counts its calls."""
+
+    def __init__(self, period_s: float) -> None:
+        self.period_s, self.calls = period_s, []
+
+    def adjust(self, cluster):
+        self.calls.append(cluster.now)
+        return []
+
+
+def test_a_slot_manager_set_after_the_start_runs_every_period_from_then_on(cluster):
+    cluster.add_job("j", PUMA["grep"], 0.0, uniform_maps(12, core_s=30.0), 0)
+    first, second = _Counting(10.0), _Counting(4.0)
+    cluster.jobtracker.slot_manager = first
+    cluster.run_until(25.0)
+    cluster.jobtracker.slot_manager = second
+    cluster.run_until(35.0)
+    assert first.calls == [10.0, 20.0] and second.calls == [28.0, 32.0]
+    cluster.jobtracker.slot_manager = first  # set again: scheduled once, not twice
+    cluster.run_until(45.0)
+    assert first.calls == [10.0, 20.0, 40.0]
+
+
+def test_a_speculation_policy_that_only_chooses_backups_runs(cluster):
+    class NeverBackUp(SpeculationPolicy):
+        def backups(self, tracker, cluster, free_maps, free_reduces):
+            return []
+
+    assert NeverBackUp().may_back_up(cluster.jobtracker.view)  # the documented default: keep heartbeating
+    cluster.jobtracker.speculation = NeverBackUp()
+    job = cluster.add_job("j", PUMA["grep"], 0.0, uniform_maps(6), 0)
+    cluster.run_until(500.0)
+    assert job.state == "succeeded"

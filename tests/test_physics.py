@@ -147,3 +147,15 @@ def test_an_open_phase_waits_idle_for_work_and_ends_only_when_closed():
     model.run_for(2.0)
     # closed at 10 s: the empty phase ends at once (10 s); the CPU phase starts with the next tick (11 s), 1 s long
     assert item.state == "done" and item.phase_end_s[0] == pytest.approx(10.0) and item.end_s == pytest.approx(12.0)
+
+
+def test_hosts_and_vms_expose_every_column_of_their_table_as_a_declared_property():
+    """A new table column needs its line on the agent (no __getattr__ hides what an agent exposes)."""
+    from vcloud.agents import VM, Column, Host
+    from vcloud.tables import HostTable, VMTable
+
+    assert {n for n, v in vars(Host).items() if isinstance(v, Column)} == set(HostTable.SCHEMA)
+    assert {n for n, v in vars(VM).items() if isinstance(v, Column)} == set(VMTable.SCHEMA) - {"host"}  # the agent
+    model = one_host(cores=4, core_mhz=2000.0)
+    vm = model.add_vm("v", model.host_agents[0], vcpus=2, mem_mb=1024)
+    assert (vm.vcpus, vm.host.cores, vm.host.core_mhz, vm.steal_s) == (2, 4, 2000.0, 0.0)

@@ -6,8 +6,7 @@ import pytest
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.quincy import QuincyScheduler, QuincySettings, integer_shares
-from tests.test_coupling import _frozen, cluster
-from tests.test_hadoop import uniform_maps
+from tests.helpers import no_heartbeats, two_rack_cluster, uniform_maps
 
 
 def _place(job, replicas):
@@ -44,11 +43,11 @@ def _frozen_cluster(sizes_gb, replicas, now, **settings):
     Racks: node i on rack i % 2, so rack 0 = {0, 2}, rack 1 = {1, 3}; one map slot per computer. psi = 1 and
     xi = 2 per GB, omega = 0.5 per second: every task's upsilon (edge to U) is 0.5 x now."""
     sched = QuincyScheduler(QuincySettings(**settings))
-    model = cluster(sched, map_slots=1)
+    model = two_rack_cluster(sched, map_slots=1)
     maps = [m | {"input_mb": 1024.0 * gb} for m, gb in zip(uniform_maps(len(sizes_gb)), sizes_gb, strict=True)]
     job = model.add_job("j", PUMA["grep"], 0.0, maps, 0)
     _place(job, replicas)
-    _frozen(model)
+    no_heartbeats(model)
     model.run_until(now)
     sched.solve(model.jobtracker.view)
     return sched, model
@@ -94,11 +93,11 @@ def test_fairness_splits_the_slots(fairness, a_tasks):
     # none: run the 4 tasks that are dearest to keep waiting, A's: 0 + 1 + 1 + 1 + 4 x 2.5 = 13.
     # fair: A_j = 2 each (E = F = 2): 3 + 2 x 5 + 2 x 2.5 = 18.
     sched = QuincyScheduler(QuincySettings(fairness=fairness))
-    model = cluster(sched, racks=1, map_slots=1)
+    model = two_rack_cluster(sched, racks=1, map_slots=1)
     jobs = [model.add_job(n, PUMA["grep"], t, uniform_maps(4, mb=1024.0), 0) for n, t in (("A", 0.0), ("B", 5.0))]
     for job in jobs:
         _place(job, [[0]] * 4)
-    _frozen(model)
+    no_heartbeats(model)
     model.run_until(10.0)
     sched.solve(model.jobtracker.view)
     plan = sched.plans[TaskKind.MAP]
@@ -113,7 +112,7 @@ def test_only_fairness_with_preemption_kills_to_make_room(fairness, kills):
     # running tasks are routed to U_A (killed); without, A keeps its slots and B waits.
     sched = QuincyScheduler(QuincySettings(fairness=fairness))
     sched.period_s = None  # ask for the kills ourselves below, instead of the model every second
-    model = cluster(sched, racks=1, map_slots=1)
+    model = two_rack_cluster(sched, racks=1, map_slots=1)
     a = model.add_job("A", PUMA["grep"], 0.0, uniform_maps(4, core_s=200.0), 0)
     b = model.add_job("B", PUMA["grep"], 20.0, uniform_maps(4), 0)
     model.run_until(30.0)
@@ -154,7 +153,7 @@ def _workload(model):
 def test_quincy_runs_every_job_to_the_end(fairness, failures):
     # with failures: failed attempts requeue their tasks, which must be scheduled again
     sched = QuincyScheduler(QuincySettings(fairness=fairness))
-    model = cluster(sched, task_failure_probability=failures, max_attempts=8)
+    model = two_rack_cluster(sched, task_failure_probability=failures, max_attempts=8)
     jobs = _workload(model)
     model.run_until(8000.0)
     assert all(j.state == "succeeded" for j in jobs)
@@ -165,7 +164,7 @@ def test_quincy_runs_every_job_to_the_end(fairness, failures):
 
 def test_fairness_with_preemption_kills_and_still_finishes():
     sched = QuincyScheduler(QuincySettings(fairness="fair-preemption"))
-    model = cluster(sched, racks=1, map_slots=1)
+    model = two_rack_cluster(sched, racks=1, map_slots=1)
     a = model.add_job("A", PUMA["grep"], 0.0, uniform_maps(4, core_s=200.0), 0)
     b = model.add_job("B", PUMA["grep"], 20.0, uniform_maps(4), 0)
     model.run_until(5000.0)

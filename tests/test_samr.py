@@ -19,8 +19,8 @@ from policies.speculation.samr import (
     stage_times,
     update_weights,
 )
-from tests.test_hadoop import small_cluster
-from tests.test_late import FakeCluster, FakeJob, FakeTracker, finished, run
+from tests.fakes import FakeCluster, FakeJob, FakeTracker, finished, run
+from tests.helpers import small_cluster
 
 MAP, REDUCE = TaskKind.MAP, TaskKind.REDUCE
 MAP_PHASES = ["setup", "read", "map", "spill", "merge-read", "merge", "merge-write"]

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from scenarios.cli import run_model
 from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
 from scenarios.scheduler_experiments import POLICIES
 from scenarios.settings import validate
 

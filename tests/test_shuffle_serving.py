@@ -9,7 +9,7 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.fifo import FifoScheduler
-from tests.test_hadoop import small_cluster
+from tests.helpers import small_cluster
 from vcloud.pagecache import PageCacheSettings
 
 

@@ -11,6 +11,7 @@ from hadoop_layer.interfaces import Repartition
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
+from policies.registry import build
 from policies.schedulers import SCHEDULERS
 from policies.schedulers.fifo import FifoScheduler
 from policies.slots import SLOT_MANAGERS
@@ -181,7 +182,9 @@ def test_repartition_stops_a_map_at_its_offset_and_queues_contiguous_pieces_in_t
 def test_skewtune_composes_with_every_scheduler_and_speculation(scheduler, speculation):
     settings = HadoopClusterSettings(scheduler=scheduler, speculation=speculation, slot_manager="skewtune")
     model = cluster(
-        SLOT_MANAGERS["skewtune"](settings), SCHEDULERS[scheduler](settings), SPECULATION[speculation](settings)
+        build(SLOT_MANAGERS, "skewtune", settings),
+        build(SCHEDULERS, scheduler, settings),
+        build(SPECULATION, speculation, settings),
     )
     job = skewed_job(model)
     run(model)  # check=True: the cloud's invariants every tick; then each task once, input conserved

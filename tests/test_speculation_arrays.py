@@ -10,8 +10,8 @@ import pytest
 
 from hadoop_layer.tasks import TaskKind
 from policies.speculation import hadoop as spec
-from scenarios.cli import run_model
 from scenarios.flexslot import FlexSlot
+from scenarios.runner import run_model
 from scenarios.settings import validate
 
 LOOP = spec.HadoopSpeculation._any_candidate

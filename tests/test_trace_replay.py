@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from scenarios.cli import main, run_model
+from scenarios.cli import main
 from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
 from scenarios.settings import validate
 from scenarios.trace_replay import error_figures
 

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 from mesa import Agent
 
-from vcloud.tables import HostTable, VMTable
-from vcloud.work import Phase
+from vcloud.work import ItemState, Phase
 
 if TYPE_CHECKING:
     from vcloud.model import CloudModel
@@ -18,33 +17,97 @@ if TYPE_CHECKING:
 CHARGES = ("usr_s", "sys_s", "steal_s", "iowait_s", "io_mb", "read_disk_mb", "read_cache_mb")  # item table columns
 
 
+class Column[T]:
+    """One column of the model's table (`table`: "hosts" or "vms") at the agent's row, as a plain Python number.
+
+    Declared one per column on the agent class, so the columns an agent exposes are visible to readers, grep and
+    IDEs (the table is the state of record; DESIGN.md 3). Read-only: the model and its allocator write the tables."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, agent: Agent | None, owner: type | None = None) -> T:
+        if agent is None:
+            return self  # type: ignore[return-value]
+        return getattr(agent.model, self.table).view(self.name)[agent.row].item()
+
+
 class Host(Agent):
     """A hypervisor host: cores x MHz, memory, a local datastore and a NIC, in a rack."""
+
+    cores = Column[int]("hosts")
+    core_mhz = Column[float]("hosts")
+    mem_mb = Column[float]("hosts")
+    disk_mbps = Column[float]("hosts")
+    nic_mbps = Column[float]("hosts")
+    rack = Column[int]("hosts")
+    pool_cpu_limit_mhz = Column[float]("hosts")
+    pool_cpu_reservation_mhz = Column[float]("hosts")
+    pool_mem_limit_mb = Column[float]("hosts")
 
     def __init__(self, model: CloudModel, name: str, row: int) -> None:
         super().__init__(model)
         self.name, self.row = name, row
-
-    def __getattr__(self, column: str) -> float:
-        if column not in HostTable.SCHEMA:
-            raise AttributeError(column)
-        return self.model.hosts.view(column)[self.row].item()
 
     def __repr__(self) -> str:
         return f"Host({self.name})"
 
 
 class VM(Agent):
-    """A virtual machine placed on a host. Reads its configuration and accounting from the VM table."""
+    """A virtual machine placed on a host. Reads its configuration and accounting from the VM table (its `host`
+    is the Host agent; the table's `host` column is that agent's row)."""
+
+    vcpus = Column[int]("vms")
+    mem_mb = Column[float]("vms")
+    os_mem_mb = Column[float]("vms")
+    os_active_fraction = Column[float]("vms")
+    in_pool = Column[bool]("vms")
+    cpu_reservation_mhz = Column[float]("vms")
+    cpu_limit_cfg_mhz = Column[float]("vms")
+    cpu_shares = Column[float]("vms")
+    mem_reservation_mb = Column[float]("vms")
+    mem_limit_cfg_mb = Column[float]("vms")
+    mem_shares = Column[float]("vms")
+    cpu_entitlement_mhz = Column[float]("vms")
+    cpu_limit_mhz = Column[float]("vms")
+    mem_granted_mb = Column[float]("vms")
+    cpu_demand_mhz = Column[float]("vms")
+    cpu_used_mhz = Column[float]("vms")
+    mem_used_mb = Column[float]("vms")
+    mem_active_mb = Column[float]("vms")
+    swap_mb = Column[float]("vms")
+    disk_mbps = Column[float]("vms")
+    net_mbps = Column[float]("vms")
+    usr_s = Column[float]("vms")
+    sys_s = Column[float]("vms")
+    steal_s = Column[float]("vms")
+    iowait_s = Column[float]("vms")
+    idle_s = Column[float]("vms")
+    cpu_used_mhz_s = Column[float]("vms")
+    cpu_demand_mhz_s = Column[float]("vms")
+    cpu_ready_mhz_s = Column[float]("vms")
+    disk_mb = Column[float]("vms")
+    net_mb = Column[float]("vms")
+    swap_io_mb = Column[float]("vms")
+    cache_mb = Column[float]("vms")
+    dirty_mb = Column[float]("vms")
+    read_cache_mb = Column[float]("vms")
+    read_disk_mb = Column[float]("vms")
+    writeback_mb = Column[float]("vms")
+    overhead_mb = Column[float]("vms")
+    mem_target_mb = Column[float]("vms")
+    balloon_mb = Column[float]("vms")
+    hv_swap_mb = Column[float]("vms")
+    mem_held_mb = Column[float]("vms")
+    mem_touched_mb = Column[float]("vms")
+    cache_touched_mb = Column[float]("vms")
 
     def __init__(self, model: CloudModel, name: str, row: int, host: Host) -> None:
         super().__init__(model)
         self.name, self.row, self.host = name, row, host
-
-    def __getattr__(self, column: str) -> float:
-        if column not in VMTable.SCHEMA:
-            raise AttributeError(column)
-        return self.model.vms.view(column)[self.row].item()
 
     def run(self, item: WorkItem) -> WorkItem:
         """Start `item` on this VM now."""
@@ -94,7 +157,7 @@ class WorkItem(Agent):
         self.phase_end_s: list[float] = []
         self.start_s: float | None = None
         self.end_s: float | None = None
-        self.state = "new"  # new -> running -> done | killed
+        self.state = ItemState.NEW  # new -> running -> done | killed
         self._charged = dict.fromkeys(CHARGES, 0.0)
 
     @property
@@ -124,7 +187,7 @@ class WorkItem(Agent):
         """Progress score in [0, 1]: `progress_marks[i]` = (score at the start, at the end) of phase i, moved
         through linearly with the phase's work (default: equal steps per phase). As of the last tick."""
         if self.row is None:
-            return 1.0 if self.state == "done" else 0.0
+            return 1.0 if self.state == ItemState.DONE else 0.0
         return float(self.model.item_progress()[self.row])
 
     def phase_marks(self, index: int) -> tuple[float, float]:
@@ -135,8 +198,8 @@ class WorkItem(Agent):
 
     def kill(self) -> None:
         """Stop now; the work done is lost (the charges stay on record)."""
-        if self.state == "running":
-            self.model.stop_item(self, "killed")
+        if self.state == ItemState.RUNNING:
+            self.model.stop_item(self, ItemState.KILLED)
 
     def __repr__(self) -> str:
         return f"WorkItem({self.name or self.unique_id}, {self.state})"

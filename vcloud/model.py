@@ -44,7 +44,7 @@ from vcloud.memory import overhead_mb
 from vcloud.pagecache import PageCache, PageCacheSettings
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
-from vcloud.work import Kind, Phase
+from vcloud.work import ItemState, Kind, Phase
 
 StepFunction = Callable[[HostTable, VMTable, ItemTable, float, Physics, PageCache, float], engine.TickResult]
 
@@ -187,9 +187,9 @@ class CloudModel(Model):
 
     # ---- work items -----------------------------------------------------------------------------
     def start_item(self, item: WorkItem, vm: VM) -> None:
-        if item.state != "new":
+        if item.state != ItemState.NEW:
             raise RuntimeError(f"{item} was already started")
-        item.vm, item.state, item.start_s = vm, "running", float(self.time)
+        item.vm, item.state, item.start_s = vm, ItemState.RUNNING, float(self.time)
         item.row = self.items.add(
             item, vm=vm.row, threads=item.threads, io_mbps_max=item.io_mbps_max, mem_mb=item.mem_mb,
             mem_active_mb=item.mem_mb * item.mem_active_fraction,
@@ -228,6 +228,12 @@ class CloudModel(Model):
         self._progress_tick = -1
         if amount is not None:
             self.items.phase_amount[item.row] = amount
+
+    def set_progress_rows(self, rows: np.ndarray, hi: float | np.ndarray) -> None:
+        """Re-mark where the current phases of many running items end in progress (their rows): an open phase
+        whose share of the whole grows as work is added to it."""
+        self.items.progress_hi[rows] = hi
+        self._progress_tick = -1
 
     def item_progress(self) -> np.ndarray:
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
@@ -273,7 +279,7 @@ class CloudModel(Model):
 
         The work done so far stays done and charged; the layer above says what is left (e.g. a task told to
         stop early, whose remaining work shrinks). `marks`: progress marks of the new phases."""
-        if item.row is None or item.state != "running":
+        if item.row is None or item.state != ItemState.RUNNING:
             raise RuntimeError(f"replan: {item} is not running")
         if not phases:
             raise ValueError(f"replan: {item} needs at least one phase")
@@ -323,8 +329,17 @@ class CloudModel(Model):
         self._every(self.tracer.interval_s, self._record_trace, Priority.LOW)
         self.schedule_event(self._tick, at=self.dt, priority=Priority.HIGH)
 
+    @property
+    def started(self) -> bool:
+        """Has the clock been started (the layout frozen, the periodic work scheduled)?"""
+        return self._started
+
+    def every(self, interval: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
+        """Run `fn` every `interval` simulated seconds, at exact multiples: for layers above with periodic work."""
+        self._every(interval, fn, priority)
+
     def _every(self, interval: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
-        """Run `fn` at k*interval for k >= 1 (exact multiples, no accumulated rounding)."""
+        """Run `fn` at k*interval for the k with k*interval > now (exact multiples, no accumulated rounding)."""
         self._periodic.append(_Periodic(self, interval, fn, priority))
 
     def run_for(self, duration: float) -> None:
@@ -362,7 +377,7 @@ class CloudModel(Model):
             item.phase_end_s.append(at)
             item.phase_index += 1
             if item.phase is None:
-                self.stop_item(item, "done", at)
+                self.stop_item(item, ItemState.DONE, at)
                 finished.append(item)
             else:
                 self._load_phase(item)
@@ -448,13 +463,17 @@ class CloudModel(Model):
 
 
 class _Periodic:
-    """Calls `fn` at k*interval (k = 1, 2, ...) as a chain of single events."""
+    """Calls `fn` at k*interval (k = 1, 2, ... from the start; from the first multiple after now if made later) as
+    a chain of single events."""
 
     def __init__(self, model: Model, interval: float, fn: Callable[[], None], priority: Priority) -> None:
         if not interval > 0:
             raise ValueError(f"period must be > 0, got {interval}")
-        self.model, self.interval, self.fn, self.priority, self.k = model, interval, fn, priority, 1
-        model.schedule_event(self.fire, at=interval, priority=priority)
+        self.model, self.interval, self.fn, self.priority = model, interval, fn, priority
+        self.k = math.floor(float(model.time) / interval) + 1
+        while self.k * interval <= float(model.time):  # rounding must not give "now" again
+            self.k += 1
+        model.schedule_event(self.fire, at=self.k * interval, priority=priority)
 
     def fire(self) -> None:
         self.k += 1

@@ -17,7 +17,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, StrEnum
+
+
+class ItemState(StrEnum):
+    """A work item's life: new -> running -> done | killed (a Hadoop attempt may also end failed)."""
+
+    NEW = "new"
+    RUNNING = "running"
+    DONE = "done"
+    KILLED = "killed"
+    FAILED = "failed"
 
 
 class Kind(IntEnum):

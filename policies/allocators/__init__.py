@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from policies.allocators.drs import DrsAllocator, DrsSettings
 from policies.allocators.heterogeneous import HeterogeneousAllocator, HeterogeneousSettings
 from policies.allocators.static import StaticAllocator, StaticSettings
-from vcloud.allocator import CloudAllocator
+from policies.registry import Entry
 
-# name -> factory(settings, rng); the settings model of each is a field of scenarios.base.CloudSettings
-ALLOCATORS: dict[str, Callable[..., CloudAllocator]] = {
-    "static": lambda s, rng: StaticAllocator(s),
-    "heterogeneous": lambda s, rng: HeterogeneousAllocator(s),
-    "drs": lambda s, rng: DrsAllocator(s, rng),
+# name -> make(settings, rng); knobs are `--set <name>.*` (policies/registry.py)
+ALLOCATORS: dict[str, Entry] = {
+    "static": Entry(lambda s, rng: StaticAllocator(s), StaticSettings),
+    "heterogeneous": Entry(lambda s, rng: HeterogeneousAllocator(s), HeterogeneousSettings),
+    "drs": Entry(DrsAllocator, DrsSettings),
 }
 
 __all__ = [

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import ClusterView, Launch, TaskScheduler
-from hadoop_layer.tasks import Job, Task, TaskKind
+from hadoop_layer.tasks import Job, JobState, Task, TaskKind
 from hadoop_layer.tracker import TaskTracker
 
 KINDS = (TaskKind.MAP, TaskKind.REDUCE)
@@ -169,9 +169,9 @@ class CapacityScheduler(TaskScheduler):
 
     def update(self, cluster: ClusterView) -> None:
         """updateAllQueues: capacities from the cluster's slots, then each queue's and user's occupied slots."""
-        self.reserved = {key: job for key, job in self.reserved.items() if job.state == "running"}
-        self.opportunities = {job: n for job, n in self.opportunities.items() if job.state == "running"}
-        self._wait_factor = {job: f for job, f in self._wait_factor.items() if job.state == "running"}
+        self.reserved = {key: job for key, job in self.reserved.items() if job.state == JobState.RUNNING}
+        self.opportunities = {job: n for job, n in self.opportunities.items() if job.state == JobState.RUNNING}
+        self._wait_factor = {job: f for job, f in self._wait_factor.items() if job.state == JobState.RUNNING}
         slots = {TaskKind.MAP: cluster.map_capacity(), TaskKind.REDUCE: cluster.reduce_capacity()}
         for q in self.queues.values():
             q.jobs = []

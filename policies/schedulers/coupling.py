@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import ClusterView, Launch, TaskScheduler
-from hadoop_layer.tasks import Job, Task, TaskKind
+from hadoop_layer.tasks import Job, JobState, Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 
 # Fair Scheduler job weights by priority (algorithms.md 6.1, H121 FairScheduler): the "running / weight" order.
@@ -62,7 +62,7 @@ def mismatch(job: Job, threshold: float) -> float:
     delta = 1.0 - math.exp(-desired_reduces / threshold)
     unit = delta * desired_maps / desired_reduces
     map_progress = job.finished_maps / unit
-    red_progress = job.finished_reduces + job.count(TaskKind.REDUCE, "running") + 1
+    red_progress = job.finished_reduces + job.count(TaskKind.REDUCE, TaskState.RUNNING) + 1
     return (map_progress - red_progress) / desired_reduces
 
 
@@ -279,7 +279,7 @@ class CouplingScheduler(TaskScheduler):
     # ---- reduces: mismatch, wait scheduling ---------------------------------------------------------------
     def _reduce(self, tracker: TaskTracker, cluster: ClusterView, jobs: list[Job]) -> list[Launch]:
         c = self.candidate
-        if c is not None and (c.job.state != "running" or c.job.pending_reduces == 0):
+        if c is not None and (c.job.state != JobState.RUNNING or c.job.pending_reduces == 0):
             c = self.candidate = None
         if c is None:
             self.candidate = self._pick(cluster, jobs)
@@ -331,7 +331,7 @@ class CouplingScheduler(TaskScheduler):
         lists hold the nodes where J's reduce could go), for comparison."""
         data: dict[int, float] = {}
         for task in job.maps:
-            if task.state == "done" and task.successful is not None:
+            if task.state == TaskState.DONE and task.successful is not None:
                 node = task.successful.tracker.node
                 data[node] = data.get(node, 0.0) + task.output_mb_final
         free = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0]

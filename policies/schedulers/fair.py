@@ -9,7 +9,7 @@ running/weight), jobs in their pool's order (fair or FIFO), maps at the level de
 (`getAllowedLocalityLevel`), under the CapBasedLoadManager cap and the assign-multiple cap.
 
 Preemption acts outside heartbeats: `preemptions(cluster)` (also `adjust`, with `period_s` = the update
-interval, so the scheduler doubles as a `SlotManager`-style periodic hook) must be called every
+interval, so the scheduler is also `Periodic`) must be called every
 `update_interval_s` by the model; it refreshes the starvation clocks and, every `preemption_interval_s`,
 returns `Kill`s of the newest attempts of pools above their fair share (`preemptTasksIfNecessary`).
 
@@ -31,8 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hadoop_layer.config import heartbeat_interval_s
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.interfaces import ClusterView, Kill, Launch, SlotManager, TaskScheduler
-from hadoop_layer.tasks import Job, Task, TaskKind
+from hadoop_layer.interfaces import ClusterView, Kill, Launch, TaskScheduler
+from hadoop_layer.tasks import Job, JobState, Task, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud.waterfill import divvy
 
@@ -151,7 +151,7 @@ class JobInfo:
     no_locations: bool = False  # the job has splits without locations (nonLocalMaps)
 
 
-class FairScheduler(TaskScheduler, SlotManager):
+class FairScheduler(TaskScheduler):
     name = "fair"
 
     def __init__(self, settings: FairSettings | None = None) -> None:
@@ -178,7 +178,7 @@ class FairScheduler(TaskScheduler, SlotManager):
     def update(self, cluster: ClusterView) -> None:
         """FairScheduler.update: drop ended jobs, runnability, demands, fair shares of pools then jobs."""
         now, jobs = cluster.now, cluster.jobs
-        for gone in [j for j in self.infos if j.state != "running"]:
+        for gone in [j for j in self.infos if j.state != JobState.RUNNING]:
             del self.infos[gone]
         for name in ("default", *self.s.pools):  # PoolManager creates these at start
             self.pool(name, now)
@@ -375,7 +375,7 @@ class FairScheduler(TaskScheduler, SlotManager):
 
     # ---- preemption (the periodic hook) ----------------------------------------------------------------
     def adjust(self, cluster: ClusterView) -> list[Kill]:
-        """SlotManager face: the model calls this every `period_s` (= update_interval_s when preemption is on)."""
+        """`Periodic`: the JobTracker calls this every `period_s` (= update_interval_s when preemption is on)."""
         return self.preemptions(cluster)
 
     def preemptions(self, cluster: ClusterView) -> list[Kill]:

@@ -35,10 +35,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from hadoop_layer.interfaces import ClusterView, Kill, Launch, TaskScheduler
-from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 from policies.schedulers.mincostflow import network_simplex
 from vcloud.waterfill import waterfill
+from vcloud.work import ItemState
 
 GB_MB = 1024.0
 
@@ -159,7 +160,7 @@ class QuincyScheduler(TaskScheduler):
             queue = plan.routed.get(tracker.node, [])
             while free > 0 and queue:
                 task = queue.pop(0)
-                if task.state != "pending":
+                if task.state != TaskState.PENDING:
                     continue
                 locality = cluster.locality(task, tracker) if kind == TaskKind.MAP else None
                 launches.append(Launch(task, locality))
@@ -180,7 +181,7 @@ class QuincyScheduler(TaskScheduler):
             return []
         if self._signature_of(cluster) != self._signature:
             self.solve(cluster)
-        kills = [Kill(a) for plan in self.plans.values() for a in plan.kills if a.state == "running"]
+        kills = [Kill(a) for plan in self.plans.values() for a in plan.kills if a.state == ItemState.RUNNING]
         for plan in self.plans.values():
             plan.kills = []
         return kills
@@ -214,11 +215,12 @@ class QuincyScheduler(TaskScheduler):
         topology = self._topology_of(trackers)
         slots = [t.map_slots if kind == TaskKind.MAP else t.reduce_slots for t in trackers]
         jobs = [j for j in cluster.jobs if _eligible(j, kind)]
-        per_job = [[t for t in _tasks(j, kind) if t.state == "pending" or t.state == "running"] for j in jobs]
+        live = (TaskState.PENDING, TaskState.RUNNING)
+        per_job = [[t for t in _tasks(j, kind) if t.state in live] for j in jobs]
         pinned = [0] * len(trackers)
         running = []
         for ts in per_job:
-            active = [t.active[-1].tracker.node for t in ts if t.state == "running"]
+            active = [t.active[-1].tracker.node for t in ts if t.state == TaskState.RUNNING]
             running.append(len(active))
             for node in active:
                 pinned[node] += 1
@@ -270,7 +272,7 @@ class QuincyScheduler(TaskScheduler):
             never_ran = self._scale(s.omega * max(now - job_start, 0.0))
             for task in ts:
                 costs, static = shared or self._map_edges(task, topology, targets)
-                running_task = task.state == "running"
+                running_task = task.state == TaskState.RUNNING
                 if running_task and not preempt:
                     attempt = task.active[-1]
                     here = attempt.tracker.node
@@ -365,10 +367,10 @@ class QuincyScheduler(TaskScheduler):
                 elif kind[dest] == _RACK:
                     at_rack.setdefault(ident[dest], []).extend(sent)
                 elif kind[dest] == _COMPUTER:
-                    plan.routed.setdefault(ident[dest], []).extend(t for t in sent if t.state == "pending")
+                    plan.routed.setdefault(ident[dest], []).extend(t for t in sent if t.state == TaskState.PENDING)
                 else:
-                    plan.kills += [t.active[-1] for t in sent if t.state == "running"]
-                    plan.unscheduled += [t for t in sent if t.state == "pending"]
+                    plan.kills += [t.active[-1] for t in sent if t.state == TaskState.RUNNING]
+                    plan.unscheduled += [t for t in sent if t.state == TaskState.PENDING]
         for k in range(net.x_first, net.x_first + len(net.rack_first)):
             sent, at_x = at_x[: flow[k]], at_x[flow[k] :]
             at_rack.setdefault(ident[net.tgt[k]], []).extend(sent)
@@ -398,8 +400,8 @@ class QuincyScheduler(TaskScheduler):
             return False
         return any(
             tracker.free(kind) > 0
-            and not any(t.state == "pending" for t in plan.routed.get(tracker.node, []))
-            and any(t.state == "pending" for t in plan.unscheduled)
+            and not any(t.state == TaskState.PENDING for t in plan.routed.get(tracker.node, []))
+            and any(t.state == TaskState.PENDING for t in plan.unscheduled)
             for kind, plan in self.plans.items()
         )
 
@@ -468,7 +470,7 @@ def _reduce_costs(job: Job, top: _Topology, s: QuincySettings) -> _Costs:
     racks = np.asarray(top.rack_of)
     share = np.zeros(len(racks))
     for t in job.maps:
-        if t.state == "done" and t.successful is not None:
+        if t.state == TaskState.DONE and t.successful is not None:
             share[t.successful.tracker.node] += t.output_mb_final / len(job.reduces) / GB_MB
     total = share.sum()
     by_rack = np.bincount(racks, share, minlength=int(racks.max()) + 1)

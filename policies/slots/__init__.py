@@ -1,15 +1,18 @@
 """Slot managers behind `hadoop_layer.interfaces.SlotManager`: one module each, one registry line each."""
 
 from hadoop_layer.interfaces import NoSlotManager
+from policies.registry import Entry
 from policies.slots.flexslot import FlexSlotManager, FlexSlotPolicySettings
 from policies.slots.skewtune import SkewTuneManager, SkewTuneSettings
 
-# name -> factory(settings of the scenario); FlexSlot's knobs are `--set flexslot_policy.*`, SkewTune's `skewtune.*`
-SLOT_MANAGERS = {
-    "none": lambda s: NoSlotManager(),
-    "flexslot": lambda s: FlexSlotManager(s.flexslot_policy),
-    "flexslot-unlimited": lambda s: FlexSlotManager(s.flexslot_policy.model_copy(update={"unlimited": True})),
-    "skewtune": lambda s: SkewTuneManager(s.skewtune),
+# name -> how to make it; knobs are `--set <name>.*` (policies/registry.py); the unlimited variant shares flexslot's
+SLOT_MANAGERS: dict[str, Entry] = {
+    "none": Entry(lambda _: NoSlotManager()),
+    "flexslot": Entry(FlexSlotManager, FlexSlotPolicySettings),
+    "flexslot-unlimited": Entry(
+        lambda s: FlexSlotManager(s.model_copy(update={"unlimited": True})), FlexSlotPolicySettings, "flexslot"
+    ),
+    "skewtune": Entry(SkewTuneManager, SkewTuneSettings),
 }
 
 __all__ = ["SLOT_MANAGERS", "FlexSlotManager", "FlexSlotPolicySettings", "SkewTuneManager", "SkewTuneSettings"]

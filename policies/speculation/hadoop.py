@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from hadoop_layer.interfaces import ClusterView, Launch, RunningArrays, SpeculationPolicy
-from hadoop_layer.tasks import Task, TaskKind
+from hadoop_layer.tasks import Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 from policies.schedulers.fifo import queue_order
 
@@ -30,7 +30,7 @@ def speculatable(task: Task, job_progress: float, now: float, node: int) -> bool
         and now - task.start_s >= SPECULATIVE_LAG_S
         and len(task.active) <= MAX_TASK_EXECS
         and node not in task.nodes_tried
-        and task.state == "running"
+        and task.state == TaskState.RUNNING
         and job_progress - task.progress >= SPECULATIVE_GAP
         and not task.children  # stopped by a repartition: its rest runs as other maps, what is left is a flush
     )

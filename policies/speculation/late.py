@@ -39,8 +39,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from hadoop_layer.interfaces import ClusterView, Launch, SpeculationPolicy
-from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import Job, JobState, Task, TaskAttempt, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
+from vcloud.work import ItemState
 
 Rule = Literal["percentile", "stddev"]
 
@@ -195,7 +196,7 @@ class TimeToEndSpeculation(SpeculationPolicy):
         for tracker in cluster.trackers:
             history, seen = tracker.history, self._seen.get(tracker, 0)
             for attempt in history[seen:]:
-                if attempt.state == "done" and attempt.end_s is not None and attempt.start_s is not None:
+                if attempt.state == ItemState.DONE and attempt.end_s is not None and attempt.start_s is not None:
                     runtime = attempt.end_s - attempt.start_s
                     if runtime > 0:
                         kind = attempt.task.kind
@@ -206,7 +207,7 @@ class TimeToEndSpeculation(SpeculationPolicy):
                         total[1] += 1
                     self.absorb(attempt)
             self._seen[tracker] = len(history)
-        for job in [j for j in self._job_rates if j.state != "running"]:
+        for job in [j for j in self._job_rates if j.state != JobState.RUNNING]:
             del self._job_rates[job]
 
     def _ranking(self, cluster: ClusterView, kind: TaskKind) -> list[Task]:
@@ -215,7 +216,7 @@ class TimeToEndSpeculation(SpeculationPolicy):
         maps run (`reduces_after_maps`), as are tasks at progress 1 (nothing left to estimate)."""
         now, ranked = cluster.now, []
         for job in cluster.jobs:
-            if job.count(kind, "pending") or (
+            if job.count(kind, TaskState.PENDING) or (
                 kind == TaskKind.REDUCE and self.reduces_after_maps and job.finished_maps < len(job.maps)
             ):
                 continue
@@ -259,7 +260,7 @@ def _first(ranking: list[Task], tracker: TaskTracker) -> Task | None:
     by a repartition (its rest is already running as other maps; what is left of it is a flush)."""
     for task in ranking:
         if (
-            task.state == "running"
+            task.state == TaskState.RUNNING
             and len(task.active) == 1
             and tracker.node not in task.nodes_tried
             and not task.children

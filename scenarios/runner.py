@@ -1,0 +1,56 @@
+"""Running a scenario's model to its end, and writing a run directory.
+
+The command line, sweeps and Mesa's batch_run model (`batch_model.py`, which the dashboard steps), the report and
+the scenarios that run pilot models all run models through here, so a run advances the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from scenarios.outputs import commit_dir, temp_dir
+from vcloud import CloudModel
+
+
+def unfinished(model: CloudModel, horizon_s: float | None) -> bool:
+    """Has the model more to do: it runs (a Hadoop model stops itself when its jobs end) and its horizon is ahead."""
+    return model.running and (horizon_s is None or model.time < horizon_s)
+
+
+def advance(model: CloudModel, horizon_s: float | None, chunk_s: float = 30.0) -> float:
+    """Run one chunk of `chunk_s` simulated seconds, cut at the horizon; returns the seconds asked for."""
+    step = chunk_s if horizon_s is None else min(chunk_s, horizon_s - float(model.time))
+    model.run_for(step)
+    return step
+
+
+def run_model(
+    model: CloudModel, horizon_s: float | None, progress: bool = True, chunk_s: float = 30.0, stops_itself: bool = False
+) -> None:
+    """Advance to `horizon_s` (or until the model stops itself) with a progress bar in simulated seconds.
+
+    `stops_itself`: the horizon is only a limit (a Hadoop run ends when its jobs do), so the bar has no total."""
+    model.start()
+    total = None if stops_itself else horizon_s
+    with tqdm(total=total, unit="sim-s", disable=not progress or None, leave=False, mininterval=0.5) as bar:
+        while unfinished(model, horizon_s):
+            bar.update(advance(model, horizon_s, chunk_s))
+
+
+def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames: dict) -> None:
+    """Write everything into a temporary sibling directory, then rename it to `out` in one step."""
+    tmp = temp_dir(out)
+    try:
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
+        (tmp / "config.json").write_text(json.dumps(config, indent=1))
+        for name, frame in frames.items():
+            frame.to_parquet(tmp / f"{name}.parquet", index=False)
+        commit_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
