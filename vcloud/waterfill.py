@@ -45,7 +45,7 @@ def waterfill(
     short = ~(cap_sum <= capacity)  # groups that cannot serve every cap in full
     active = cap > 0 if weight is None else (weight > 0) & (cap > 0)
     alloc = np.where(active, cap, 0.0)
-    rows = np.flatnonzero(active & short[group])
+    rows = (active & short[group]).nonzero()[0]
     if rows.size == 0:
         return alloc
     g, c = group[rows], cap[rows]
