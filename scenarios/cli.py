@@ -16,18 +16,17 @@ import json
 import math
 import shutil
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from tqdm import tqdm
-
-from scenarios.inspect_run import METRICS, PLOT_KINDS, RunError, trace_command
-from scenarios.outputs import OutputError, check_dir, commit_dir, temp_dir
+from scenarios.outputs import METRICS, PLOT_KINDS, OutputError, check_dir, commit_dir, temp_dir
 from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
-from scenarios.settings import SettingsError, parse_pairs, validate
-from scenarios.show import show_settings
-from vcloud import CloudModel
+
+if TYPE_CHECKING:
+    from vcloud import CloudModel
+
+# Each command imports what it needs when it runs (pydantic for settings, Mesa and NumPy for a model, pandas for
+# tables, matplotlib for plots): `vcloud list` and `--help` pay for none of it.
 
 EXIT_BAD_INPUT = 2
 EXIT_UNFINISHED = 1
@@ -50,15 +49,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (BadInput, SettingsError, OutputError, RunError) as exc:
-        print(f"vcloud: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("vcloud: interrupted (nothing was written)", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:
+        if not isinstance(exc, _bad_input_types()):
+            raise
+        print(f"vcloud: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _bad_input_types() -> tuple[type[Exception], ...]:
+    """The errors that are the user's (one line, exit 2); those of modules never imported cannot have been raised."""
+    kinds: list[type[Exception]] = [BadInput, OutputError]
+    for module, name in (("scenarios.settings", "SettingsError"), ("scenarios.inspect_run", "RunError")):
+        if module in sys.modules:
+            kinds.append(getattr(sys.modules[module], name))
+    return tuple(kinds)
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("vcloud-hadoop")
     except PackageNotFoundError:  # run from a source tree that was never installed
@@ -141,12 +153,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def cmd_list(args: argparse.Namespace) -> int:
     width = max(len(n) for n in SCENARIOS)
-    for name, scenario in SCENARIOS.items():
-        print(f"{name:<{width}}  {scenario.description}")
+    for name in SCENARIOS:
+        print(f"{name:<{width}}  {SCENARIOS.description(name)}")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from scenarios.show import show_settings
+
     if args.scenario not in SCENARIOS:
         raise BadInput(f"unknown scenario {args.scenario!r} (try: {', '.join(SCENARIOS)})")
     print(show_settings(SCENARIOS[args.scenario]))
@@ -154,6 +168,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from scenarios.settings import parse_pairs, validate
+
     base: dict[str, Any] = {}
     seed = args.seed
     scenario_name = args.scenario
@@ -188,6 +204,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    from scenarios.inspect_run import RunError, trace_command
+
     a = args
     try:
         print(trace_command(a.run_dirs, a.plot, a.out, a.vms, a.t_from, a.t_to, a.metric, a.bin_s))
@@ -219,6 +237,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from scenarios.dashboard.serve import dashboard_config, serve  # the viz stack loads only for the page
+    from scenarios.inspect_run import RunError
+    from scenarios.settings import parse_pairs
 
     try:
         config = dashboard_config(args.scenario, parse_pairs(args.settings), args.seed, args.step_s, args.run)
@@ -265,6 +285,8 @@ def run_model(
     The objects that exist before the run (modules, the built model) are frozen out of the cyclic garbage
     collector while it runs: a full collection would walk all of them again and again (0.2-0.3 s of a
     1,000-tick flexslot run) for nothing, as none of them become garbage during the run."""
+    from tqdm import tqdm
+
     model.start()
     total = None if stops_itself else horizon_s
     gc.freeze()

@@ -82,7 +82,7 @@ def test_a_hadoop_runs_progress_bar_has_no_total_a_fixed_length_runs_does(monkey
         def update(self, n):
             pass
 
-    monkeypatch.setattr(cli, "tqdm", Bar)
+    monkeypatch.setattr("tqdm.tqdm", Bar)  # run_model imports it when it runs
     for name, overrides in (("flexslot", {"scale": 0.02}), ("synthetic-cloud", {"duration_s": 60})):
         scenario = SCENARIOS[name]
         model = scenario.build(scenario.Settings(**overrides), 1)
