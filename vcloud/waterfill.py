@@ -14,7 +14,6 @@ written as a plain loop, used by the reference engine and the tests as the oracl
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 
 FloatArray = np.ndarray
 
@@ -96,6 +95,8 @@ def divvy(shares: FloatArray, lower: FloatArray, upper: FloatArray, total: float
     out the spare in a second pass). Floors above `total` are refused: admission control on
     reservations is the pool's job and must have rejected such a configuration.
     """
+    from scipy.optimize import brentq  # only DRS divides a pool: the other runs need not import scipy
+
     shares = np.asarray(shares, float)
     lower = np.asarray(lower, float)
     upper = np.maximum(np.asarray(upper, float), lower)
