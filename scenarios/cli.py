@@ -130,6 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     p_repro = sub.add_parser("reproduce", help="run the seed papers' experiments and write DIR/report.md")
     p_repro.add_argument("--out", type=Path, required=True, help="report directory")
     p_repro.add_argument("--quick", action="store_true", help="a quarter of the input (minutes, not tens of minutes)")
+    p_repro.add_argument("--processes", type=int, default=None, help="local worker processes (default: all CPUs)")
+    p_repro.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: scheduler address, or 'local'")
     p_repro.set_defaults(func=cmd_reproduce)
     p_sweep = sub.add_parser("sweep", help="run a grid of settings x seeds from a SPEC file (TOML or YAML)")
     p_sweep.add_argument("spec", type=Path, help="SPEC: scenario, settings (lists of values), seeds")
@@ -218,7 +220,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from scenarios.reproduce import reproduce
 
     check_dir(args.out, empty=False)
-    print(f"wrote {reproduce(args.out, quick=args.quick)}")
+    if args.processes is not None and args.processes < 1:
+        raise BadInput(f"--processes {args.processes}: at least 1")
+    print(f"wrote {reproduce(args.out, quick=args.quick, processes=args.processes, dask=args.dask)}")
     return 0
 
 

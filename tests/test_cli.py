@@ -155,3 +155,22 @@ def test_list_imports_no_scenario_and_no_numeric_stack():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_reproduce_runs_in_worker_processes_give_the_serial_numbers():
+    """`vcloud reproduce` runs its runs in parallel (spawned workers, models sent back): the same models' numbers."""
+    import threading
+    from contextlib import ExitStack
+
+    from scenarios.reproduce import Runs, _backend
+
+    asks = [("flexslot", {"scale": 0.05}), ("samr-heterogeneous", {"input_gb": 1.0, "speculation": "late"})]
+    serial = Runs(scale=0.05)
+    with ExitStack() as stack:
+        turn = threading.Lock()
+        parallel = Runs(scale=0.05, submit=_backend(stack, 2, None), turn=turn)
+        with turn:
+            for scenario, settings in asks:
+                a, b = serial.get(scenario, **settings), parallel.get(scenario, **settings)
+                assert a.hadoop_summary() == b.hadoop_summary()
+                pd.testing.assert_frame_equal(a.tasks_frame(), b.tasks_frame())
