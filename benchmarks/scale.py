@@ -38,10 +38,11 @@ def jobs_in(span: str) -> int:
 
 def settings(slaves: int, jobs: int) -> dict[str, object]:
     """The trace's own cluster shape at `slaves`; a time limit within the trace-row budget at 2,000 slaves (the day's
-    last job ends near 91,000 s)."""
+    last job ends near 91,000 s). Above the traced 600 nodes the jobs keep their traced bytes: SWIM's scaling to
+    the cluster would give one job of the day 375,000 maps, beyond the 200,000-map budget of a run."""
     hosts = math.ceil((slaves + 2) / 4)
     limit = 4 * HOUR_S if jobs < 1000 else 99_000.0
-    return {"trace": str(SWIM), "max_jobs": jobs, "hosts": hosts, "slaves": slaves,
+    return {"trace": str(SWIM), "max_jobs": jobs, "hosts": hosts, "slaves": slaves, "original_nodes": max(slaves, 600),
             "pool_cpu_mhz": None, "pool_mem_mb": None, "max_duration_s": limit}  # fmt: skip
 
 
