@@ -326,7 +326,7 @@ def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndar
     np.divide(got_cpu, items.need_cpu[:n], out=ratio[:, 0], where=st.has_cpu)
     ratio.ravel()[st.ratio_at] = np.divide(got_io[:k] + st.s_bonus, st.s_need[:k], out=np.full(k, np.inf),
                                            where=st.s_has_need)  # fmt: skip
-    rate = ratio.min(axis=1)
+    rate = _row_min(ratio)
     rate[st.wait_rows] = 1.0
     rate[st.load_rows] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
     return rate, ratio
@@ -340,13 +340,14 @@ def _asks(st: TickState, items: ItemTable, ratio: np.ndarray) -> tuple[np.ndarra
     if ratio.shape[1] > 1:
         # per item: its lowest ratio (the first column that has it), the second lowest (that value again on a tie)
         # and the lowest over its streams (the other needs of its CPU)
-        first = ratio.argmin(axis=1)
-        rows = np.arange(n)
-        lowest = ratio[rows, first]
+        lowest = _row_min(ratio)
+        first = np.zeros(n, dtype=np.int64)
+        for j in range(ratio.shape[1] - 1, 0, -1):  # the first column that has the lowest (argmin's choice)
+            first[ratio[:, j] == lowest] = j
         rest = ratio.copy()
-        rest[rows, first] = np.inf
-        second = rest.min(axis=1)
-        other_cpu = ratio[:, 1:].min(axis=1)
+        rest[np.arange(n), first] = np.inf
+        second = _row_min(rest)
+        other_cpu = _row_min(ratio[:, 1:])
     else:
         first = lowest = second = other_cpu = np.full(n, np.inf)  # no streams: the CPU has no other need
     want = st.want_cpu.copy()
@@ -357,6 +358,15 @@ def _asks(st: TickState, items: ItemTable, ratio: np.ndarray) -> tuple[np.ndarra
     ask = np.multiply(st.s_need[:k], other, out=np.full(k, np.inf), where=fs.multi[fs.item] & np.isfinite(other))
     np.minimum(s_want[:k], np.maximum(ask - st.s_bonus, 0.0), out=s_want[:k])
     return want, s_want
+
+
+def _row_min(matrix: np.ndarray) -> np.ndarray:
+    """Each row's minimum, column by column: the matrices have a few columns, and NumPy reduces along a short row
+    axis 50-70x slower than it compares two columns (12,000 rows of 3: 0.77 ms against 0.01 ms)."""
+    out = matrix[:, 0].copy()
+    for j in range(1, matrix.shape[1]):
+        np.minimum(out, matrix[:, j], out=out)
+    return out
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
