@@ -50,19 +50,20 @@ def waterfill(
     g, c = group[rows], cap[rows]
     w = None if weight is None else weight[rows]
     remaining = capacity  # only the short groups' entries are ever read
-    with np.errstate(divide="ignore", invalid="ignore"):  # groups with no unsaturated item left: never read
-        while True:
-            level = (remaining / np.bincount(g, w, minlength=n_groups))[g]
-            offer = level if w is None else w * level
-            saturated = offer >= c
-            if not saturated.any():
-                alloc[rows] = offer
-                return alloc
-            remaining = np.maximum(remaining - np.bincount(g[saturated], c[saturated], minlength=n_groups), 0.0)
-            keep = ~saturated
-            rows, g, c = rows[keep], g[keep], c[keep]
-            if w is not None:
-                w = w[keep]
+    level = np.zeros(n_groups)  # groups with no unsaturated item left keep 0: never read
+    while True:
+        weights = np.bincount(g, w, minlength=n_groups)
+        np.divide(remaining, weights, out=level, where=weights > 0)  # cheaper than np.errstate for every call
+        offer = level[g] if w is None else w * level[g]
+        saturated = offer >= c
+        if not saturated.any():
+            alloc[rows] = offer
+            return alloc
+        remaining = np.maximum(remaining - np.bincount(g[saturated], c[saturated], minlength=n_groups), 0.0)
+        keep = ~saturated
+        rows, g, c = rows[keep], g[keep], c[keep]
+        if w is not None:
+            w = w[keep]
 
 
 def waterfill_reference(weights: list[float], caps: list[float], capacity: float) -> list[float]:
