@@ -227,18 +227,25 @@ class ClusterView:
 
 class TaskScheduler(ABC):
     """Chooses non-running tasks for a heartbeating tracker's free slots. A scheduler that also acts between
-    heartbeats (Fair's and Quincy's preemption) is `Periodic` as well."""
+    heartbeats (Fair's and Quincy's preemption) is `Periodic` as well.
+
+    `quiet_when_idle`: `assign` changes nothing when there is nothing it could launch (no pending task for the
+    tracker's free slots), so such a heartbeat need not reach it (FIFO); Fair's heartbeats move its locality clocks."""
 
     name = "scheduler"
+    quiet_when_idle = False
 
     @abstractmethod
     def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]: ...
 
 
 class SpeculationPolicy(ABC):
-    """Chooses running tasks to back up on a heartbeating tracker's free slots."""
+    """Chooses running tasks to back up on a heartbeating tracker's free slots.
+
+    `quiet_when_idle`: `backups` changes nothing while `may_back_up` is False (see TaskScheduler)."""
 
     name = "speculation"
+    quiet_when_idle = False
 
     @abstractmethod
     def backups(
@@ -283,6 +290,7 @@ class Periodic(Protocol):
 
 class NoSpeculation(SpeculationPolicy):
     name = "none"
+    quiet_when_idle = True
 
     def backups(self, tracker: TaskTracker, cluster: ClusterView, free_maps: int, free_reduces: int) -> list[Launch]:
         return []

@@ -237,6 +237,11 @@ class JobTracker:
             for launch in self.speculation.backups(tracker, self.view, free_maps, free_reduces):
                 self.launch(tracker, launch)
 
+    @property
+    def quiet_when_idle(self) -> bool:
+        """A heartbeat that can launch nothing changes nothing: both policies say so (TaskScheduler.quiet_when_idle)."""
+        return self.scheduler.quiet_when_idle and self.speculation.quiet_when_idle
+
     def wants_heartbeat(self, tracker: TaskTracker) -> bool:
         """Is there anything this tracker's free slots could get? If not, it may skip heartbeats until woken."""
         free_maps, free_reduces = tracker.free(TaskKind.MAP), tracker.free(TaskKind.REDUCE)

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import skew
 
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.datanode import DataNodes
@@ -320,6 +319,8 @@ def map_skewness(runtimes: np.ndarray) -> float | None:
     The paper prints sum_i (x_i - mu)^3 / sigma^3; its values (2.65, 2.25, 0.31 for thousands of tasks)
     are those of the mean of that sum, i.e. the usual (population) skewness, which is what we report.
     """
+    from scipy.stats import skew  # scipy.stats takes 0.5 s to import: only when a summary is made
+
     if len(runtimes) < 3 or np.std(runtimes) == 0:
         return None
     return float(skew(runtimes, bias=True))

@@ -78,10 +78,16 @@ class TaskTracker(Agent):
         return self.offset_s + k * self.interval_s
 
     def heartbeat(self) -> None:
+        """With policies that are quiet when idle (`TaskScheduler.quiet_when_idle`), a heartbeat that could launch
+        nothing is counted but does not reach the JobTracker: trackers woken together (a job's setup queued, its
+        maps made schedulable) cost one test each but the few that get the work (issue 16)."""
         self._next_heartbeat = None
         self.heartbeats += 1
-        self.model.jobtracker.heartbeat(self)
-        if self.model.jobtracker.wants_heartbeat(self):
+        jobtracker = self.model.jobtracker
+        if jobtracker.quiet_when_idle and not jobtracker.wants_heartbeat(self):
+            return  # what the heartbeat would do: nothing, and stay asleep
+        jobtracker.heartbeat(self)
+        if jobtracker.wants_heartbeat(self):
             self.wake()
 
     def __repr__(self) -> str:

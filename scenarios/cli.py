@@ -15,16 +15,14 @@ import json
 import math
 import sys
 import warnings
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, NoReturn
 
-from scenarios.inspect_run import METRICS, PLOT_KINDS, RunError, trace_command
-from scenarios.outputs import OutputError, check_dir
+from scenarios.outputs import METRICS, PLOT_KINDS, OutputError, check_dir
 from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
-from scenarios.runner import run_model, write_run
-from scenarios.settings import RenamedSetting, SettingsError, parse_pairs, validate
-from scenarios.show import show_settings
+
+# Each command imports what it needs when it runs (pydantic for settings, Mesa and NumPy for a model, pandas for
+# tables, matplotlib for plots): `vcloud list` and `--help` pay for none of it.
 
 EXIT_BAD_INPUT = 2
 EXIT_UNFINISHED = 1
@@ -47,23 +45,40 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("always", RenamedSetting)  # told, never raised
+            # an old setting name (scenarios.settings.RenamedSetting) is told in one line, never raised
+            warnings.filterwarnings("always", message="settings: ", category=FutureWarning)
             warnings.showwarning = _one_line_warning
             return args.func(args)
-    except (BadInput, SettingsError, OutputError, RunError) as exc:
-        print(f"vcloud: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("vcloud: interrupted (nothing was written)", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:
+        if not isinstance(exc, _bad_input_types()):
+            raise
+        print(f"vcloud: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
-def _one_line_warning(message, category, *args, **kwargs) -> None:
+def _bad_input_types() -> tuple[type[Exception], ...]:
+    """The errors that are the user's (one line, exit 2); those of modules never imported cannot have been raised."""
+    kinds: list[type[Exception]] = [BadInput, OutputError]
+    for module, name in (("scenarios.settings", "SettingsError"), ("scenarios.inspect_run", "RunError")):
+        if module in sys.modules:
+            kinds.append(getattr(sys.modules[module], name))
+    return tuple(kinds)
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """A warning meant for the user (an old setting name) is one line on stderr, like an error."""
-    print(f"vcloud: warning: {' '.join(str(message).split())}", file=sys.stderr)
+    if str(message).startswith("settings: "):
+        print(f"vcloud: warning: {' '.join(str(message).split())}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("vcloud-hadoop")
     except PackageNotFoundError:  # run from a source tree that was never installed
@@ -123,6 +138,8 @@ def _parser() -> argparse.ArgumentParser:
     p_repro = sub.add_parser("reproduce", help="run the seed papers' experiments and write DIR/report.md")
     p_repro.add_argument("--out", type=Path, required=True, help="report directory")
     p_repro.add_argument("--quick", action="store_true", help="a quarter of the input (minutes, not tens of minutes)")
+    p_repro.add_argument("--processes", type=int, default=None, help="local worker processes (default: all CPUs)")
+    p_repro.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: scheduler address, or 'local'")
     p_repro.set_defaults(func=cmd_reproduce)
     p_sweep = sub.add_parser("sweep", help="run a grid of settings x seeds from a SPEC file (TOML or YAML)")
     p_sweep.add_argument("spec", type=Path, help="SPEC: scenario, settings (lists of values), seeds")
@@ -146,12 +163,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def cmd_list(args: argparse.Namespace) -> int:
     width = max(len(n) for n in SCENARIOS)
-    for name, scenario in SCENARIOS.items():
-        print(f"{name:<{width}}  {scenario.description}")
+    for name in SCENARIOS:
+        print(f"{name:<{width}}  {SCENARIOS.description(name)}")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from scenarios.show import show_settings
+
     if args.scenario not in SCENARIOS:
         raise BadInput(f"unknown scenario {args.scenario!r} (try: {', '.join(SCENARIOS)})")
     print(show_settings(SCENARIOS[args.scenario]))
@@ -159,6 +178,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from scenarios.runner import run_model, write_run
+    from scenarios.settings import parse_pairs, validate
+
     base: dict[str, Any] = {}
     seed = args.seed
     scenario_name = args.scenario
@@ -193,6 +215,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    from scenarios.inspect_run import RunError, trace_command
+
     a = args
     try:
         print(trace_command(a.run_dirs, a.plot, a.out, a.vms, a.t_from, a.t_to, a.metric, a.bin_s))
@@ -205,7 +229,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from scenarios.reproduce import reproduce
 
     check_dir(args.out, empty=False)
-    print(f"wrote {reproduce(args.out, quick=args.quick)}")
+    if args.processes is not None and args.processes < 1:
+        raise BadInput(f"--processes {args.processes}: at least 1")
+    print(f"wrote {reproduce(args.out, quick=args.quick, processes=args.processes, dask=args.dask)}")
     return 0
 
 
@@ -224,6 +250,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from scenarios.dashboard.serve import dashboard_config, serve  # the viz stack loads only for the page
+    from scenarios.inspect_run import RunError
+    from scenarios.settings import parse_pairs
 
     try:
         config = dashboard_config(args.scenario, parse_pairs(args.settings), args.seed, args.step_s, args.run)

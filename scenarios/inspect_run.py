@@ -17,14 +17,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from scenarios.outputs import OutputError, check_file
+from scenarios.outputs import PLOT_KINDS, OutputError, check_file
 from scenarios.trace_math import CPU_STATES, accounted_s, row_spans, trace_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-METRICS = ("steal", "iowait", "usr", "sys", "idle")
-PLOT_KINDS = ("heatmap", "lines", "breakdown", "cdf", "tasks-per-node", "running", "persistence")
 TASK_PLOTS = ("breakdown", "cdf", "tasks-per-node", "running")
 IMAGE_FORMATS = ("png", "pdf", "svg", "jpg", "jpeg")
 

@@ -14,6 +14,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+# what `vcloud trace` draws from a run directory (here, not in inspect_run.py, so that the command line can offer
+# them without importing pandas)
+METRICS = ("steal", "iowait", "usr", "sys", "idle")
+PLOT_KINDS = ("heatmap", "lines", "breakdown", "cdf", "tasks-per-node", "running", "persistence")
+
 
 class OutputError(ValueError):
     """A bad output path: one line naming the flag and the path."""

@@ -3,6 +3,10 @@
 Each entry runs what it needs (runs are shared between entries), computes the emulator's figure, says
 whether it goes the paper's way, and draws a PNG. `--quick` runs at a quarter of the input so the test suite
 can afford it; the numbers then differ from the full-scale ones given in the issues' notes.
+The runs are independent, so they run in parallel (`processes` local worker processes, by default one per CPU,
+or on a Dask cluster): the entries run in threads of this process that take turns (one at a time, so the plots
+are drawn as before), each waiting for its runs without holding the turn; a run is a pure function of its
+scenario, settings and seed and comes back as the finished model, so the report is the one a serial run writes.
 Covered: FlexSlot section 2 (Figs 3, 4, 6 and Table 1) and section 4 (Figs 7-14, `flexslot_figures.py`);
 the Coupling paper's Figs 1-2, 5-6, 10-11, 12, 16 and Tables II-IV (docs/results-coupling.md discusses them);
 SAMR Fig 9 (samr-heterogeneous).
@@ -12,10 +16,14 @@ Delay Scheduling section 5, IO-heavy (`delay_figures.py`; docs/results-delay.md)
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -37,12 +45,35 @@ COUPLING_SCENARIOS = {"coupling-two-grep", "coupling-ten-grep", "coupling-map-on
                       "coupling-200-jobs", "delay-locality"}  # fmt: skip
 
 
-class Runs:
-    """Runs by (scenario, validated settings) on one seed, each run once; `quick` entries measure less."""
+def run(scenario: str, seed: int, settings: dict[str, Any]) -> HadoopModel:
+    """One finished run."""
+    sc = SCENARIOS[scenario]
+    model = sc.build(validate(sc.Settings, settings), seed=seed)
+    run_model(model, sc.horizon_s(model), progress=False)
+    return model
 
-    def __init__(self, scale: float, seed: int = 1, quick: bool = False) -> None:
+
+def _run_packed(scenario: str, seed: int, settings: dict[str, Any]) -> bytes:
+    """`run` in a worker process: the model as cloudpickle's bytes (a model holds lambdas that pickle refuses)."""
+    import cloudpickle
+
+    return cloudpickle.dumps(run(scenario, seed, settings))
+
+
+class Runs:
+    """Runs by (scenario, validated settings) on one seed, each run once; `quick` entries measure less.
+
+    `submit(fn, *args) -> Future`: where runs are computed (a process pool or a Dask client); None: here, at once.
+    With `submit`, `turn` is the lock the entries' threads take turns with: a thread gives it up while it waits."""
+
+    def __init__(
+        self, scale: float, seed: int = 1, quick: bool = False, submit: Callable[..., Future] | None = None,
+        turn: threading.Lock | None = None,
+    ) -> None:  # fmt: skip
         self.scale, self.seed, self.quick = scale, seed, quick
         self._done: dict[tuple[str, int, str], HadoopModel] = {}
+        self._pending: dict[tuple[str, int, str], Future] = {}  # runs computed elsewhere
+        self._submit, self._turn = submit, turn
 
     def get(self, scenario: str, seed: int | None = None, **settings) -> HadoopModel:
         """The run of `scenario` with `settings` on `seed` (default: the report's seed)."""
@@ -55,11 +86,20 @@ class Runs:
         sc = SCENARIOS[scenario]
         validated = validate(sc.Settings, settings)
         key = (scenario, seed, validated.model_dump_json())  # equal configurations share a run, however spelled
-        if key not in self._done:
-            model = sc.build(validated, seed=seed)
-            run_model(model, sc.horizon_s(model), progress=False)
-            self._done[key] = model
-        return self._done[key]
+        if key in self._done:
+            return self._done[key]
+        if self._submit is None:
+            self._done[key] = run(scenario, seed, validated.model_dump(mode="json"))
+            return self._done[key]
+        if key not in self._pending:
+            self._pending[key] = self._submit(run, scenario, seed, validated.model_dump(mode="json"))
+        self._turn.release()  # wait for it off our turn: other entries go on meanwhile
+        try:
+            model = self._pending[key].result()
+        finally:
+            self._turn.acquire()
+        self._done[key] = model
+        return model
 
 
 @dataclass
@@ -346,22 +386,72 @@ ENTRIES = [
 ]  # fmt: skip
 
 
-def reproduce(out: Path, quick: bool = False, progress: bool = True) -> Path:
-    """Run every entry, write DIR/report.md and DIR/<n>.png; returns the report's path."""
+def reproduce(
+    out: Path, quick: bool = False, progress: bool = True, processes: int | None = None, dask: Any = None
+) -> Path:
+    """Run every entry, write DIR/report.md and DIR/<n>.png; returns the report's path.
+
+    `processes`: local worker processes (default one per CPU; 1: every run here, one after another); `dask`: a
+    Dask scheduler's address, "local" (a LocalCluster of `processes` workers) or a `distributed.Client`."""
     out.mkdir(parents=True, exist_ok=True)
-    runs = Runs(scale=0.25 if quick else 1.0, quick=quick)
-    rows = []
-    for n, entry in enumerate(ENTRIES, start=1):
-        if progress:
-            print(f"[{n}/{len(ENTRIES)}] {entry.figure}", flush=True)
-        text, same_way, fig = entry.measure(runs)
-        png = f"{n:02d}.png"
-        plots.save(fig, out / png)
-        rows.append({"figure": entry.figure, "paper": entry.paper, "emulator": text,
-                     "same direction": "yes" if same_way else "no", "plot": f"![]({png})"})  # fmt: skip
+    scale = 0.25 if quick else 1.0
+    with ExitStack() as stack:
+        submit = _backend(stack, processes, dask)
+        turn = threading.Lock()
+        runs = Runs(scale=scale, quick=quick, submit=submit, turn=turn)
+
+        def measure(n: int, entry: Entry) -> dict[str, str]:
+            with turn:
+                if progress:
+                    print(f"[{n}/{len(ENTRIES)}] {entry.figure}", flush=True)
+                text, same_way, fig = entry.measure(runs)
+                png = f"{n:02d}.png"
+                plots.save(fig, out / png)
+            return {"figure": entry.figure, "paper": entry.paper, "emulator": text,
+                    "same direction": "yes" if same_way else "no", "plot": f"![]({png})"}  # fmt: skip
+
+        if submit is None:  # get() runs each run here, in the turn
+            rows = [measure(n, entry) for n, entry in enumerate(ENTRIES, start=1)]
+        else:
+            with ThreadPoolExecutor(len(ENTRIES)) as threads:
+                rows = list(threads.map(measure, range(1, len(ENTRIES) + 1), ENTRIES))
     scale = "quick (a quarter of the input)" if quick else "full scale"
     lines = [f"# Seed papers vs emulator ({scale}, seed 1)", "", "| " + " | ".join(rows[0]) + " |",
              "|" + "---|" * len(rows[0])] + ["| " + " | ".join(r.values()) + " |" for r in rows]  # fmt: skip
     report = out / "report.md"
     report.write_text("\n".join(lines) + "\n")
     return report
+
+
+def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[..., Future] | None:
+    """Where the runs go: `submit(fn, *args) -> future`, or None to run them here (one process, no Dask)."""
+    if dask is not None:
+        from distributed import Client, LocalCluster
+
+        if isinstance(dask, Client):
+            client = dask
+        elif dask == "local":
+            cluster = stack.enter_context(LocalCluster(n_workers=processes or os.cpu_count() or 1,
+                                                       threads_per_worker=1, processes=True))  # fmt: skip
+            client = stack.enter_context(Client(cluster))
+        else:
+            client = stack.enter_context(Client(dask, timeout="10s"))
+        return lambda fn, *args: client.submit(fn, *args, pure=False)  # Dask moves results with cloudpickle
+    workers = processes or os.cpu_count() or 1
+    if workers <= 1:
+        return None
+    import multiprocessing
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawned, not forked: this process has threads (fork would copy their locks), and a worker imports only what
+    # its runs need
+    pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")))
+
+    def submit(fn: Callable[..., HadoopModel], *args: Any) -> Future:
+        packed, future = pool.submit(_run_packed, *args), Future()
+        packed.add_done_callback(lambda f: future.set_exception(f.exception()) if f.exception() is not None
+                                 else future.set_result(pickle.loads(f.result())))  # fmt: skip
+        return future
+
+    return submit

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from scenarios.cli import main
+from scenarios.registry import SCENARIOS
 from scenarios.trace_replay import DEFAULT_TRACE
 from vcloud.trace import COLUMNS
 
@@ -136,3 +137,40 @@ def test_reproduce_quick_writes_a_report_with_every_figure(tmp_path):
     for n in range(1, len(ENTRIES) + 1):
         png = tmp_path / f"{n:02d}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
+
+
+def test_registry_lists_each_scenario_with_its_own_description():
+    """`vcloud list` prints the registry's descriptions without importing the scenarios: they must be theirs."""
+    for name in SCENARIOS:
+        assert SCENARIOS[name].name == name
+        assert SCENARIOS.description(name) == SCENARIOS[name].description
+
+
+def test_list_imports_no_scenario_and_no_numeric_stack():
+    """Start-up: `vcloud list` needs names and descriptions only (issue 16: at most 0.3 s)."""
+    code = (
+        "import sys; from scenarios.cli import main; main(['list']); print(sorted(m for m in sys.modules if "
+        "m.split('.')[0] in ('numpy', 'pandas', 'mesa', 'pydantic', 'scenarios') and m not in "
+        "('scenarios', 'scenarios.cli', 'scenarios.outputs', 'scenarios.registry')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_reproduce_runs_in_worker_processes_give_the_serial_numbers():
+    """`vcloud reproduce` runs its runs in parallel (spawned workers, models sent back): the same models' numbers."""
+    import threading
+    from contextlib import ExitStack
+
+    from scenarios.reproduce import Runs, _backend
+
+    asks = [("flexslot", {"scale": 0.05}), ("samr-heterogeneous", {"input_gb": 1.0, "speculation": "late"})]
+    serial = Runs(scale=0.05)
+    with ExitStack() as stack:
+        turn = threading.Lock()
+        parallel = Runs(scale=0.05, submit=_backend(stack, 2, None), turn=turn)
+        with turn:
+            for scenario, settings in asks:
+                a, b = serial.get(scenario, **settings), parallel.get(scenario, **settings)
+                assert a.hadoop_summary() == b.hadoop_summary()
+                pd.testing.assert_frame_equal(a.tasks_frame(), b.tasks_frame())

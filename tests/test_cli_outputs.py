@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-import scenarios.cli as cli
 import scenarios.runner as runner
 from scenarios.cli import main
 from scenarios.outputs import clean_stale
@@ -61,7 +60,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "run_model", interrupted)
+    monkeypatch.setattr(runner, "run_model", interrupted)  # cmd_run imports it when it runs
     assert main(["run", "synthetic-cloud", *QUICK, "--out", str(tmp_path / "run")]) == 130
     assert capsys.readouterr().err == "vcloud: interrupted (nothing was written)\n"
     assert list(tmp_path.iterdir()) == []
@@ -83,7 +82,7 @@ def test_a_hadoop_runs_progress_bar_has_no_total_a_fixed_length_runs_does(monkey
         def update(self, n):
             pass
 
-    monkeypatch.setattr(runner, "tqdm", Bar)
+    monkeypatch.setattr("tqdm.tqdm", Bar)  # run_model imports it when it runs
     for name, overrides in (("flexslot", {"scale": 0.02}), ("synthetic-cloud", {"duration_s": 60})):
         scenario = SCENARIOS[name]
         model = scenario.build(scenario.Settings(**overrides), 1)

@@ -119,7 +119,7 @@ def evict(files: FileTable, vm_rows: np.ndarray, excess: np.ndarray) -> None:
     on = (clean > 0) & over[vm]
     if not on.any():
         return
-    rows = np.flatnonzero(on)
+    rows = on.nonzero()[0]
     active = files.active[:n]
     act = np.bincount(vm[rows], files.cached_mb[:n][rows] * active[rows], minlength=n_vm)
     inact = np.bincount(vm[rows], files.cached_mb[:n][rows] * ~active[rows], minlength=n_vm)
@@ -138,8 +138,8 @@ def evict(files: FileTable, vm_rows: np.ndarray, excess: np.ndarray) -> None:
 def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
     """For rows sorted by group: the sum of `amount` over the earlier rows of the same group."""
     cum = np.cumsum(amount)
-    start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    base = np.repeat(cum[start] - amount[start], np.diff(np.r_[start, group.size]))
+    start = np.concatenate(([True], group[1:] != group[:-1])).nonzero()[0]
+    base = np.repeat(cum[start] - amount[start], np.diff(np.append(start, group.size)))
     return cum - amount - base
 
 

@@ -14,7 +14,6 @@ written as a plain loop, used by the reference engine and the tests as the oracl
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 
 FloatArray = np.ndarray
 
@@ -45,25 +44,26 @@ def waterfill(
     short = ~(cap_sum <= capacity)  # groups that cannot serve every cap in full
     active = cap > 0 if weight is None else (weight > 0) & (cap > 0)
     alloc = np.where(active, cap, 0.0)
-    rows = np.flatnonzero(active & short[group])
+    rows = (active & short[group]).nonzero()[0]
     if rows.size == 0:
         return alloc
     g, c = group[rows], cap[rows]
     w = None if weight is None else weight[rows]
     remaining = capacity  # only the short groups' entries are ever read
-    with np.errstate(divide="ignore", invalid="ignore"):  # groups with no unsaturated item left: never read
-        while True:
-            level = (remaining / np.bincount(g, w, minlength=n_groups))[g]
-            offer = level if w is None else w * level
-            saturated = offer >= c
-            if not saturated.any():
-                alloc[rows] = offer
-                return alloc
-            remaining = np.maximum(remaining - np.bincount(g[saturated], c[saturated], minlength=n_groups), 0.0)
-            keep = ~saturated
-            rows, g, c = rows[keep], g[keep], c[keep]
-            if w is not None:
-                w = w[keep]
+    level = np.zeros(n_groups)  # groups with no unsaturated item left keep 0: never read
+    while True:
+        weights = np.bincount(g, w, minlength=n_groups)
+        np.divide(remaining, weights, out=level, where=weights > 0)  # cheaper than np.errstate for every call
+        offer = level[g] if w is None else w * level[g]
+        saturated = offer >= c
+        if not saturated.any():
+            alloc[rows] = offer
+            return alloc
+        remaining = np.maximum(remaining - np.bincount(g[saturated], c[saturated], minlength=n_groups), 0.0)
+        keep = ~saturated
+        rows, g, c = rows[keep], g[keep], c[keep]
+        if w is not None:
+            w = w[keep]
 
 
 def waterfill_reference(weights: list[float], caps: list[float], capacity: float) -> list[float]:
@@ -96,6 +96,8 @@ def divvy(shares: FloatArray, lower: FloatArray, upper: FloatArray, total: float
     out the spare in a second pass). Floors above `total` are refused: admission control on
     reservations is the pool's job and must have rejected such a configuration.
     """
+    from scipy.optimize import brentq  # only DRS divides a pool: the other runs need not import scipy
+
     shares = np.asarray(shares, float)
     lower = np.asarray(lower, float)
     upper = np.maximum(np.asarray(upper, float), lower)

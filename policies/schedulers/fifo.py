@@ -26,6 +26,7 @@ def queue_order(jobs: list[Job]) -> list[Job]:
 
 class FifoScheduler(TaskScheduler):
     name = "fifo"
+    quiet_when_idle = True
 
     def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
         jobs = queue_order(cluster.jobs)

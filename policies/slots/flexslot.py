@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from sklearn.cluster import KMeans
 
 from hadoop_layer.interfaces import ClusterView, Kill, Restart, SetSlots, SlotAction, SlotManager
 from hadoop_layer.tasks import Task, TaskAttempt, TaskKind
@@ -57,6 +56,8 @@ def stragglers_by_kmeans(performance: np.ndarray, gap: float = 1.0) -> np.ndarra
     high cluster's centre (gap 1.0 = always, the printed rule)."""
     if len(performance) < 3 or np.ptp(performance) <= 0:
         return np.zeros(len(performance), dtype=bool)
+    from sklearn.cluster import KMeans  # scikit-learn takes 0.5 s to import: only when FlexSlot runs k-means
+
     x = performance.reshape(-1, 1)
     init = np.array([[performance.min()], [performance.max()]])
     fit = KMeans(n_clusters=2, init=init, n_init=1).fit(x)

@@ -38,6 +38,7 @@ def speculatable(task: Task, job_progress: float, now: float, node: int) -> bool
 
 class HadoopSpeculation(SpeculationPolicy):
     name = "hadoop"
+    quiet_when_idle = True
 
     def __init__(self) -> None:
         self._may: tuple[float, bool] = (-1.0, True)
