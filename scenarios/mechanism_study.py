@@ -22,6 +22,7 @@ import pandas as pd
 
 PHYSICS = ["settings.page_cache.enabled", "settings.memory.reclaim", "settings.co_cluster", "settings.vm_mem_mb"]
 DRS_ONLY = ["settings.drs.enforce", "settings.drs.count_ready"]
+SLOT_MANAGERS = ("none", "skewtune", "flexslot")
 DEFAULTS = {
     "settings.page_cache.enabled": True,
     "settings.memory.reclaim": True,
@@ -81,7 +82,7 @@ def table(static: pd.DataFrame, drs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (bench, _), runs in drs.groupby(["settings.benchmark", "cell"], sort=False):
         policy = runs["settings.slot_manager"]
-        by = {sm: runs[policy == sm].set_index("seed") for sm in ("none", "skewtune", "flexslot")}
+        by = {sm: runs[policy == sm].set_index("seed") for sm in SLOT_MANAGERS}
         stock = by["none"]
         seeds = list(stock.index)
         keys = [(stock.phys.iloc[0], s) for s in seeds]
