@@ -14,6 +14,7 @@ same physics (the static pool ignores `drs.*`).
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -50,14 +51,20 @@ def straggler_steal_ratio(tasks: pd.DataFrame) -> float:
 
 
 def load(out: str | Path) -> pd.DataFrame:
-    """A sweep's results with the Fig 6 ratio of each run (from its kept `tasks` table, if any)."""
-    out = Path(out)
-    frame = pd.read_parquet(out / "results.parquet")
-    ratios = []
-    for rid in frame.run_id:
-        path = out / "runs" / rid / "tasks.parquet"
-        ratios.append(straggler_steal_ratio(pd.read_parquet(path)) if path.exists() else np.nan)
-    return frame.assign(steal_ratio=ratios)
+    """A sweep directory's finished runs (`DIR/runs/*.json`, so a sweep still running can be read), one row each as in
+    `results.parquet`, with the Fig 6 ratio of each run (from its kept `tasks` table, if any)."""
+    runs = Path(out) / "runs"
+    rows = []
+    for path in sorted(runs.glob("*.json")):
+        row = json.loads(path.read_text())
+        if row.get("error"):
+            continue
+        tasks = runs / row["run_id"] / "tasks.parquet"
+        ratio = straggler_steal_ratio(pd.read_parquet(tasks)) if tasks.exists() else np.nan
+        rows.append({"run_id": row["run_id"], "seed": row["seed"],
+                     **{f"settings.{k}": v for k, v in row["settings"].items()}, **row["figures"],
+                     "steal_ratio": ratio})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def cell_name(row: pd.Series) -> str:

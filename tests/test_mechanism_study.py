@@ -1,5 +1,7 @@
 """scenarios/mechanism_study.py: the study's table from two sweep directories (made up here, two seeds)."""
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -14,12 +16,16 @@ def tasks(slow_steal: float) -> pd.DataFrame:
 
 
 def write_sweep(root, rows):
+    """Rows as `vcloud sweep` writes them: DIR/runs/RUN_ID.json and, with --frames, DIR/runs/RUN_ID/tasks.parquet."""
     (root / "runs").mkdir(parents=True)
-    frame = pd.DataFrame(rows)
-    for rid, slow_steal in zip(frame.run_id, frame.pop("slow_steal"), strict=True):
+    for row in rows:
+        row = dict(row)
+        rid, seed, slow_steal = row.pop("run_id"), row.pop("seed"), row.pop("slow_steal")
+        settings = {k.removeprefix("settings."): row.pop(k) for k in list(row) if k.startswith("settings.")}
         (root / "runs" / rid).mkdir()
         tasks(slow_steal).to_parquet(root / "runs" / rid / "tasks.parquet")
-    frame.to_parquet(root / "results.parquet")
+        record = {"run_id": rid, "seed": seed, "settings": settings, "error": None, "figures": row}
+        (root / "runs" / f"{rid}.json").write_text(json.dumps(record))
     return root
 
 
