@@ -121,7 +121,17 @@ def table(static: pd.DataFrame, drs: pd.DataFrame) -> pd.DataFrame:
             "skewness FlexSlot": by["flexslot"].map_runtime_skewness.mean() if len(by["flexslot"]) else np.nan,
             "FlexSlot kills": by["flexslot"].killed_attempts.mean() if len(by["flexslot"]) else np.nan,
         })  # fmt: skip
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    return frame.iloc[sorted(range(len(frame)), key=lambda i: _rank(frame.benchmark[i], frame.cell[i]))].reset_index(
+        drop=True
+    )
+
+
+def _rank(benchmark: str, cell: str) -> tuple:
+    """wordcount first; then the defaults, single mechanisms, pairs, each in LABELS order."""
+    order = [label for label, _ in LABELS.values()]
+    parts = [] if cell == "defaults" else cell.split(" + ")
+    return benchmark != "wordcount", len(parts), [order.index(p) for p in parts]
 
 
 def _f(x: float, digits: int = 2) -> str:
