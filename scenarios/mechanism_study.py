@@ -36,7 +36,7 @@ LABELS = {
     "settings.page_cache.enabled": ("no page cache", lambda v: not v),
     "settings.memory.reclaim": ("no ballooning", lambda v: not v),
     "settings.drs.enforce": ("per-VM shares", lambda v: v == "shares"),
-    "settings.drs.count_ready": ("demand + ready", lambda v: bool(v)),
+    "settings.drs.count_ready": ("demand with ready time", lambda v: bool(v)),
     "settings.co_cluster": ("second cluster", lambda v: bool(v)),
     "settings.vm_mem_mb": ("8 GB VMs (pool at half)", lambda v: v > 4096.0),
 }
@@ -50,6 +50,14 @@ def straggler_steal_ratio(tasks: pd.DataFrame) -> float:
     return float(rate[runtime > runtime.quantile(0.9)].mean() / rate.mean())
 
 
+def slave_spread(trace: pd.DataFrame) -> dict[str, float]:
+    """Max over min, across the slaves, of their CPU used and memory granted averaged over the run."""
+    slaves = trace[trace.vm.astype(str).str.startswith("slave")]
+    means = slaves.groupby("vm", observed=True)[["cpu_used_mhz", "mem_granted_mb"]].mean()
+    return {"cpu_used_spread": float(means.cpu_used_mhz.max() / means.cpu_used_mhz.min()),
+            "mem_granted_spread": float(means.mem_granted_mb.max() / means.mem_granted_mb.min())}  # fmt: skip
+
+
 def load(out: str | Path) -> pd.DataFrame:
     """A sweep directory's finished runs (`DIR/runs/*.json`, so a sweep still running can be read), one row each as in
     `results.parquet`, with the Fig 6 ratio of each run (from its kept `tasks` table, if any)."""
@@ -59,11 +67,12 @@ def load(out: str | Path) -> pd.DataFrame:
         row = json.loads(path.read_text())
         if row.get("error"):
             continue
-        tasks = runs / row["run_id"] / "tasks.parquet"
+        tasks, trace = runs / row["run_id"] / "tasks.parquet", runs / row["run_id"] / "vm_trace.parquet"
         ratio = straggler_steal_ratio(pd.read_parquet(tasks)) if tasks.exists() else np.nan
+        spread = slave_spread(pd.read_parquet(trace)) if trace.exists() else {}
         rows.append({"run_id": row["run_id"], "seed": row["seed"],
                      **{f"settings.{k}": v for k, v in row["settings"].items()}, **row["figures"],
-                     "steal_ratio": ratio})  # fmt: skip
+                     "steal_ratio": ratio, **spread})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -111,6 +120,8 @@ def table(static: pd.DataFrame, drs: pd.DataFrame) -> pd.DataFrame:
             "skewness DRS": stock.map_runtime_skewness.mean(),
             "steal ratio static": h.steal_ratio.mean(),
             "steal ratio DRS": stock.steal_ratio.mean(),
+            "CPU used max/min DRS": stock.get("cpu_used_spread", pd.Series(np.nan)).mean(),
+            "memory max/min DRS": stock.get("mem_granted_spread", pd.Series(np.nan)).mean(),
             "CPU persistence": stock["cloud.entitlement_persistence.cpu"].mean(),
             "memory persistence": stock["cloud.entitlement_persistence.mem"].mean(),
             "stock makespan DRS": stock.makespan_s.mean(),
@@ -146,15 +157,17 @@ def markdown(t: pd.DataFrame) -> str:
     """The two tables of docs/results-flexslot.md's study section."""
     lines = [
         "| benchmark | cell | Fig 4 max/min static / DRS (control) | Fig 3 skewness static / DRS | "
-        "Fig 6 steal ratio static / DRS | persistence CPU / mem | makespan static / DRS |",
-        "|---|---|---|---|---|---|---|",
+        "Fig 6 steal ratio static / DRS | persistence CPU / mem | DRS slaves' CPU used / memory max/min | "
+        "makespan static / DRS |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for _, r in t.iterrows():
         lines.append(
             f"| {r['benchmark']} | {r['cell']} | {_f(r['maps max/min static'])} / {_f(r['maps max/min DRS'])} "
             f"({_f(r['maps max/min shares control'])}) | {_f(r['skewness static'])} / {_f(r['skewness DRS'])} | "
             f"{_f(r['steal ratio static'])} / {_f(r['steal ratio DRS'])} | {_f(r['CPU persistence'])} / "
-            f"{_f(r['memory persistence'])} | {_f(r['static makespan'], 0)} / {_f(r['stock makespan DRS'], 0)} s |"
+            f"{_f(r['memory persistence'])} | {_f(r['CPU used max/min DRS'])} / {_f(r['memory max/min DRS'])} | "
+            f"{_f(r['static makespan'], 0)} / {_f(r['stock makespan DRS'], 0)} s |"
         )
     lines += [
         "",
