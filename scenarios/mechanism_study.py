@@ -172,7 +172,7 @@ def markdown(t: pd.DataFrame) -> str:
     lines += [
         "",
         "| benchmark | cell | SkewTune vs stock (DRS) | FlexSlot vs stock (DRS) | "
-        "skewness stock / SkewTune / FlexSlot | FlexSlot kills |",
+        "skewness stock / SkewTune / FlexSlot | attempts killed (FlexSlot) |",
         "|---|---|---|---|---|---|",
     ]
     for _, r in t.iterrows():
