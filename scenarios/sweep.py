@@ -9,6 +9,17 @@ SPEC is TOML (`.toml`) or YAML (`.yaml`, `.yml`) with three fields::
     duration_s = [600]
     drs.period_s = [60, 300]              # dotted keys as in `--set` (TOML: a nested table; YAML: either)
 
+and, optionally, `cells`: a list of points (each a mapping of settings to one value) that the grid is run at,
+for designs that are not a full product (one factor at a time around the defaults, and chosen pairs)::
+
+    [[cells]]                             # an empty cell: the scenario's defaults
+    [[cells]]
+    page_cache.enabled = false
+
+The runs are then cells x settings product x seeds (cells outermost); a key may not be both in a cell and in
+`settings`. A run's settings (and so its id and its `settings.<key>` columns) hold every key that any cell or
+the grid names, at its value in that run (a key a cell leaves out: the scenario's default).
+
 Every grid point is validated before anything runs; a bad SPEC stops with one line naming the field.
 
 A run is a pure function of (scenario, settings, seed): `execute` builds a `ScenarioModel`, steps it to
@@ -69,6 +80,7 @@ class SweepSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     scenario: str
     settings: dict[str, Any] = Field(default_factory=dict)
+    cells: list[dict[str, Any]] = Field(default_factory=list)
     seeds: list[Annotated[StrictInt, Field(ge=0)]] = Field(min_length=1)
 
     @field_validator("scenario")
@@ -139,26 +151,35 @@ def parse_spec(data: Any, source: str = "SPEC") -> Sweep:
 
 
 def grid(spec: SweepSpec, source: str = "SPEC") -> list[Run]:
-    """The runs: the product of the settings' value lists (first key outermost), then the seeds."""
+    """The runs: for each cell (or once, with no cells), the product of the settings' value lists (first key
+    outermost), then the seeds."""
     axes = _flat_axes(spec.settings, source)
+    cells = [_flat_cell(cell, source, i) for i, cell in enumerate(spec.cells)] or [{}]
+    keys = list(dict.fromkeys([*(k for cell in cells for k in cell), *axes]))  # every key a run reports
     scenario = SCENARIOS[spec.scenario]
     runs: list[Run] = []
     seen: dict[str, dict[str, Any]] = {}
-    for combo in itertools.product(*axes.values()):
-        point = dict(zip(axes, combo, strict=True))
-        try:
-            settings = validate(scenario.Settings, point)
-        except SettingsError as exc:
-            where = f" (grid point {_short(point)})" if str(exc).startswith("settings:") else ""
-            raise SweepError(f"{source}: {exc}{where}") from None
-        dumped = settings.model_dump(mode="json")
-        canonical = {key: _at(dumped, key) for key in axes}
-        for seed in spec.seeds:
-            run = Run(run_id(spec.scenario, canonical, seed), spec.scenario, canonical, seed)
-            if run.run_id in seen:
-                raise SweepError(f"{source}: settings {_short(point)} and {_short(seen[run.run_id])} are the same run")
-            seen[run.run_id] = point
-            runs.append(run)
+    for i, cell in enumerate(cells):
+        both = next((k for k in cell if k in axes), None)
+        if both is not None:
+            raise SweepError(f"{source}: cells[{i}].{both} is also in settings: give it in one place")
+        for combo in itertools.product(*axes.values()):
+            point = {**cell, **dict(zip(axes, combo, strict=True))}
+            try:
+                settings = validate(scenario.Settings, point)
+            except SettingsError as exc:
+                where = f" (grid point {_short(point)})" if str(exc).startswith("settings:") else ""
+                raise SweepError(f"{source}: {exc}{where}") from None
+            dumped = settings.model_dump(mode="json")
+            canonical = {key: _at(dumped, key) for key in keys}
+            for seed in spec.seeds:
+                run = Run(run_id(spec.scenario, canonical, seed), spec.scenario, canonical, seed)
+                if run.run_id in seen:
+                    raise SweepError(
+                        f"{source}: settings {_short(point)} and {_short(seen[run.run_id])} are the same run"
+                    )
+                seen[run.run_id] = point
+                runs.append(run)
     return runs
 
 
@@ -188,6 +209,19 @@ def _flat_axes(settings: dict[str, Any], source: str, prefix: str = "") -> dict[
                 raise SweepError(f"{source}: settings.{sub_name} is given more than once")
             axes[sub_name] = sub_values
     return axes
+
+
+def _flat_cell(cell: dict[str, Any], source: str, i: int, prefix: str = "") -> dict[str, Any]:
+    """{'drs': {'enforce': 'shares'}} -> {'drs.enforce': 'shares'}: one value per key (a list is a value)."""
+    out: dict[str, Any] = {}
+    for key, value in cell.items():
+        name = f"{prefix}{key}"
+        sub = _flat_cell(value, source, i, f"{name}.") if isinstance(value, dict) else {name: value}
+        for sub_name, sub_value in sub.items():
+            if sub_name in out:
+                raise SweepError(f"{source}: cells[{i}].{sub_name} is given more than once")
+            out[sub_name] = sub_value
+    return out
 
 
 def _at(tree: dict[str, Any], dotted: str) -> Any:

@@ -7,6 +7,7 @@ from hadoop_layer.profiles import PUMA
 from policies.slots.flexslot import (
     FlexSlotManager,
     FlexSlotPolicySettings,
+    performance,
     resize_needed,
     slot_move,
     stragglers_by_kmeans,
@@ -25,6 +26,27 @@ def test_kmeans_marks_the_slow_cluster_only_when_it_stands_apart():
     assert stragglers_by_kmeans(even, gap=1.0).sum() > 0
     assert not stragglers_by_kmeans(even, gap=0.5).any()
     assert not stragglers_by_kmeans(np.array([1.0, 1.0, 1.0])).any()
+
+
+def test_p_gives_speed_and_progress_rate_an_equal_say_so_a_map_with_ten_times_the_input_straggles():
+    # section 3.2: D and the progress rate D / S, each normalized against its maximum, summed. Eight regular maps
+    # (2 MB/s, 64 MB), one slower map on a normal split (1.5 MB/s) and one at full speed on a 640 MB split, which
+    # will take ten times as long ("tasks with smaller progress rates are likely to have large input sizes").
+    speed = np.array([2.0] * 8 + [1.5, 2.0])
+    size = np.array([64.0] * 8 + [64.0, 640.0])
+    p = performance(speed, size)
+    assert p[:8] == pytest.approx(2.0) and p[8] == pytest.approx(1.5) and p[9] == pytest.approx(1.1)
+    assert stragglers_by_kmeans(p).tolist() == [False] * 8 + [True, True]
+    # the printed shorthand (1 + 1/S) x D in MB leaves the progress rate 1/64 of a say: the big split looks regular
+    assert stragglers_by_kmeans((1 + 1 / size) * speed).tolist() == [False] * 8 + [True, False]
+    # units do not matter once normalized
+    assert performance(speed, size / 1024) == pytest.approx(p)
+
+
+def test_the_low_cluster_are_the_stragglers_by_default_as_printed():
+    even = np.array([1.9, 1.95, 2.0, 2.1, 2.2])
+    assert FlexSlotPolicySettings().straggler_gap == 1.0
+    assert stragglers_by_kmeans(even, gap=FlexSlotPolicySettings().straggler_gap).tolist() == [True] * 3 + [False] * 2
 
 
 @pytest.mark.parametrize(
@@ -70,6 +92,10 @@ def test_an_io_bound_straggler_is_restarted_once_in_a_larger_slot():
     first, second = straggler.attempts[:2]
     assert first.state == "killed" and second.heap_mb == pytest.approx(240.0) and second.io_sort_mb == 120.0
     assert second.tracker is first.tracker  # relaunched in the slot it was killed in
+    # the bigger slot holds more of its node's memory (heap + JVM overhead), which the node's page cache loses and
+    # its active memory gains (vcloud/pagecache.py, vcloud/memory.py): Algorithm 1 on the memory physics of issue 14
+    jvm = model.hadoop.jvm_overhead_mb
+    assert first.mem_mb == pytest.approx(200.0 + jvm) and second.mem_mb == pytest.approx(240.0 + jvm)
     assert manager.kill_count[straggler] <= 2
     assert all(len(t.attempts) == 1 for t in job.maps[1:])
 

@@ -37,6 +37,19 @@ def runs():
     return out
 
 
+@pytest.fixture(scope="module")
+def slot_runs(runs):
+    """Fig 9 under DRS: stock, SkewTune and FlexSlot on wordcount and inverted-index (wordcount's stock is `runs`)."""
+    out = {}
+    for seed in SEEDS:
+        out[("wordcount", "none", seed)] = runs[("drs", seed)]
+        for bench in ("wordcount", "inverted-index"):
+            for manager in ("none", "skewtune", "flexslot"):
+                if (bench, manager, seed) not in out:
+                    out[(bench, manager, seed)] = run(seed, allocator="drs", benchmark=bench, slot_manager=manager)
+    return out
+
+
 def mean_over_seeds(runs, name, figure) -> float:
     return float(np.mean([figure(runs[(name, seed)]) for seed in SEEDS]))
 
@@ -89,8 +102,9 @@ def test_demand_based_pool_starves_the_stragglers_of_cpu(runs):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="not yet emergent: DRS's hot spots here are those of any work-conserving pool (static shares without "
-    "hard limits give the same spread); the demand-estimation feedback of FlexSlot 2.3 adds nothing yet",
+    reason="not emergent on vSphere's documented rules: DRS's hot spots are those of any work-conserving pool. "
+    "Issue 14's study, wordcount seeds 1-3: DRS 1.44 against 1.46 for equal static shares without hard limits; "
+    "the largest DRS / control ratio of any cell is a second cluster's 1.78 / 1.52 = 1.17 (docs/results-flexslot.md)",
 )
 def test_the_demand_estimate_itself_makes_the_hot_spots(runs):
     # the control: equal static shares that are not caps let idle cycles flow just as DRS does
@@ -106,3 +120,86 @@ def test_heterogeneous_nodes_for_stragglers_lower_the_skew(runs):
     assert homo > heter >= pinned - 1e-9
     allocation = runs[("heter", 1)].vms.view("cpu_entitlement_mhz")
     assert np.ptp(allocation) > 1000.0  # the pool really was redistributed
+
+
+# ---- issue 14's targets, per seed ----------------------------------------------------------------------------------
+
+
+def max_over_min(model) -> float:
+    return model.hadoop_summary()["maps_per_node_max_over_min"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 14's target missed: DRS max/min maps per node 1.41 / 1.51 / 1.41 (seeds 1-3; target >= 3), static "
+    "1.18 / 1.22 / 1.11 (< 2: met). The largest of the study's cells, a second cluster on the hosts, gives 1.78 "
+    "(docs/results-flexslot.md, 'The mechanisms crossed')",
+)
+def test_drs_hot_spots_run_three_times_the_maps_of_the_fewest_while_static_stays_within_two(runs):
+    for seed in SEEDS:
+        assert max_over_min(runs[("homo", seed)]) < 2.0
+        assert max_over_min(runs[("drs", seed)]) >= 3.0
+
+
+def stragglers_breakdown(model) -> dict[str, float]:
+    """Shares of the slowest tenth of the successful maps' runtime: steal, cputime, iowait (FlexSlot Fig 6)."""
+    frame = model.tasks_frame()
+    maps = frame[(frame.kind == "m") & (frame.state == "done")]
+    runtime = maps.end_s - maps.start_s
+    slow = maps[runtime > runtime.quantile(0.9)]
+    total = (slow.end_s - slow.start_s).sum()
+    return {part: float(slow[f"{part}_s"].sum() / total) for part in ("steal", "cputime", "iowait")}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 14's target missed: the slowest tenth of maps under DRS spend 45 / 46 / 45 % of their runtime stolen "
+    "(seeds 1-3) against 52 / 51 / 52 % on CPU, as much as the average map (43 %): with the page cache, maps seldom "
+    "wait on I/O, and every busy slave is stolen from alike",
+)
+def test_the_stragglers_runtime_is_dominated_by_steal_under_drs(runs):
+    # Fig 6: "steal time contributed most to the straggler runtime"
+    for seed in SEEDS:
+        parts = stragglers_breakdown(runs[("drs", seed)])
+        assert parts["steal"] > max(parts["cputime"], parts["iowait"]), (seed, parts)
+
+
+def job_change(slot_runs, bench, manager, seed) -> float:
+    stock = slot_runs[(bench, "none", seed)].hadoop_summary()["makespan_s"]
+    return slot_runs[(bench, manager, seed)].hadoop_summary()["makespan_s"] / stock - 1.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 14's target missed: under DRS FlexSlot against stock +0.3 / +0.6 / +2.6 % (wordcount, seeds 1-3), "
+    "+4.9 / +2.6 / +2.1 % (inverted-index); SkewTune -0.5 / 0 / 0 % and 0 / 0 / 0 %: no starvation for Algorithm 2 "
+    "to undo, and SkewTune's idle-slot trigger comes when the tails are short (docs/results-flexslot.md)",
+)
+def test_flexslot_is_at_least_15_percent_shorter_than_stock_and_skewtune_lies_between(slot_runs):
+    for seed in SEEDS:
+        for bench in ("wordcount", "inverted-index"):
+            flex, tune = job_change(slot_runs, bench, "flexslot", seed), job_change(slot_runs, bench, "skewtune", seed)
+            assert flex <= -0.15 and flex < tune < 0.0, (bench, seed, flex, tune)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 14's target missed: map-runtime skewness stock / SkewTune / FlexSlot under DRS, wordcount seeds 1-3: "
+    "2.17 / 2.04 / 2.02, 1.81 / 1.81 / 1.54, 1.17 / 1.17 / 1.65; inverted-index 2.87 / 2.74 / 2.18, 2.30 / 2.30 / "
+    "1.91, 1.71 / 1.71 / 2.18: SkewTune often never acts, and FlexSlot's kills and moves add skew on seed 3",
+)
+def test_map_skewness_falls_from_stock_to_skewtune_to_flexslot(slot_runs):
+    for seed in SEEDS:
+        for bench in ("wordcount", "inverted-index"):
+            stock, tune, flex = (skewness(slot_runs[(bench, m, seed)]) for m in ("none", "skewtune", "flexslot"))
+            assert stock > tune > flex, (bench, seed, stock, tune, flex)
+
+
+def test_about_one_kill_per_straggler(slot_runs):
+    # Fig 13: "most straggler only required 1 kill"
+    from scenarios.flexslot_figures import kills_per_straggler
+
+    for seed in SEEDS:
+        for bench in ("wordcount", "inverted-index"):
+            kills = kills_per_straggler(slot_runs[(bench, "flexslot", seed)])
+            assert kills == 0.0 or 1.0 <= kills <= 1.5, (bench, seed, kills)

@@ -14,7 +14,7 @@ from mesa.batchrunner import batch_run
 
 from scenarios.batch_model import ScenarioModel, scalar_figures
 from scenarios.cli import main
-from scenarios.sweep import load_spec, parse_spec, run_sweep
+from scenarios.sweep import SweepError, load_spec, parse_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -209,6 +209,8 @@ GOOD_TOML = 'scenario = "synthetic-cloud"\nseeds = [1]\n[settings]\nallocator = 
         ("s.yaml", "scenario: synthetic-cloud\nseeds: [1\n", "bad YAML"),
         ("s.yaml", "- scenario\n", "expected a mapping with fields scenario, settings and seeds"),
         ("s.yaml", "scenario: synthetic-cloud\nseeds: [1]\nsettings: [allocator]\n", "settings=['allocator']"),
+        ("s.toml", GOOD_TOML + '[[cells]]\nallocator = "static"\n', "cells[0].allocator is also in settings"),
+        ("s.toml", GOOD_TOML + "[[cells]]\ndrs.period_s = -5\n", "setting drs.period_s=-5"),
         ("s.json", "{}", "a SPEC is a .toml, .yaml or .yml file"),
         ("missing.toml", None, "No such file"),
     ],
@@ -227,3 +229,39 @@ def test_bad_spec_is_one_line_naming_the_field_exit_2_and_nothing_written(tmp_pa
 def test_parse_spec_takes_data_and_an_empty_grid_is_the_defaults():
     sweep = parse_spec({"scenario": "synthetic-cloud", "seeds": [5, 6]})
     assert [(r.settings, r.seed) for r in sweep.runs] == [({}, 5), ({}, 6)]
+
+
+CELLS = """
+scenario = "synthetic-cloud"
+seeds = [1, 2]
+
+[settings]
+allocator = ["static", "drs"]
+duration_s = [60]
+
+[[cells]]  # the defaults
+
+[[cells]]
+items_per_vm = 1
+
+[[cells]]
+items_per_vm = 1
+drs.period_s = 60
+"""
+
+
+def test_cells_run_the_grid_at_chosen_points_one_factor_at_a_time(tmp_path):
+    sweep = load_spec(write(tmp_path / "cells.toml", CELLS))
+    assert len(sweep.runs) == 3 * 2 * 2  # cells x allocators x seeds
+    # every run names every key of the cells and the grid, at its value in that run (defaults where a cell is silent)
+    first, last = sweep.runs[0].settings, sweep.runs[-1].settings
+    assert first == {"items_per_vm": 4, "drs.period_s": 300.0, "allocator": "static", "duration_s": 60}
+    assert last == {"items_per_vm": 1, "drs.period_s": 60.0, "allocator": "drs", "duration_s": 60}
+    assert [r.settings["items_per_vm"] for r in sweep.runs] == [4] * 4 + [1] * 8  # cells outermost
+    assert len({r.run_id for r in sweep.runs}) == 12
+    # a spec without cells keeps its run ids (only its own keys are hashed)
+    plain = load_spec(write(tmp_path / "plain.toml", CELLS.split("[[cells]]")[0]))
+    assert plain.runs[0].settings == {"allocator": "static", "duration_s": 60}
+    # two cells that are the same run are refused
+    with pytest.raises(SweepError, match="are the same run"):
+        load_spec(write(tmp_path / "twice.toml", CELLS + "\n[[cells]]\nitems_per_vm = 1\n"))
