@@ -88,11 +88,13 @@ class Runs:
         key = (scenario, seed, validated.model_dump_json())  # equal configurations share a run, however spelled
         if key in self._done:
             return self._done[key]
+        # the settings as given, not the validated dump: a scenario may read which fields were set (a coupling
+        # experiment's own slave count holds unless `slaves` is given)
         if self._submit is None:
-            self._done[key] = run(scenario, seed, validated.model_dump(mode="json"))
+            self._done[key] = run(scenario, seed, settings)
             return self._done[key]
         if key not in self._pending:
-            self._pending[key] = self._submit(run, scenario, seed, validated.model_dump(mode="json"))
+            self._pending[key] = self._submit(run, scenario, seed, settings)
         self._turn.release()  # wait for it off our turn: other entries go on meanwhile
         try:
             model = self._pending[key].result()
