@@ -17,6 +17,7 @@ Delay Scheduling section 5, IO-heavy (`delay_figures.py`; docs/results-delay.md)
 from __future__ import annotations
 
 import os
+import pickle
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -98,8 +99,12 @@ class Runs:
         self._turn.release()  # wait for it off our turn: other entries go on meanwhile
         try:
             model = self._pending[key].result()
+        except pickle.PicklingError:  # a model too deep to send back (Coupling's 200 jobs): run it here instead
+            model = None
         finally:
             self._turn.acquire()
+        if model is None:
+            model = run(scenario, seed, settings)
         self._done[key] = model
         return model
 
@@ -443,7 +448,6 @@ def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[...
     if workers <= 1:
         return None
     import multiprocessing
-    import pickle
     from concurrent.futures import ProcessPoolExecutor
 
     # spawned, not forked: this process has threads (fork would copy their locks), and a worker imports only what
@@ -452,8 +456,14 @@ def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[...
 
     def submit(fn: Callable[..., HadoopModel], *args: Any) -> Future:
         packed, future = pool.submit(_run_packed, *args), Future()
-        packed.add_done_callback(lambda f: future.set_exception(f.exception()) if f.exception() is not None
-                                 else future.set_result(pickle.loads(f.result())))  # fmt: skip
+
+        def unpack(f: Future) -> None:  # every outcome reaches `future`, or its waiter would wait for ever
+            try:
+                future.set_result(pickle.loads(f.result()))
+            except BaseException as exc:  # noqa: BLE001 (handed to the waiter, who decides)
+                future.set_exception(exc)
+
+        packed.add_done_callback(unpack)
         return future
 
     return submit
