@@ -460,7 +460,7 @@ def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[...
         def unpack(f: Future) -> None:  # every outcome reaches `future`, or its waiter would wait for ever
             try:
                 future.set_result(pickle.loads(f.result()))
-            except BaseException as exc:  # noqa: BLE001 (handed to the waiter, who decides)
+            except BaseException as exc:  # handed to the waiter, who decides
                 future.set_exception(exc)
 
         packed.add_done_callback(unpack)
