@@ -159,7 +159,7 @@ class TickState:
     vm_limit: np.ndarray = field(default=None)
     vm_weight: np.ndarray = field(default=None)  # entitlement + floor
     host_mhz: np.ndarray = field(default=None)
-    host_pools: tuple | None = None  # (hosts, vms) when some host has a pool limit (vcloud/hostpool.py)
+    host_pools: hostpool.HostPools | None = None  # when some host has a pool limit (vcloud/hostpool.py)
     has_cpu: np.ndarray = field(default=None)  # per item: the phase needs CPU
     s_has_need: np.ndarray = field(default=None)  # per item stream: it needs disk or NIC
     ratio_at: np.ndarray = field(default=None)
@@ -338,7 +338,7 @@ def _share_cpu(st: TickState, items: ItemTable, want: np.ndarray, weight: np.nda
     vm_want = np.bincount(vm, want, minlength=st.vm_host.size)
     vm_cap = np.minimum(np.minimum(vm_want, st.vm_vcpu_mhz), st.vm_limit)
     if st.host_pools is not None:  # vSphere's host-local pools (vcloud/hostpool.py)
-        vm_got = hostpool.share_host_cores(*st.host_pools, vm_cap, ENTITLEMENT_FLOOR_MHZ)
+        vm_got = st.host_pools.share(vm_cap)
     else:
         vm_got = waterfill(st.vm_host, st.vm_weight, vm_cap, st.host_mhz)
     return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want)
@@ -359,7 +359,7 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
     st.vm_weight = vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ
     st.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
     pooled = np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any()
-    st.host_pools = (hosts, vms) if pooled else None
+    st.host_pools = hostpool.HostPools(hosts, vms, ENTITLEMENT_FLOOR_MHZ) if pooled else None
     st.vm_got1, st.got_cpu1 = _share_cpu(st, items, st.want_cpu, st.cpu_weight)
 
 
@@ -439,6 +439,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
     if fs.any_multi:
         first, asked = ratio, None
+        shared_cpu, shared_io = st.want_cpu, st.s_want  # the asks the current grants answer
         for _ in range(physics.pipeline_rounds - 1):
             # a need's potential: the larger of what it got competing with its standalone want (round 1) and now
             # (two needs that cap each other's asks would otherwise never grow again)
@@ -446,8 +447,13 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
             if asked is not None and _close(want, asked[0]) and _close(s_want, asked[1]):
                 break
             asked = (want, s_want)
-            _, got_cpu = _share_cpu(st, items, want, st.cpu_weight)
-            got_io, swap_got, wb_got = _share_io(st, s_want)
+            # the same asks get the same grants: a resource whose asks did not change is not shared again
+            if not (want == shared_cpu).all():
+                _, got_cpu = _share_cpu(st, items, want, st.cpu_weight)
+                shared_cpu = want
+            if not (s_want == shared_io).all():
+                got_io, swap_got, wb_got = _share_io(st, s_want)
+                shared_io = s_want
             rate, ratio = _rates(st, items, got_cpu, got_io)
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got = rate, got_cpu, got_io, swap_got, wb_got
     st.runnable_mhz = np.maximum(st.got_cpu1, np.where(np.isfinite(rate), rate, 0.0) * items.need_cpu[: items.n])
