@@ -167,6 +167,7 @@ class TickState:
     load_rows: np.ndarray = field(default=None)
     swap_got1: np.ndarray = field(default=None)
     wb_got1: np.ndarray = field(default=None)
+    vm_cached: np.ndarray | None = None  # per VM: cached MB as the memory stage counted it (None: not counted)
 
 
 STAGE_FIELDS = {
@@ -242,6 +243,7 @@ def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     if st.cache is not None and st.cache.settings.enabled and st.cache.files.n:
         files = st.cache.files
         cached = np.bincount(files.vm[: files.n], files.cached_mb[: files.n], minlength=vms.n)
+        st.vm_cached = cached  # the cache stage's count too: nothing changes the files in between
     memory.reclaim(st, hosts, vms, physics.memory, cached)
 
 
@@ -262,7 +264,8 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     if nf == 0:
         return
     fvm = files.vm[:nf]
-    excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - cap
+    cached = st.vm_cached if st.vm_cached is not None else np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    excess = cached - cap
     over = (excess > 0).nonzero()[0]
     if over.size:
         evict(files, over, np.maximum(excess, 0.0))
@@ -622,11 +625,13 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
     if st.wb_got.any():
         write_back(files, st.wb_got * st.dt)
     fvm = files.vm[:nf]
-    excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - st.cache_cap  # what this tick's reads cached
+    cached = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    excess = cached - st.cache_cap  # what this tick's reads cached
     over = (excess > 0).nonzero()[0]
     if over.size:  # reclaim in a batch, down to the low watermark (kswapd reclaims to its high watermark)
         evict(files, over, np.maximum(excess + RECLAIM_BATCH * st.cache_cap, 0.0))
-    vms.cache_mb[:n_vm] = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+        cached = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    vms.cache_mb[:n_vm] = cached
     vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[:nf], minlength=n_vm)
 
 
