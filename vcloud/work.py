@@ -84,6 +84,9 @@ def rack_hop(mb_per_unit: float, from_vm: int = -1, to_vm: int = -1) -> list[Str
     return [Stream(Device.UPLINK, mb_per_unit, from_vm), Stream(Device.DOWNLINK, mb_per_unit, to_vm)]
 
 
+_READ, _WRITE, _NET = (disk(),), (disk(write=True),), (nic(),)  # the streams of the one-resource kinds (frozen)
+
+
 @dataclass(frozen=True, slots=True)
 class Phase:
     """One step of a work item. `sys_fraction` of its CPU time is counted as sys rather than usr.
@@ -119,11 +122,11 @@ class Phase:
         if kind == Kind.CPU:
             return 1.0, ()
         if kind == Kind.DISK_READ:
-            return 0.0, (disk(),)
+            return 0.0, _READ
         if kind == Kind.DISK_WRITE:
-            return 0.0, (disk(write=True),)
+            return 0.0, _WRITE
         if kind == Kind.NET:
-            return 0.0, (nic(),)
+            return 0.0, _NET
         return 0.0, ()
 
     @classmethod
