@@ -156,10 +156,14 @@ class Phase:
     ) -> Phase:
         """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.
         Streams on the same device of the same VM, file and direction are merged."""
-        merged: dict[tuple[Device, int, bool, int], float] = {}
-        for s in streams:
-            if s.mb_per_unit > 0:
-                key = (s.device, s.vm, s.write, s.file)
-                merged[key] = merged.get(key, 0.0) + s.mb_per_unit
-        kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
+        kept = tuple(streams)
+        if len({(s.device, s.vm, s.write, s.file) for s in kept}) < len(kept) or not all(
+            s.mb_per_unit > 0 for s in kept
+        ):  # something to merge or drop (else the streams are kept as they are: 0.0 + x == x)
+            merged: dict[tuple[Device, int, bool, int], float] = {}
+            for s in streams:
+                if s.mb_per_unit > 0:
+                    key = (s.device, s.vm, s.write, s.file)
+                    merged[key] = merged.get(key, 0.0) + s.mb_per_unit
+            kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
         return cls(name, Kind.PIPE, units, sys_fraction, cpu_per_unit=cpu_per_unit, streams=kept)  # fmt: skip
