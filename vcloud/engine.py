@@ -159,7 +159,7 @@ class TickState:
     vm_limit: np.ndarray = field(default=None)
     vm_weight: np.ndarray = field(default=None)  # entitlement + floor
     host_mhz: np.ndarray = field(default=None)
-    host_pools: tuple | None = None  # (hosts, vms) when some host has a pool limit (vcloud/hostpool.py)
+    host_pools: hostpool.HostPools | None = None  # when some host has a pool limit (vcloud/hostpool.py)
     has_cpu: np.ndarray = field(default=None)  # per item: the phase needs CPU
     s_has_need: np.ndarray = field(default=None)  # per item stream: it needs disk or NIC
     ratio_at: np.ndarray = field(default=None)
@@ -167,6 +167,7 @@ class TickState:
     load_rows: np.ndarray = field(default=None)
     swap_got1: np.ndarray = field(default=None)
     wb_got1: np.ndarray = field(default=None)
+    vm_cached: np.ndarray | None = None  # per VM: cached MB as the memory stage counted it (None: not counted)
 
 
 STAGE_FIELDS = {
@@ -242,6 +243,7 @@ def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     if st.cache is not None and st.cache.settings.enabled and st.cache.files.n:
         files = st.cache.files
         cached = np.bincount(files.vm[: files.n], files.cached_mb[: files.n], minlength=vms.n)
+        st.vm_cached = cached  # the cache stage's count too: nothing changes the files in between
     memory.reclaim(st, hosts, vms, physics.memory, cached)
 
 
@@ -262,7 +264,8 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     if nf == 0:
         return
     fvm = files.vm[:nf]
-    excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - cap
+    cached = st.vm_cached if st.vm_cached is not None else np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    excess = cached - cap
     over = (excess > 0).nonzero()[0]
     if over.size:
         evict(files, over, np.maximum(excess, 0.0))
@@ -338,7 +341,7 @@ def _share_cpu(st: TickState, items: ItemTable, want: np.ndarray, weight: np.nda
     vm_want = np.bincount(vm, want, minlength=st.vm_host.size)
     vm_cap = np.minimum(np.minimum(vm_want, st.vm_vcpu_mhz), st.vm_limit)
     if st.host_pools is not None:  # vSphere's host-local pools (vcloud/hostpool.py)
-        vm_got = hostpool.share_host_cores(*st.host_pools, vm_cap, ENTITLEMENT_FLOOR_MHZ)
+        vm_got = st.host_pools.share(vm_cap)
     else:
         vm_got = waterfill(st.vm_host, st.vm_weight, vm_cap, st.host_mhz)
     return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want)
@@ -359,7 +362,7 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
     st.vm_weight = vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ
     st.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
     pooled = np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any()
-    st.host_pools = (hosts, vms) if pooled else None
+    st.host_pools = hostpool.HostPools(hosts, vms, ENTITLEMENT_FLOOR_MHZ) if pooled else None
     st.vm_got1, st.got_cpu1 = _share_cpu(st, items, st.want_cpu, st.cpu_weight)
 
 
@@ -439,6 +442,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
     if fs.any_multi:
         first, asked = ratio, None
+        shared_cpu, shared_io = st.want_cpu, st.s_want  # the asks the current grants answer
         for _ in range(physics.pipeline_rounds - 1):
             # a need's potential: the larger of what it got competing with its standalone want (round 1) and now
             # (two needs that cap each other's asks would otherwise never grow again)
@@ -446,8 +450,13 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
             if asked is not None and _close(want, asked[0]) and _close(s_want, asked[1]):
                 break
             asked = (want, s_want)
-            _, got_cpu = _share_cpu(st, items, want, st.cpu_weight)
-            got_io, swap_got, wb_got = _share_io(st, s_want)
+            # the same asks get the same grants: a resource whose asks did not change is not shared again
+            if not (want == shared_cpu).all():
+                _, got_cpu = _share_cpu(st, items, want, st.cpu_weight)
+                shared_cpu = want
+            if not (s_want == shared_io).all():
+                got_io, swap_got, wb_got = _share_io(st, s_want)
+                shared_io = s_want
             rate, ratio = _rates(st, items, got_cpu, got_io)
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got = rate, got_cpu, got_io, swap_got, wb_got
     st.runnable_mhz = np.maximum(st.got_cpu1, np.where(np.isfinite(rate), rate, 0.0) * items.need_cpu[: items.n])
@@ -616,11 +625,13 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
     if st.wb_got.any():
         write_back(files, st.wb_got * st.dt)
     fvm = files.vm[:nf]
-    excess = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm) - st.cache_cap  # what this tick's reads cached
+    cached = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    excess = cached - st.cache_cap  # what this tick's reads cached
     over = (excess > 0).nonzero()[0]
     if over.size:  # reclaim in a batch, down to the low watermark (kswapd reclaims to its high watermark)
         evict(files, over, np.maximum(excess + RECLAIM_BATCH * st.cache_cap, 0.0))
-    vms.cache_mb[:n_vm] = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+        cached = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    vms.cache_mb[:n_vm] = cached
     vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[:nf], minlength=n_vm)
 
 

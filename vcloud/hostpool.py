@@ -23,25 +23,51 @@ import numpy as np
 from vcloud.waterfill import waterfill, waterfill_reference
 
 
+class HostPools:
+    """What `share_host_cores` needs that does not depend on the VMs' caps: built once per tick, shared by the
+    tick's sharing rounds (the pool structure and the weights change only between ticks)."""
+
+    __slots__ = ("any_pool", "group", "host_mhz", "limit0", "n_host", "pooled", "reservation", "shares",
+                 "unpooled", "vm_host", "w", "weight")  # fmt: skip
+
+    def __init__(self, hosts, vms, floor_mhz: float) -> None:
+        n_host, n_vm = hosts.n, vms.n
+        self.n_host = n_host
+        self.vm_host = vm_host = vms.host[:n_vm]
+        self.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
+        self.weight = weight = vms.cpu_entitlement_mhz[:n_vm] + floor_mhz
+        limit = hosts.pool_cpu_limit_mhz[:n_host]
+        finite = np.isfinite(limit)
+        self.any_pool = bool(finite.any())
+        if not self.any_pool:
+            return
+        self.pooled = pooled = vms.in_pool[:n_vm] & finite[vm_host]
+        self.unpooled = ~pooled
+        self.limit0 = np.where(finite, limit, 0.0)
+        self.reservation = hosts.pool_cpu_reservation_mhz[:n_host].copy()
+        self.group = np.concatenate((np.arange(n_host), vm_host))
+        self.w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * self.unpooled))
+        self.shares = vms.cpu_shares[:n_vm] * pooled
+
+    def share(self, vm_cap: np.ndarray) -> np.ndarray:
+        """MHz each VM gets of its host's cores; `vm_cap`: min(demand, limit) per VM."""
+        vm_host, host_mhz = self.vm_host, self.host_mhz
+        if not self.any_pool:
+            return waterfill(vm_host, self.weight, vm_cap, host_mhz)
+        pooled, n_host = self.pooled, self.n_host
+        pooled_cap = vm_cap * pooled
+        pooled_sum = np.bincount(vm_host, pooled_cap, minlength=n_host)
+        pool_cap = np.minimum(pooled_sum, self.limit0)
+        floor = np.minimum(np.minimum(self.reservation, pool_cap), host_mhz)
+        cap = np.concatenate((pool_cap - floor, vm_cap * self.unpooled))
+        got = waterfill(self.group, self.w, cap, host_mhz - floor)
+        inner = waterfill(vm_host, self.shares, pooled_cap, got[:n_host] + floor, cap_sum=pooled_sum)
+        return np.where(pooled, inner, got[n_host:])
+
+
 def share_host_cores(hosts, vms, vm_cap: np.ndarray, floor_mhz: float) -> np.ndarray:
     """MHz each VM gets of its host's cores (vectorized); `vm_cap`: min(demand, limit) per VM."""
-    n_host, n_vm = hosts.n, vms.n
-    vm_host = vms.host[:n_vm]
-    host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
-    weight = vms.cpu_entitlement_mhz[:n_vm] + floor_mhz
-    limit = hosts.pool_cpu_limit_mhz[:n_host]
-    finite = np.isfinite(limit)
-    if not finite.any():
-        return waterfill(vm_host, weight, vm_cap, host_mhz)
-    pooled = vms.in_pool[:n_vm] & finite[vm_host]
-    pool_cap = np.minimum(np.bincount(vm_host, vm_cap * pooled, minlength=n_host), np.where(finite, limit, 0.0))
-    floor = np.minimum(np.minimum(hosts.pool_cpu_reservation_mhz[:n_host], pool_cap), host_mhz)
-    group = np.concatenate((np.arange(n_host), vm_host))
-    w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * ~pooled))
-    cap = np.concatenate((pool_cap - floor, vm_cap * ~pooled))
-    got = waterfill(group, w, cap, host_mhz - floor)
-    inner = waterfill(vm_host, vms.cpu_shares[:n_vm] * pooled, vm_cap * pooled, got[:n_host] + floor)
-    return np.where(pooled, inner, got[n_host:])
+    return HostPools(hosts, vms, floor_mhz).share(vm_cap)
 
 
 def share_host_cores_reference(hosts, vms, vm_cap: dict, floor_mhz: float) -> dict:

@@ -57,16 +57,17 @@ class Columns:
 
     def append(self, **values: float) -> int:
         """Add a row with the given values (others zero) and return its index."""
-        unknown = set(values) - set(self.SCHEMA)
-        if unknown:
-            raise KeyError(f"unknown columns {sorted(unknown)}")
+        schema = self.SCHEMA
+        if not values.keys() <= schema.keys():
+            raise KeyError(f"unknown columns {sorted(set(values) - set(schema))}")
         if self.n == self.capacity:
             self._grow(self.n + 1)
         row = self.n
-        for name in self.SCHEMA:
-            getattr(self, name)[row] = values.get(name, 0)
+        cols, get = self.__dict__, values.get  # the columns are instance attributes (set in __init__ and _grow)
+        for name in schema:
+            cols[name][row] = get(name, 0)
         for name, (_, fill) in self.WIDE.items():
-            getattr(self, name)[row] = fill
+            cols[name][row] = fill
         self.n += 1
         return row
 
@@ -192,6 +193,7 @@ class ItemTable(Columns):
     def __init__(self, capacity: int = 0) -> None:
         super().__init__(capacity, width=1)
         self.owner: list[object] = []
+        self._names = (*self.SCHEMA, *self.WIDE)
         self.layout = 0  # bumped whenever a row's needs change (add, remove, new phase): a key for caches
 
     def add(self, owner: object, **values: float) -> int:
@@ -205,8 +207,9 @@ class ItemTable(Columns):
         last = self.n - 1
         moved = None
         if row != last:
-            for name in (*self.SCHEMA, *self.WIDE):
-                col = getattr(self, name)
+            cols = self.__dict__
+            for name in self._names:
+                col = cols[name]
                 col[row] = col[last]
             moved = self.owner[last]
             self.owner[row] = moved

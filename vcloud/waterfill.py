@@ -44,6 +44,8 @@ def waterfill(
     short = ~(cap_sum <= capacity)  # groups that cannot serve every cap in full
     active = cap > 0 if weight is None else (weight > 0) & (cap > 0)
     alloc = np.where(active, cap, 0.0)
+    if not short.any():  # every group serves every cap in full (most calls of a lightly loaded tick)
+        return alloc
     rows = (active & short[group]).nonzero()[0]
     if rows.size == 0:
         return alloc

@@ -84,6 +84,9 @@ def rack_hop(mb_per_unit: float, from_vm: int = -1, to_vm: int = -1) -> list[Str
     return [Stream(Device.UPLINK, mb_per_unit, from_vm), Stream(Device.DOWNLINK, mb_per_unit, to_vm)]
 
 
+_READ, _WRITE, _NET = (disk(),), (disk(write=True),), (nic(),)  # the streams of the one-resource kinds (frozen)
+
+
 @dataclass(frozen=True, slots=True)
 class Phase:
     """One step of a work item. `sys_fraction` of its CPU time is counted as sys rather than usr.
@@ -119,11 +122,11 @@ class Phase:
         if kind == Kind.CPU:
             return 1.0, ()
         if kind == Kind.DISK_READ:
-            return 0.0, (disk(),)
+            return 0.0, _READ
         if kind == Kind.DISK_WRITE:
-            return 0.0, (disk(write=True),)
+            return 0.0, _WRITE
         if kind == Kind.NET:
-            return 0.0, (nic(),)
+            return 0.0, _NET
         return 0.0, ()
 
     @classmethod
@@ -153,10 +156,14 @@ class Phase:
     ) -> Phase:
         """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.
         Streams on the same device of the same VM, file and direction are merged."""
-        merged: dict[tuple[Device, int, bool, int], float] = {}
-        for s in streams:
-            if s.mb_per_unit > 0:
-                key = (s.device, s.vm, s.write, s.file)
-                merged[key] = merged.get(key, 0.0) + s.mb_per_unit
-        kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
+        kept = tuple(streams)
+        if len({(s.device, s.vm, s.write, s.file) for s in kept}) < len(kept) or not all(
+            s.mb_per_unit > 0 for s in kept
+        ):  # something to merge or drop (else the streams are kept as they are: 0.0 + x == x)
+            merged: dict[tuple[Device, int, bool, int], float] = {}
+            for s in streams:
+                if s.mb_per_unit > 0:
+                    key = (s.device, s.vm, s.write, s.file)
+                    merged[key] = merged.get(key, 0.0) + s.mb_per_unit
+            kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
         return cls(name, Kind.PIPE, units, sys_fraction, cpu_per_unit=cpu_per_unit, streams=kept)  # fmt: skip
