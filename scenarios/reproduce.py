@@ -400,10 +400,10 @@ def reproduce(
 
     `processes`: local worker processes (default one per CPU; 1: every run here, one after another); `dask`: a
     Dask scheduler's address, "local" (a LocalCluster of `processes` workers) or a `distributed.Client`."""
-    out.mkdir(parents=True, exist_ok=True)
     scale = 0.25 if quick else 1.0
     with ExitStack() as stack:
-        submit = _backend(stack, processes, dask)
+        submit = _backend(stack, processes, dask)  # first: a backend that cannot be reached leaves nothing written
+        out.mkdir(parents=True, exist_ok=True)
         turn = threading.Lock()
         runs = Runs(scale=scale, quick=quick, submit=submit, turn=turn)
 
@@ -430,6 +430,10 @@ def reproduce(
     return report
 
 
+class BackendError(ValueError):
+    """The runs' backend cannot be reached (a bad --dask address): the user's input, one line, exit 2."""
+
+
 def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[..., Future] | None:
     """Where the runs go: `submit(fn, *args) -> future`, or None to run them here (one process, no Dask)."""
     if dask is not None:
@@ -442,7 +446,10 @@ def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[...
                                                        threads_per_worker=1, processes=True))  # fmt: skip
             client = stack.enter_context(Client(cluster))
         else:
-            client = stack.enter_context(Client(dask, timeout="10s"))
+            try:
+                client = stack.enter_context(Client(dask, timeout="10s"))
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise BackendError(f"--dask {dask}: cannot connect: {' '.join(str(exc).split())}") from None
         return lambda fn, *args: client.submit(fn, *args, pure=False)  # Dask moves results with cloudpickle
     workers = processes or os.cpu_count() or 1
     if workers <= 1:

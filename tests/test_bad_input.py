@@ -196,6 +196,7 @@ REPRODUCE = [
     ("reproduce --out {in}/afile/sub", "afile is not a directory"),
     ("reproduce --out /proc/vcloud/report", "/proc is not writable"),
     ("reproduce", "--out"),
+    ("reproduce --out {in}/report --quick --dask tcp://127.0.0.1:1", "--dask tcp://127.0.0.1:1"),
 ]
 SHOW = [
     ("show nosuch", "unknown scenario 'nosuch'"),
