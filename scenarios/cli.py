@@ -226,14 +226,15 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from scenarios.reproduce import BackendError, reproduce
+    from scenarios.dask_client import DaskUnreachable
+    from scenarios.reproduce import reproduce
 
     check_dir(args.out, empty=False)
     if args.processes is not None and args.processes < 1:
         raise BadInput(f"--processes {args.processes}: at least 1")
     try:
         print(f"wrote {reproduce(args.out, quick=args.quick, processes=args.processes, dask=args.dask)}")
-    except BackendError as exc:
+    except DaskUnreachable as exc:
         raise BadInput(str(exc)) from None
     return 0
 

@@ -33,6 +33,7 @@ from hadoop_layer import jobmix
 from hadoop_layer.model import HadoopModel
 from scenarios import delay_figures, flexslot_figures, plots
 from scenarios.coupling_experiments import TABLE_II_JOBS
+from scenarios.dask_client import dask_client
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.scheduler_experiments import POLICIES as QUINCY_POLICIES
@@ -430,26 +431,10 @@ def reproduce(
     return report
 
 
-class BackendError(ValueError):
-    """The runs' backend cannot be reached (a bad --dask address): the user's input, one line, exit 2."""
-
-
 def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[..., Future] | None:
     """Where the runs go: `submit(fn, *args) -> future`, or None to run them here (one process, no Dask)."""
     if dask is not None:
-        from distributed import Client, LocalCluster
-
-        if isinstance(dask, Client):
-            client = dask
-        elif dask == "local":
-            cluster = stack.enter_context(LocalCluster(n_workers=processes or os.cpu_count() or 1,
-                                                       threads_per_worker=1, processes=True))  # fmt: skip
-            client = stack.enter_context(Client(cluster))
-        else:
-            try:
-                client = stack.enter_context(Client(dask, timeout="10s"))
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise BackendError(f"--dask {dask}: cannot connect: {' '.join(str(exc).split())}") from None
+        client = dask_client(stack, dask, processes)
         return lambda fn, *args: client.submit(fn, *args, pure=False)  # Dask moves results with cloudpickle
     workers = processes or os.cpu_count() or 1
     if workers <= 1:

@@ -466,23 +466,16 @@ def _run_local(store: Store, pending: list[Run], processes: int | None, frames: 
 
 
 def _run_dask(store, pending, dask, processes, frames, progress) -> None:
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import as_completed
     from tqdm import tqdm
 
+    from scenarios.dask_client import DaskUnreachable, dask_client
+
     with contextlib.ExitStack() as stack:
-        if isinstance(dask, Client):
-            client = dask
-        elif dask == "local":
-            n = min(processes or os.cpu_count() or 1, len(pending))
-            cluster = stack.enter_context(
-                LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
-            )
-            client = stack.enter_context(Client(cluster))
-        else:
-            try:
-                client = stack.enter_context(Client(dask, timeout="10s"))
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise SweepError(f"--dask {dask}: cannot connect: {one_line(exc)}") from None
+        try:
+            client = dask_client(stack, dask, min(processes or os.cpu_count() or 1, len(pending)))
+        except DaskUnreachable as exc:
+            raise SweepError(str(exc)) from None
         by_key = {f"vcloud-run-{r.run_id}": r for r in pending}
         futures = client.map(execute, pending, frames=frames, key=list(by_key), pure=False)
         with tqdm(total=len(futures), unit="run", disable=not progress or None) as bar:
