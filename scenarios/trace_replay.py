@@ -311,11 +311,15 @@ def build_trace_cluster(
     return model, nodes
 
 
+_OTHER_NODES = 10**9  # VM rows of no VM: the pipeline nodes of an uncontended estimate
+
+
 def _map_cpu_for(task: Task, runtime_s: float, reduces: int, cfg: HadoopConfig, core: float,
                  rates: tuple[float, float]) -> float:  # fmt: skip
     """The CPU that makes a node-local attempt of `task` take `runtime_s` alone on a node of the traced cluster:
-    its plan (read, map, spills, merge; map-only: the output down a 3-node pipeline) with no CPU, then the rest."""
-    hops = tuple(range(10**9, 10**9 + cfg.replication - 1)) if reduces == 0 else ()  # other nodes, for the estimate
+    its plan (read, map, spills, merge; map-only: the output down the replication pipeline) with no CPU, then the
+    rest. The pipeline's other nodes need only be told apart (phase_uncontended_s keys devices by VM row)."""
+    hops = tuple(range(_OTHER_NODES, _OTHER_NODES + cfg.replication - 1)) if reduces == 0 else ()
     route = Route(pipeline_vms=hops, serving=cfg.datanode_serving)
     plan = map_plan(task, Locality.NODE, cfg.io_sort_mb, cfg, core, reduces, route)[0]
     return cpu_for_runtime(plan, "map", runtime_s, core, *rates)
