@@ -181,17 +181,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from scenarios.runner import run_model, write_run
     from scenarios.settings import parse_pairs, validate
 
-    base: dict[str, Any] = {}
+    asked: dict[str, Any] = {}
     seed = args.seed
     scenario_name = args.scenario
     if args.config is not None:
-        scenario_name, config_seed, base = _read_config(args.config)
+        scenario_name, config_seed, asked = _read_config(args.config)
         seed = config_seed if seed is None else seed
     seed = 1 if seed is None else seed
     if scenario_name not in SCENARIOS:
         raise BadInput(f"unknown scenario {scenario_name!r} (try: {', '.join(SCENARIOS)})")
     scenario = SCENARIOS[scenario_name]
-    settings = validate(scenario.Settings, parse_pairs(args.settings), base)
+    asked = {**asked, **parse_pairs(args.settings)}
+    settings = validate(scenario.Settings, asked)
     out = args.out or Path("runs") / f"{scenario_name}-seed{seed}"
     check_dir(out)
     try:
@@ -201,7 +202,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     run_model(model, scenario.horizon_s(model), progress=not args.quiet, stops_itself=scenario.stops_itself)
     summary = scenario.summary(model)
-    config = {"scenario": scenario_name, "seed": seed, "settings": settings.model_dump(mode="json"),
+    # `asked` reruns the run (a scenario's own defaults hold where nothing was asked: it may read which fields were
+    # set); `settings` records every value it ran with
+    config = {"scenario": scenario_name, "seed": seed, "asked": asked, "settings": settings.model_dump(mode="json"),
               "command": f"vcloud run --config {out / 'config.json'}"}  # fmt: skip
     write_run(out, summary, config, scenario.frames(model))
     headline = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
@@ -265,7 +268,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 
 def _read_config(path: Path) -> tuple[str, int, dict[str, Any]]:
-    """--config: the scenario, seed and settings of an earlier run's config.json, each checked for its type."""
+    """--config: the scenario, seed and asked settings (dotted keys) of an earlier run's config.json, each checked
+    for its type; a config of before `asked` gives its full settings, every field then counts as asked."""
+    from scenarios.settings import flatten
+
     try:
         config = json.loads(path.read_bytes().decode("utf-8"), parse_constant=_no_constant)
     except OSError as exc:
@@ -286,7 +292,10 @@ def _read_config(path: Path) -> tuple[str, int, dict[str, Any]]:
         raise BadInput(f"--config {path}: seed={seed!r:.40} is not a whole number >= 0")
     if not isinstance(settings, dict):
         raise BadInput(f"--config {path}: settings={settings!r:.40} is not an object of settings")
-    return name, seed, settings
+    asked = config.get("asked", flatten(settings))
+    if not isinstance(asked, dict):
+        raise BadInput(f"--config {path}: asked={asked!r:.40} is not an object of settings")
+    return name, seed, asked
 
 
 def _no_constant(name: str) -> float:

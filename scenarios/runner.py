@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,10 +58,22 @@ def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames
     tmp = temp_dir(out)
     try:
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
-        (tmp / "config.json").write_text(json.dumps(config, indent=1))
+        (tmp / "config.json").write_text(json.dumps(_finite_json(config), indent=1))
         for name, frame in frames.items():
             frame.to_parquet(tmp / f"{name}.parquet", index=False)
         commit_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _finite_json(value: Any) -> Any:
+    """`value` with its non-finite floats as the strings "inf", "-inf", "nan": JSON has no such numbers (and
+    `--config` refuses Python's Infinity), while a setting's default may be unlimited."""
+    if isinstance(value, dict):
+        return {k: _finite_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value

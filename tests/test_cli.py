@@ -36,6 +36,19 @@ def test_run_writes_summary_trace_and_a_config_that_reruns_it(tmp_path):
     assert json.loads((again / "summary.json").read_text()) == summary
 
 
+@pytest.mark.parametrize("scenario", ["coupling-two-grep", "flexslot"])
+def test_a_hadoop_runs_config_reruns_it_as_it_ran(tmp_path, scenario):
+    # the config holds what was asked: a coupling experiment keeps its own 7 slaves (it reads which fields were
+    # set), and the Fair settings' unlimited preemption timeouts are written as JSON can hold them ("inf")
+    out, again = tmp_path / "run", tmp_path / "again"
+    assert main(["run", scenario, "--set", "scale=0.05", "--out", str(out), "--quiet"]) == 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["asked"] == {"scale": 0.05} and config["settings"]["fair"]["min_share_preemption_timeout_s"] == "inf"
+    assert main(["run", "--config", str(out / "config.json"), "--out", str(again), "--quiet"]) == 0
+    assert json.loads((again / "summary.json").read_text()) == json.loads((out / "summary.json").read_text())
+    assert json.loads((again / "config.json").read_text())["settings"] == config["settings"]
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
