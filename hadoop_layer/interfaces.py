@@ -6,6 +6,7 @@ launches (scheduler, speculation) and slot actions (slot manager). Implementatio
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -258,6 +259,12 @@ class SpeculationPolicy(ABC):
         always correct; a policy answers False when it can tell, to spare the heartbeats."""
         return True
 
+    def quiet_until(self, cluster: ClusterView) -> float:
+        """While `may_back_up` is False: the earliest time it could turn True with no task launched, ended or
+        moved on (the clock alone crossing a policy's threshold). Quiet heartbeats before it are counted at once
+        (hadoop_layer/heartbeats.py); now (the default) counts none ahead."""
+        return cluster.now
+
 
 class SlotManager(ABC):
     """Changes slot counts and sizes, kills or repartitions attempts, every `period_s` seconds (None: never).
@@ -297,6 +304,9 @@ class NoSpeculation(SpeculationPolicy):
 
     def may_back_up(self, cluster: ClusterView) -> bool:
         return False
+
+    def quiet_until(self, cluster: ClusterView) -> float:
+        return math.inf
 
 
 class NoSlotManager(SlotManager):

@@ -255,11 +255,30 @@ class JobTracker:
             return True
         return self.speculation.may_back_up(self.view)
 
+    def wants_mask(self, free_maps: np.ndarray, free_reduces: np.ndarray) -> np.ndarray:
+        """`wants_heartbeat` of every tracker at once, from their free-slot flags: what it tests beyond a tracker's
+        free slots is the same for all."""
+        any_free = free_maps | free_reduces
+        if self.lifecycle_queue:
+            return any_free
+        if not self.running_jobs:
+            return np.zeros_like(any_free)
+        pending_maps = any(j.pending_maps for j in self.running_jobs)
+        pending_reduces = any(j.pending_reduces and j.reduces_schedulable() for j in self.running_jobs)
+        wants = (free_maps & pending_maps) | (free_reduces & pending_reduces)
+        if np.any(any_free & ~wants) and self.speculation.may_back_up(self.view):
+            return any_free
+        return wants
+
+    def quiet_until(self) -> float:
+        """Until when the trackers that want nothing now keep wanting nothing if only the clock moves."""
+        if not self.running_jobs:
+            return np.inf
+        return self.speculation.quiet_until(self.view)
+
     def wake_idle(self) -> None:
         """New work appeared (a submission, a requeued task, reduces allowed, a backup possible)."""
-        for tracker in self.model.trackers:
-            if tracker.free(TaskKind.MAP) or tracker.free(TaskKind.REDUCE):
-                tracker.wake()
+        self.model.heartbeat_clock.wake_free()
 
     def launch(self, tracker: TaskTracker, launch: Launch) -> TaskAttempt:
         task, job, model = launch.task, launch.task.job, self.model

@@ -14,6 +14,7 @@ import pandas as pd
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.datanode import DataNodes
 from hadoop_layer.hdfs import Locality, locality, place_blocks
+from hadoop_layer.heartbeats import HeartbeatClock
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.localfiles import NodeFiles
@@ -40,6 +41,7 @@ class HadoopModel(CloudModel):
         self.hadoop = hadoop or HadoopConfig()
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
+        self.heartbeat_clock = HeartbeatClock(self)
         self.shuffle: ShuffleMode = ShuffleServer(self) if self.hadoop.shuffle_serving else DirectShuffle(self)
         self.node_racks = np.zeros(0, dtype=np.int64)
         # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
@@ -53,7 +55,7 @@ class HadoopModel(CloudModel):
     def add_slave(self, vm: VM) -> TaskTracker:
         """Run a TaskTracker and a DataNode on `vm`; its rack is its host's rack."""
         rack = int(vm.host.rack)
-        tracker = TaskTracker(self, vm, len(self.trackers), rack, interval_s=1.0, offset_s=0.0)
+        tracker = TaskTracker(self, vm, len(self.trackers), rack)
         self.trackers.append(tracker)
         self.node_racks = np.append(self.node_racks, rack)
         return tracker
@@ -107,9 +109,7 @@ class HadoopModel(CloudModel):
         if self._started:
             return
         interval = heartbeat_interval_s(len(self.trackers), self.hadoop)
-        offsets = self.rng.uniform(0.0, interval, size=len(self.trackers))
-        for tracker, offset in zip(self.trackers, offsets, strict=True):
-            tracker.interval_s, tracker.offset_s = interval, float(offset)
+        self.heartbeat_clock.set_phase(interval, self.rng.uniform(0.0, interval, size=len(self.trackers)))
         self.jobtracker.count_slots()
         vm_rows = [t.vm.row for t in self.trackers]
         self.datanodes = DataNodes(self.node_racks, vm_rows, self.hadoop.replication, self.hadoop.datanode_serving)
@@ -243,7 +243,7 @@ class HadoopModel(CloudModel):
             "map_steal_s": float(sum(a.steal_s for a in done_maps)),
             "map_iowait_s": float(sum(a.iowait_s for a in done_maps)),
             "map_cputime_s": float(sum(a.cputime_s for a in done_maps)),
-            "heartbeats": sum(t.heartbeats for t in self.trackers),
+            "heartbeats": int(self.heartbeat_clock.count.sum()),
             # map outputs served by the TaskTrackers (read from disk; of which fetched by a reduce on the same node)
             **self.shuffle.figures(),
         }

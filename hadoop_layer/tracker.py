@@ -11,16 +11,15 @@ awake through `SpeculationPolicy.may_back_up`-like hooks of their own.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from mesa import Agent
-from mesa.time import Priority
 
 from hadoop_layer.tasks import TaskAttempt, TaskKind
 from vcloud.work import ItemState
 
 if TYPE_CHECKING:
+    from hadoop_layer.heartbeats import HeartbeatClock
     from hadoop_layer.model import HadoopModel
     from vcloud import VM
 
@@ -28,61 +27,89 @@ if TYPE_CHECKING:
 class AttemptSet(dict[TaskAttempt, None]):
     """A set of attempts that iterates in launch order. A plain set iterates by memory address, which differs
     from process to process: policies that loop over a tracker's attempts would break seeded runs' ties and
-    sum their floats in a different order each time (DESIGN.md 3: same seed, same results, in any process)."""
+    sum their floats in a different order each time (DESIGN.md 3: same seed, same results, in any process).
+    Its size is mirrored in the heartbeat clock's `busy` column, for the clock's array tests."""
+
+    def __init__(self, clock: HeartbeatClock, row: int, col: int) -> None:
+        super().__init__()
+        self._clock, self._row, self._col = clock, row, col
 
     def add(self, attempt: TaskAttempt) -> None:
         self[attempt] = None
+        self._clock.busy[self._row, self._col] = len(self)
 
     def discard(self, attempt: TaskAttempt) -> None:
         self.pop(attempt, None)
+        self._clock.busy[self._row, self._col] = len(self)
 
 
 class TaskTracker(Agent):
-    def __init__(self, model: HadoopModel, vm: VM, node: int, rack: int, interval_s: float, offset_s: float) -> None:
+    def __init__(self, model: HadoopModel, vm: VM, node: int, rack: int) -> None:
         super().__init__(model)
         cfg = model.hadoop
         self.vm, self.node, self.rack = vm, node, rack
         self.name = vm.name
-        self.map_slots, self.reduce_slots = cfg.map_slots, cfg.reduce_slots
+        self._map_slots, self._reduce_slots = cfg.map_slots, cfg.reduce_slots
+        self.clock = model.heartbeat_clock
+        self.clock.add(self, cfg.map_slots, cfg.reduce_slots)
         self.heap_mb, self.io_sort_mb = cfg.child_heap_mb, cfg.io_sort_mb
-        self.running: dict[TaskKind, AttemptSet] = {TaskKind.MAP: AttemptSet(), TaskKind.REDUCE: AttemptSet()}
+        self.running: dict[TaskKind, AttemptSet] = {
+            TaskKind.MAP: AttemptSet(self.clock, node, 0),
+            TaskKind.REDUCE: AttemptSet(self.clock, node, 1),
+        }
         self.history: list[TaskAttempt] = []  # finished attempts (done, killed, failed), in end order
-        self.interval_s, self.offset_s = interval_s, offset_s
-        self.heartbeats = 0
-        self._next_heartbeat: float | None = None
+
+    @property
+    def map_slots(self) -> int:
+        return self._map_slots
+
+    @map_slots.setter
+    def map_slots(self, n: int) -> None:
+        self._map_slots = n
+        self.clock.slots[self.node, 0] = n
+
+    @property
+    def reduce_slots(self) -> int:
+        return self._reduce_slots
+
+    @reduce_slots.setter
+    def reduce_slots(self, n: int) -> None:
+        self._reduce_slots = n
+        self.clock.slots[self.node, 1] = n
 
     def free(self, kind: TaskKind) -> int:
-        slots = self.map_slots if kind == TaskKind.MAP else self.reduce_slots
+        slots = self._map_slots if kind == TaskKind.MAP else self._reduce_slots
         return max(slots - len(self.running[kind]), 0)
 
     @property
     def tasks_done(self) -> int:
         return sum(1 for a in self.history if a.state == ItemState.DONE)
 
-    # ---- heartbeat clock --------------------------------------------------------------------------
+    # ---- heartbeat clock (hadoop_layer/heartbeats.py) -----------------------------------------------------
+    @property
+    def interval_s(self) -> float:
+        return float(self.clock.interval[self.node])
+
+    @property
+    def offset_s(self) -> float:
+        return float(self.clock.offset[self.node])
+
+    @property
+    def heartbeats(self) -> int:
+        return int(self.clock.count[self.node])
+
     def wake(self) -> None:
         """Make sure a heartbeat is coming (next beat strictly after now)."""
-        if self._next_heartbeat is not None:
-            return
-        self._next_heartbeat = self.next_beat_s()
-        self.model.schedule_event(self.heartbeat, at=self._next_heartbeat, priority=Priority.DEFAULT)
+        self.clock.wake(self.node)
 
     def next_beat_s(self) -> float:
         """The first heartbeat time of this tracker strictly after now: when the JobTracker hears of what ended."""
-        now = float(self.model.time)
-        if self._next_heartbeat is not None and self._next_heartbeat > now:
-            return self._next_heartbeat
-        k = math.floor((now - self.offset_s) / self.interval_s) + 1
-        while self.offset_s + k * self.interval_s <= now:  # rounding must not give "now" again
-            k += 1
-        return self.offset_s + k * self.interval_s
+        return self.clock.next_beat(self.node, float(self.model.time))
 
-    def heartbeat(self) -> None:
-        """With policies that are quiet when idle (`TaskScheduler.quiet_when_idle`), a heartbeat that could launch
-        nothing is counted but does not reach the JobTracker: trackers woken together (a job's setup queued, its
-        maps made schedulable) cost one test each but the few that get the work (issue 16)."""
-        self._next_heartbeat = None
-        self.heartbeats += 1
+    def beat(self) -> None:
+        """A heartbeat (the clock has counted it). With policies that are quiet when idle
+        (`TaskScheduler.quiet_when_idle`), a heartbeat that could launch nothing does not reach the JobTracker
+        and the tracker sleeps until woken (issue 16)."""
         jobtracker = self.model.jobtracker
         if jobtracker.quiet_when_idle and not jobtracker.wants_heartbeat(self):
             return  # what the heartbeat would do: nothing, and stay asleep

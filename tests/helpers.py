@@ -48,9 +48,7 @@ def uniform_maps(n: int, mb: float = 64.0, core_s: float = 10.0) -> list[MapSpec
 
 def no_heartbeats(model: HadoopModel) -> None:
     """No heartbeats of their own: the test calls the scheduler."""
-    model.jobtracker.wake_idle = lambda: None
-    for t in model.trackers:
-        t.wake = lambda: None
+    model.heartbeat_clock.stopped = True
 
 
 def frozen(model: HadoopModel, until: float) -> None:

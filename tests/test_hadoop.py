@@ -9,7 +9,7 @@ from hadoop_layer.interfaces import SlotManager, SpeculationPolicy
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.speculation.hadoop import HadoopSpeculation, speculatable
-from tests.helpers import assert_backups_won_off, small_cluster, uniform_maps
+from tests.helpers import assert_backups_won_off, no_heartbeats, small_cluster, uniform_maps
 
 
 @pytest.mark.parametrize(
@@ -43,9 +43,7 @@ def test_fifo_serves_the_higher_priority_job_first_then_the_earlier_one():
     model.add_job("urgent", PUMA["grep"], 0.5, uniform_maps(6), 0, priority="HIGH")
     model.add_job("late", PUMA["grep"], 0.5, uniform_maps(6), 0)
     model.start()
-    model.jobtracker.wake_idle = lambda: None  # no heartbeat before we look
-    for t in model.trackers:
-        t.wake = lambda: None
+    no_heartbeats(model)  # no heartbeat before we look
     model.run_until(1.0)
     launches = model.jobtracker.scheduler.assign(model.trackers[0], model.jobtracker.view)
     assert [launch.task.job.name for launch in launches] == ["urgent", "urgent"]
@@ -59,8 +57,7 @@ def test_fifo_gives_at_most_one_off_rack_map_per_heartbeat():
     job._node_cache.clear()
     job._rack_cache.clear()
     model.start()
-    for t in model.trackers:
-        t.wake = lambda: None
+    no_heartbeats(model)
     model.run_until(0.5)
     launches = model.jobtracker.scheduler.assign(model.trackers[0], model.jobtracker.view)
     assert len(launches) == 1 and launches[0].locality == Locality.OFF_RACK
@@ -71,8 +68,7 @@ def test_fifo_gives_at_most_one_reduce_per_heartbeat():
     model.trackers[0].reduce_slots = 3
     model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(2), 4)
     model.start()
-    for t in model.trackers:
-        t.wake = lambda: None
+    no_heartbeats(model)
     model.run_until(0.5)
     model.jobtracker.count_slots()
     launches = model.jobtracker.scheduler.assign(model.trackers[0], model.jobtracker.view)

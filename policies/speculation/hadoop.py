@@ -10,6 +10,8 @@ running-map caches are.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from hadoop_layer.interfaces import ClusterView, Launch, RunningArrays, SpeculationPolicy
@@ -20,6 +22,7 @@ from policies.schedulers.fifo import queue_order
 SPECULATIVE_GAP = 0.2
 SPECULATIVE_LAG_S = 60.0
 MAX_TASK_EXECS = 1
+LAG_MARGIN_S = 1e-6  # quiet_until ends this much early: now - start is rounded
 _EPS = 1e-9  # array sums differ from Job.progress's in the last bits: closer calls than this go to the loop
 
 
@@ -74,6 +77,19 @@ class HadoopSpeculation(SpeculationPolicy):
                     break
             self._may = (now, found)
         return self._may[1]
+
+    def quiet_until(self, cluster: ClusterView) -> float:
+        """The clock alone turns `may_back_up` True when the earliest task that may meet the progress conditions
+        reaches SPECULATIVE_LAG_S (a kind with no free slot anywhere cannot; slots free only by events)."""
+        bounds = self._lag_bounds(cluster)
+        if bounds is None:
+            return cluster.now
+        until = math.inf
+        for kind in TaskKind:
+            capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
+            if cluster.running(kind) < capacity:
+                until = min(until, bounds[kind][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S)
+        return until
 
     def _lag_bounds(self, cluster: ClusterView) -> dict[TaskKind, tuple[float, float]] | None:
         """`lag_bounds` of the running attempts as they are now, once per `running_arrays` object (it changes with

@@ -1,0 +1,139 @@
+"""All TaskTrackers' heartbeat clocks as arrays, driven by one chain of Mesa events (issue 16).
+
+Each tracker beats at offset + k x interval while it is awake (`TaskTracker.beat`'s rules); `due` holds
+its next beat (inf: asleep). One Mesa event fires at the earliest due beat, runs the beats due then, and
+schedules itself at the next. A woken cluster (a job's setup queued, a backup possible) costs one array write,
+not one Mesa event per tracker.
+
+With policies that are quiet when idle (`JobTracker.quiet_when_idle`), a beat whose tracker wants nothing
+only counts and puts the tracker to sleep. Until the next event that is not a heartbeat, nothing but
+heartbeats changes the JobTracker's state, so the beats due before that event, before the first beat of a
+tracker that wants work, and before the clock alone could make a backup possible (`quiet_until`), are all
+quiet: the chain counts them at once (`_skip_quiet`). The launches, their order and every tracker's heartbeat count are
+those of one event per beat.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+from mesa.time import Priority
+
+if TYPE_CHECKING:
+    from hadoop_layer.model import HadoopModel
+    from hadoop_layer.tracker import TaskTracker
+
+
+class HeartbeatClock:
+    def __init__(self, model: HadoopModel) -> None:
+        self.model = model
+        self.trackers: list[TaskTracker] = []
+        self.due = np.zeros(0)  # next beat, inf while asleep
+        self.count = np.zeros(0, dtype=np.int64)  # heartbeats so far, per tracker
+        self.offset = np.zeros(0)
+        self.interval = np.ones(0)
+        self.slots = np.zeros((0, 2), dtype=np.int64)  # map, reduce slots
+        self.busy = np.zeros((0, 2), dtype=np.int64)  # running map, reduce attempts (setup/cleanup included)
+        self._pending: set[float] = set()  # times of the chain's scheduled events
+        self.stopped = False  # no tracker is woken (tests that call the scheduler themselves)
+        self.fires = 0  # events of the chain so far
+        self.look_ahead = True  # count quiet beats ahead (`_skip_quiet`); False: each beat at its own time
+
+    def add(self, tracker: TaskTracker, map_slots: int, reduce_slots: int) -> None:
+        self.trackers.append(tracker)
+        self.due = np.append(self.due, math.inf)
+        self.count = np.append(self.count, 0)
+        self.offset = np.append(self.offset, 0.0)
+        self.interval = np.append(self.interval, 1.0)
+        self.slots = np.vstack([self.slots, [map_slots, reduce_slots]])
+        self.busy = np.vstack([self.busy, [0, 0]])
+
+    def set_phase(self, interval_s: float, offsets: np.ndarray) -> None:
+        self.interval[:] = interval_s
+        self.offset[:] = offsets
+
+    def free(self) -> np.ndarray:
+        """Free (map, reduce) slots per tracker, as `TaskTracker.free`."""
+        return np.maximum(self.slots - self.busy, 0)
+
+    # ---- waking ---------------------------------------------------------------------------------------
+    def next_beat(self, i: int, now: float) -> float:
+        """Tracker i's first beat strictly after now (its pending one if that is later)."""
+        due = float(self.due[i])
+        if due != math.inf and due > now:
+            return due
+        offset, interval = float(self.offset[i]), float(self.interval[i])
+        k = math.floor((now - offset) / interval) + 1
+        while offset + k * interval <= now:  # rounding must not give "now" again
+            k += 1
+        return offset + k * interval
+
+    def wake(self, i: int) -> None:
+        """Make sure tracker i's next beat is coming."""
+        if self.stopped or self.due[i] != math.inf:
+            return
+        at = self.next_beat(i, float(self.model.time))
+        self.due[i] = at
+        self._ensure(at)
+
+    def wake_free(self) -> None:
+        """Wake every sleeping tracker with a free slot (`JobTracker.wake_idle`)."""
+        if self.stopped:
+            return
+        free = self.slots > self.busy
+        rows = np.flatnonzero((free[:, 0] | free[:, 1]) & (self.due == math.inf))
+        if not len(rows):
+            return
+        now = float(self.model.time)
+        offset, interval = self.offset[rows], self.interval[rows]
+        k = np.floor((now - offset) / interval) + 1  # next_beat's arithmetic, elementwise (same IEEE operations)
+        at = offset + k * interval
+        while np.any(late := at <= now):
+            k[late] += 1
+            at = offset + k * interval
+        self.due[rows] = at
+        self._ensure(float(at.min()))
+
+    def _ensure(self, at: float) -> None:
+        """An event of the chain fires at `at` or before."""
+        if self._pending and min(self._pending) <= at:
+            return
+        self._pending.add(at)
+        self.model.schedule_event(self._fire, at=at, priority=Priority.DEFAULT)
+
+    # ---- beating --------------------------------------------------------------------------------------
+    def _fire(self) -> None:
+        now = float(self.model.time)
+        self.fires += 1
+        self._pending.discard(now)
+        rows = np.flatnonzero(self.due <= now)
+        if len(rows) > 1:
+            rows = rows[np.argsort(self.due[rows], kind="stable")]
+        for i in rows.tolist():
+            self.due[i] = math.inf
+            self.count[i] += 1
+            self.trackers[i].beat()
+        if self.look_ahead and self.model.jobtracker.quiet_when_idle:
+            self._skip_quiet(now)
+        awake = self.due[self.due != math.inf]
+        if len(awake):
+            self._ensure(float(awake.min()))
+
+    def _skip_quiet(self, now: float) -> None:
+        """Count the beats that cannot launch anything before the next event that is not a heartbeat."""
+        if not np.any(self.due != math.inf):
+            return
+        events = self.model._event_list._events
+        other = min((e.time for e in events[:1]), default=math.inf)  # a heap: its first is the earliest
+        jobtracker = self.model.jobtracker
+        free = self.slots > self.busy
+        wants = jobtracker.wants_mask(free[:, 0], free[:, 1])
+        until = min(float(other), jobtracker.quiet_until())
+        if wants.any():
+            until = min(until, float(self.due[wants].min()))
+        quiet = (self.due < until) & ~wants
+        if quiet.any():
+            self.count[quiet] += 1
+            self.due[quiet] = math.inf
