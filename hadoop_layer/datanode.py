@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hadoop_layer.hdfs import place_blocks
+from hadoop_layer.hdfs import BlockPlacement
 from vcloud.work import Stream, disk, nic, rack_hop
 
 
@@ -63,6 +63,7 @@ class DataNodes:
     def __init__(self, racks: np.ndarray, vm_rows: list[int], replication: int, serving: bool) -> None:
         self.racks, self.vm_rows, self.replication, self.serving = racks, vm_rows, replication, serving
         self.rack_of_vm = {vm: int(rack) for vm, rack in zip(vm_rows, racks, strict=True)}
+        self.placement = BlockPlacement(racks)
 
     def crosses_racks(self, from_vm: int, to_vm: int) -> bool:
         """Whether a transfer between these VM rows (-1 for neither: same node) goes through the rack uplinks."""
@@ -82,5 +83,5 @@ class DataNodes:
         """VM rows of the further replicas of a block written from `node` (placed as HDFS places them)."""
         if self.replication <= 1 or len(self.racks) <= 1:
             return []
-        placed = place_blocks(1, self.racks, self.replication, rng, writers=np.array([node]))[0]
-        return [self.vm_rows[int(n)] for n in placed[1:]]
+        placed = self.placement.replicas(int(node), min(self.replication, len(self.racks)), rng)
+        return [self.vm_rows[n] for n in placed[1:]]

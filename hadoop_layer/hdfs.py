@@ -17,6 +17,43 @@ class Locality(IntEnum):
     OFF_RACK = 2
 
 
+class BlockPlacement:
+    """BlockPlacementPolicyDefault over one set of DataNodes, with each rack's node list built once: a block's
+    replicas then cost three draws, not three scans of the cluster."""
+
+    def __init__(self, racks: np.ndarray) -> None:
+        racks = np.asarray(racks)
+        self.nodes = len(racks)
+        self.rack_of = racks.tolist()
+        self.by_rack = {int(r): np.flatnonzero(racks == r).tolist() for r in np.unique(racks)}
+        self.order = [n for ns in self.by_rack.values() for n in ns]  # nodes by (rack, node): each rack a segment
+        self.start, pos = {}, 0
+        for r, ns in self.by_rack.items():
+            self.start[r] = pos
+            pos += len(ns)
+
+    def replicas(self, first: int, copies: int, rng: np.random.Generator) -> list[int]:
+        """The block's nodes: `first`, then one on another rack, then another on that rack (see the module)."""
+        chosen = [first]
+        if copies >= 2:  # uniform over the nodes of the other racks in (rack, node) order, else any other node
+            rack = self.rack_of[first]
+            size = len(self.by_rack[rack])
+            if self.nodes > size:
+                i = int(rng.integers(self.nodes - size))
+                chosen.append(self.order[i] if i < self.start[rack] else self.order[i + size])
+            else:
+                i = int(rng.integers(self.nodes - 1))
+                chosen.append(i if i < first else i + 1)
+        if copies >= 3:
+            same = [n for n in self.by_rack[self.rack_of[chosen[1]]] if n not in chosen]
+            pool = same or [n for n in range(self.nodes) if n not in chosen]
+            chosen.append(int(pool[rng.integers(len(pool))]))
+        while len(chosen) < copies:
+            pool = [n for n in range(self.nodes) if n not in chosen]
+            chosen.append(int(pool[rng.integers(len(pool))]))
+        return chosen
+
+
 def place_blocks(
     n_blocks: int, racks: np.ndarray, replication: int, rng: np.random.Generator, writers: np.ndarray | None = None
 ) -> np.ndarray:
@@ -25,25 +62,13 @@ def place_blocks(
     `writers[b]`: the node that wrote block b, which holds its first replica (HDFS writes the first replica
     on the writer's DataNode); None: the writer is outside the cluster, the first replica goes anywhere.
     """
-    nodes = len(racks)
+    placement = BlockPlacement(racks)
+    nodes = placement.nodes
     copies = min(replication, nodes)
     out = np.empty((n_blocks, copies), dtype=np.int64)
-    by_rack = {r: np.flatnonzero(racks == r) for r in np.unique(racks)}
     for b in range(n_blocks):
         first = int(rng.integers(nodes)) if writers is None else int(writers[b])
-        chosen = [first]
-        if copies >= 2:
-            others = [n for r, ns in by_rack.items() if r != racks[first] for n in ns]
-            pool = others or [n for n in range(nodes) if n != first]
-            chosen.append(int(pool[rng.integers(len(pool))]))
-        if copies >= 3:
-            same = [n for n in by_rack[racks[chosen[1]]] if n not in chosen]
-            pool = same or [n for n in range(nodes) if n not in chosen]
-            chosen.append(int(pool[rng.integers(len(pool))]))
-        while len(chosen) < copies:
-            pool = [n for n in range(nodes) if n not in chosen]
-            chosen.append(int(pool[rng.integers(len(pool))]))
-        out[b] = chosen
+        out[b] = placement.replicas(first, copies, rng)
     return out
 
 

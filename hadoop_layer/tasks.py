@@ -8,6 +8,7 @@ and its state. A `Job` owns its tasks and the locality caches the schedulers sea
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -55,7 +56,38 @@ class JobState(StrEnum):
 
 
 class Task:
-    """A TaskInProgress: one split or one partition, and its attempts."""
+    """A TaskInProgress: one split or one partition, and its attempts. Slots, not a dict: a day of a 600-node
+    trace holds 460,000 of them from the start (issue 16)."""
+
+    __slots__ = (
+        "active",
+        "after_shuffle_s",
+        "attempts",
+        "children",
+        "cpu_mc",
+        "end_s",
+        "failures",
+        "gid",
+        "index",
+        "input_mb",
+        "job",
+        "kill_count",
+        "kind",
+        "nodes_tried",
+        "offset_mb",
+        "output_mb",
+        "output_mb_final",
+        "output_records",
+        "parent",
+        "ready_s",
+        "replay",
+        "replicas",
+        "role",
+        "split_mb",
+        "start_s",
+        "state",
+        "successful",
+    )
 
     def __init__(
         self,
@@ -307,7 +339,7 @@ class Job(Agent):
     @property
     def slowstart_maps(self) -> int:
         """Slow start: reduces wait for ceil(slowstart x maps) finished maps (JobInProgress, algorithms.md 2.3)."""
-        return int(np.ceil(self.model.hadoop.reduce_slowstart * len(self.maps)))
+        return math.ceil(self.model.hadoop.reduce_slowstart * len(self.maps))
 
     def reduces_schedulable(self) -> bool:
         return self.finished_maps >= self.slowstart_maps
