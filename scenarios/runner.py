@@ -43,6 +43,8 @@ def run_model(
     from tqdm import tqdm
 
     model.start()
+    if horizon_s is not None and math.isfinite(horizon_s):
+        model.tracer.reserve(math.ceil((horizon_s - float(model.time)) / model.tracer.interval_s) + 2)
     total = None if stops_itself else horizon_s
     gc.freeze()
     try:

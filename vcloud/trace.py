@@ -37,11 +37,18 @@ class TraceRecorder:
         self._times: list[float] = []
         self._last: dict[str, np.ndarray] = {}
         self._last_time = 0.0
+        self._capacity = 64  # rows of the first allocation
+
+    def reserve(self, samples: int) -> None:
+        """Room for `samples` rows from the start, when the run's length is known: the arrays never grow by copying
+        (a copy holds old and new at once), and rows not yet written take no memory (np.zeros maps pages lazily)."""
+        if not self._data:
+            self._capacity = max(self._capacity, int(samples))
 
     def _row(self, n_vm: int) -> int:
         k = len(self._times)
         if not self._data:
-            self._data = {c: np.zeros((64, n_vm), np.float32) for c in VALUES}
+            self._data = {c: np.zeros((self._capacity, n_vm), np.float32) for c in VALUES}
         elif k == len(next(iter(self._data.values()))):
             for c, a in self._data.items():
                 grown = np.zeros((2 * len(a), n_vm), np.float32)
