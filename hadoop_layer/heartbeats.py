@@ -111,12 +111,13 @@ class HeartbeatClock:
         rows = np.flatnonzero(self.due <= now)
         if len(rows) > 1:
             rows = rows[np.argsort(self.due[rows], kind="stable")]
+        quiet = False
         for i in rows.tolist():
             self.due[i] = math.inf
             self.count[i] += 1
-            self.trackers[i].beat()
-        if self.look_ahead and self.model.jobtracker.quiet_when_idle:
-            self._skip_quiet(now)
+            quiet |= not self.trackers[i].beat()
+        if quiet and self.look_ahead and self.model.jobtracker.quiet_when_idle:
+            self._skip_quiet(now)  # a quiet beat: others woken with it are likely quiet too (a wake storm)
         awake = self.due[self.due != math.inf]
         if len(awake):
             self._ensure(float(awake.min()))

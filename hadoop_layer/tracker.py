@@ -106,16 +106,17 @@ class TaskTracker(Agent):
         """The first heartbeat time of this tracker strictly after now: when the JobTracker hears of what ended."""
         return self.clock.next_beat(self.node, float(self.model.time))
 
-    def beat(self) -> None:
-        """A heartbeat (the clock has counted it). With policies that are quiet when idle
+    def beat(self) -> bool:
+        """A heartbeat (the clock has counted it); False if it was quiet. With policies that are quiet when idle
         (`TaskScheduler.quiet_when_idle`), a heartbeat that could launch nothing does not reach the JobTracker
         and the tracker sleeps until woken (issue 16)."""
         jobtracker = self.model.jobtracker
         if jobtracker.quiet_when_idle and not jobtracker.wants_heartbeat(self):
-            return  # what the heartbeat would do: nothing, and stay asleep
+            return False  # what the heartbeat would do: nothing, and stay asleep
         jobtracker.heartbeat(self)
         if jobtracker.wants_heartbeat(self):
             self.wake()
+        return True
 
     def __repr__(self) -> str:
         return f"TaskTracker({self.name})"
