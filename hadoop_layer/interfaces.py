@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from hadoop_layer.hdfs import Locality
+from hadoop_layer.ledger import RunningLedger
 from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind, TaskState
 from vcloud.work import ItemState
 
@@ -162,6 +163,16 @@ class ClusterView:
         return self._model.jobtracker.running_jobs
 
     @property
+    def ledger(self) -> RunningLedger:
+        """Sums over the running jobs (hadoop_layer/ledger.py)."""
+        return self._model.jobtracker.ledger
+
+    def jobs_in_fifo_order(self) -> list[Job]:
+        """Running jobs by priority, start time, id (FIFO_JOB_QUEUE_COMPARATOR); do not change the list."""
+        jt = self._model.jobtracker
+        return jt.ledger.queue_order(jt.running_jobs)
+
+    @property
     def trackers(self) -> list[TaskTracker]:
         return self._model.trackers
 
@@ -197,8 +208,7 @@ class ClusterView:
             ordered = np.sort(gid)
             repeated = ordered[1:] == ordered[:-1]
             tasks = len(gid) - int(np.count_nonzero(repeated))
-            if tasks == sum(len(j.running_tasks[TaskKind.MAP]) + len(j.running_tasks[TaskKind.REDUCE])
-                            for j in jt.running_jobs):  # fmt: skip
+            if tasks == jt.ledger.running_tasks:
                 attempts = np.ones(len(gid), dtype=np.int64)
                 if tasks < len(gid):
                     attempts = np.bincount(gid)[gid]

@@ -25,6 +25,7 @@ from hadoop_layer.interfaces import (
     SpeculationPolicy,
     TaskScheduler,
 )
+from hadoop_layer.ledger import RunningLedger
 from hadoop_layer.plans import (
     Route,
     cpu_for_runtime,
@@ -71,7 +72,8 @@ class JobTracker:
         self.scheduler, self.speculation, self.slot_manager = scheduler, speculation, slot_manager
         self.view = ClusterView(model)
         self.jobs: list[Job] = []
-        self.running_jobs: list[Job] = []
+        self.running_jobs: list[Job] = []  # changed only by _start_running / _stop_running
+        self.ledger = RunningLedger()
         self.expected_jobs = 0
         self.attempts = AttemptRegistry()
         self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
@@ -108,10 +110,18 @@ class JobTracker:
             init = job.init_s if job.init_s is not None else self.model.hadoop.job_init_s
             self.later(float(self.model.time) + init, partial(self._initialized, job))
             return
-        self.running_jobs.append(job)
+        self._start_running(job)
         if not job.maps and not job.reduces:
             self._job_done(job)
         self.wake_idle()
+
+    def _start_running(self, job: Job) -> None:
+        self.running_jobs.append(job)
+        self.ledger.enter(job)
+
+    def _stop_running(self, job: Job) -> None:
+        self.running_jobs.remove(job)
+        self.ledger.leave(job)
 
     def _job_done(self, job: Job, failed: bool = False, state: str | None = None) -> None:
         state = state or (JobState.FAILED if failed else JobState.SUCCEEDED)
@@ -126,7 +136,7 @@ class JobTracker:
         for node in np.flatnonzero(job.map_output_node_mb):  # the TaskTrackers purge the job's map outputs
             self.model.files.drop_map_output(int(node), float(job.map_output_node_mb[node]))
         if job in self.running_jobs:
-            self.running_jobs.remove(job)
+            self._stop_running(job)
         if job in self.other_jobs:
             self.other_jobs.remove(job)
         if not self.running_jobs and not self.other_jobs and len(self.jobs) == self.expected_jobs:
@@ -159,7 +169,7 @@ class JobTracker:
         reports it, at its next heartbeat)."""
         job.final_state = state
         if job in self.running_jobs:
-            self.running_jobs.remove(job)
+            self._stop_running(job)
             self.other_jobs.append(job)
         setup = job.lifecycle_task
         if setup is not None and setup.role == "setup":
@@ -219,7 +229,7 @@ class JobTracker:
             return
         job.state = JobState.RUNNING
         self.other_jobs.remove(job)
-        self.running_jobs.append(job)
+        self._start_running(job)
         if job.complete:  # no maps, no reduces: Hadoop runs the cleanup at once
             self._cleanup(job, JobState.SUCCEEDED)
         self.wake_idle()
@@ -249,9 +259,9 @@ class JobTracker:
             return True
         if not (free_maps or free_reduces) or not self.running_jobs:
             return False
-        if free_maps and any(j.pending_maps for j in self.running_jobs):
+        if free_maps and self.ledger.jobs_pending_maps:
             return True
-        if free_reduces and any(j.pending_reduces and j.reduces_schedulable() for j in self.running_jobs):
+        if free_reduces and self.ledger.jobs_ready_reduces:
             return True
         return self.speculation.may_back_up(self.view)
 
@@ -263,9 +273,8 @@ class JobTracker:
             return any_free
         if not self.running_jobs:
             return np.zeros_like(any_free)
-        pending_maps = any(j.pending_maps for j in self.running_jobs)
-        pending_reduces = any(j.pending_reduces and j.reduces_schedulable() for j in self.running_jobs)
-        wants = (free_maps & pending_maps) | (free_reduces & pending_reduces)
+        ledger = self.ledger
+        wants = (free_maps & bool(ledger.jobs_pending_maps)) | (free_reduces & bool(ledger.jobs_ready_reduces))
         if np.any(any_free & ~wants) and self.speculation.may_back_up(self.view):
             return any_free
         return wants

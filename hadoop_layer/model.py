@@ -254,6 +254,12 @@ class HadoopModel(CloudModel):
         for t in self.trackers:
             if t.map_slots < 0 or t.reduce_slots < 0:
                 raise InvariantError(f"{t.name}: negative slots ({t.map_slots}, {t.reduce_slots})")
+        ledger = self.jobtracker.ledger
+        rows = [ledger.contribution(j) for j in self.jobtracker.running_jobs] or [(0,) * len(ledger.FIELDS)]
+        scanned = [sum(v) for v in zip(*rows, strict=True)]
+        kept = [getattr(ledger, f) for f in ledger.FIELDS]
+        if scanned != kept:
+            raise InvariantError(f"running-jobs ledger {kept} != a scan of the running jobs {scanned}")
 
     def check_hadoop_end(self, tol: float = 1e-6) -> None:
         """After a run: every task of a finished job succeeded exactly once; map

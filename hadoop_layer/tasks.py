@@ -301,6 +301,7 @@ class Job(Agent):
         self._any: list[Task] = list(reversed(self.maps))
         self._retry: list[Task] = []
         self.running_tasks: dict[TaskKind, dict[Task, None]] = {TaskKind.MAP: {}, TaskKind.REDUCE: {}}  # ordered set
+        self.ledger = None  # the JobTracker's RunningLedger while the job is running (hadoop_layer/ledger.py)
         self._progress_cache: dict[TaskKind, tuple] = {}
         self._counts = {
             TaskKind.MAP: {**dict.fromkeys(TaskState, 0), TaskState.PENDING: len(self.maps)},
@@ -324,6 +325,8 @@ class Job(Agent):
             running.pop(task, None)
         if state == TaskState.PENDING and task.kind == TaskKind.MAP:
             self._retry.append(task)  # failed/killed TIPs are tried first (failedMaps in JobInProgress)
+        if self.ledger is not None:
+            self.ledger.changed(self)
 
     def count(self, kind: TaskKind, state: str) -> int:
         return self._counts[kind][state]
@@ -365,6 +368,8 @@ class Job(Agent):
         new = [Task(self, TaskKind.MAP, start + i, **m) for i, m in enumerate(specs)]
         self.maps += new
         self._counts[TaskKind.MAP][TaskState.PENDING] += len(new)
+        if self.ledger is not None:
+            self.ledger.changed(self)
         racks = self.model.node_racks
         for task in (new[i] for i in reversed(order)):  # the caches are searched from their end
             for node in task.replicas:
@@ -373,6 +378,11 @@ class Job(Agent):
                 self._rack_cache[rack].append(task)
             self._any.append(task)
         return new
+
+    def forget_retries(self) -> None:
+        """With no pending map, the failed-first list holds none either (find_map would empty it so)."""
+        if self._retry:
+            self._retry = []
 
     def find_map(self, node: int, rack: int, max_level: Locality, exclude: set[Task]) -> tuple[Task, Locality] | None:
         """The first pending map at locality <= max_level: failed first, then node, rack, any (obtainNew*MapTask)."""

@@ -29,11 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import ClusterView, Launch, TaskScheduler
+from hadoop_layer.ledger import fifo_key
 from hadoop_layer.tasks import Job, JobState, Task, TaskKind
 from hadoop_layer.tracker import TaskTracker
 
 KINDS = (TaskKind.MAP, TaskKind.REDUCE)
-PRIORITY_ORDER = {"VERY_HIGH": 0, "HIGH": 1, "NORMAL": 2, "LOW": 3, "VERY_LOW": 4}
 OVERRIDE = 1_000_000  # JobInProgress.overrideSchedulingOpportunities: a reserved tracker ignores locality
 
 
@@ -189,7 +189,7 @@ class CapacityScheduler(TaskScheduler):
                 q.usage[kind].add(job.user, self.pending(job, kind), running, occupied)
         for q in self.queues.values():
             if q.conf.supports_priority:
-                q.jobs.sort(key=lambda j: (PRIORITY_ORDER.get(j.priority, 2), j.start_s, j.number))
+                q.jobs.sort(key=fifo_key)
             else:
                 q.jobs.sort(key=lambda j: (j.start_s, j.number))
 

@@ -32,13 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from hadoop_layer.config import heartbeat_interval_s
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import ClusterView, Kill, Launch, TaskScheduler
+from hadoop_layer.ledger import PRIORITY_ORDER, fifo_key
 from hadoop_layer.tasks import Job, JobState, Task, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud.waterfill import divvy
 
 INF = float("inf")
 KINDS = (TaskKind.MAP, TaskKind.REDUCE)
-PRIORITY_ORDER = {"VERY_HIGH": 0, "HIGH": 1, "NORMAL": 2, "LOW": 3, "VERY_LOW": 4}
 PRIORITY_FACTOR = {"VERY_HIGH": 4.0, "HIGH": 2.0, "NORMAL": 1.0, "LOW": 0.5, "VERY_LOW": 0.25}  # getPriorityFactor
 MAX_AUTO_DELAY_S = 15.0  # MAX_AUTOCOMPUTED_LOCALITY_DELAY
 
@@ -230,7 +230,7 @@ class FairScheduler(TaskScheduler):
         """updateRunnability: in FIFO order, jobs are runnable until their user's or pool's job limit."""
         per_user: dict[str, int] = {}
         per_pool: dict[str, int] = {}
-        for job in sorted(jobs, key=lambda j: (PRIORITY_ORDER.get(j.priority, 2), j.start_s, j.number)):
+        for job in sorted(jobs, key=fifo_key):
             pool = self.pools[job.pool]
             pool_max = pool.conf.max_running_jobs if pool.conf.max_running_jobs is not None else self.s.pool_max_jobs
             user_n, pool_n = per_user.get(job.user, 0), per_pool.get(job.pool, 0)

@@ -12,16 +12,11 @@ import math
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import ClusterView, Launch, TaskScheduler
+from hadoop_layer.ledger import RunningLedger
 from hadoop_layer.tasks import Job, Task, TaskKind
 from hadoop_layer.tracker import TaskTracker
 
-PRIORITY_ORDER = {"VERY_HIGH": 0, "HIGH": 1, "NORMAL": 2, "LOW": 3, "VERY_LOW": 4}
 MIN_CLUSTER_SIZE_FOR_PADDING = 3
-
-
-def queue_order(jobs: list[Job]) -> list[Job]:
-    """FIFO_JOB_QUEUE_COMPARATOR: priority, start time, job id."""
-    return sorted(jobs, key=lambda j: (PRIORITY_ORDER.get(j.priority, 2), j.start_s, j.number))
 
 
 class FifoScheduler(TaskScheduler):
@@ -29,26 +24,27 @@ class FifoScheduler(TaskScheduler):
     quiet_when_idle = True
 
     def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
-        jobs = queue_order(cluster.jobs)
+        """The queue's loads and padding come from the JobTracker's ledger of the running jobs (the same sums
+        as JobQueueTaskScheduler's scans, kept as jobs change: hadoop_layer/ledger.py)."""
+        jobs = cluster.jobs_in_fifo_order()
+        ledger = cluster.ledger
         map_cap, reduce_cap = cluster.map_capacity(), cluster.reduce_capacity()
-        map_load = sum(len(j.maps) - j.finished_maps for j in jobs)
-        reduce_load = sum(len(j.reduces) - j.finished_reduces for j in jobs if j.reduces_schedulable())
         launches: list[Launch] = []
         taken: set[Task] = self.forbidden(tracker, cluster)
 
         running_maps = len(tracker.running[TaskKind.MAP])
-        load_factor = map_load / map_cap if map_cap else 0.0
+        load_factor = ledger.map_load / map_cap if map_cap else 0.0
         tracker_maps = min(math.ceil(load_factor * tracker.map_slots), tracker.map_slots)
         available = tracker_maps - running_maps
         if available > 0:
-            padded = self._exceeded_padding(jobs, TaskKind.MAP, cluster, map_cap, tracker.map_slots)
+            padded = self._exceeded_padding(ledger, TaskKind.MAP, cluster, map_cap, tracker.map_slots)
             launches += self._assign_maps(tracker, jobs, available, padded, taken)
 
         running_reduces = len(tracker.running[TaskKind.REDUCE])
-        load_factor = reduce_load / reduce_cap if reduce_cap else 0.0
+        load_factor = ledger.reduce_load / reduce_cap if reduce_cap else 0.0
         tracker_reduces = min(math.ceil(load_factor * tracker.reduce_slots), tracker.reduce_slots)
         if min(tracker_reduces - running_reduces, 1) > 0:
-            padded = self._exceeded_padding(jobs, TaskKind.REDUCE, cluster, reduce_cap, tracker.reduce_slots)
+            padded = self._exceeded_padding(ledger, TaskKind.REDUCE, cluster, reduce_cap, tracker.reduce_slots)
             for job in jobs:
                 if not job.reduces:
                     continue
@@ -70,6 +66,9 @@ class FifoScheduler(TaskScheduler):
         for _ in range(available):
             found = False
             for job in jobs:
+                if not job.pending_maps:  # find_map finds nothing: spare its calls (what it would tidy, tidied)
+                    job.forget_retries()
+                    continue
                 hit = job.find_map(tracker.node, tracker.rack, Locality.RACK, taken)
                 if hit is not None:
                     launches.append(Launch(hit[0], hit[1]))
@@ -87,17 +86,15 @@ class FifoScheduler(TaskScheduler):
         return launches
 
     @staticmethod
-    def _exceeded_padding(jobs: list[Job], kind: TaskKind, cluster: ClusterView, capacity: int, tracker_slots: int):
-        """JobQueueTaskScheduler.exceededPadding: keep a little room beyond the highest-priority job."""
-        total_tasks = cluster.running(kind)
-        needed = 0
-        for job in jobs:
-            if not job.reduces:
-                continue
-            needed += len(job.maps) if kind == TaskKind.MAP else len(job.reduces)
-            padding = 0
-            if len(cluster.trackers) > MIN_CLUSTER_SIZE_FOR_PADDING:
-                padding = min(tracker_slots, int(needed * cluster.config.taskalloc_capacity_pad))
-            if total_tasks + padding >= capacity:
-                return True
-        return False
+    def _exceeded_padding(ledger: RunningLedger, kind: TaskKind, cluster: ClusterView, capacity: int,
+                          tracker_slots: int) -> bool:  # fmt: skip
+        """JobQueueTaskScheduler.exceededPadding: keep a little room beyond the highest-priority job. Hadoop adds
+        up the jobs with reduces in queue order and stops at the first whose padding fills the cluster; the
+        padding only grows along the queue, so that happens iff it does with all of them."""
+        if not ledger.jobs_with_reduces:
+            return False
+        needed = ledger.maps_of_jobs_with_reduces if kind == TaskKind.MAP else ledger.reduces_of_jobs_with_reduces
+        padding = 0
+        if len(cluster.trackers) > MIN_CLUSTER_SIZE_FOR_PADDING:
+            padding = min(tracker_slots, int(needed * cluster.config.taskalloc_capacity_pad))
+        return cluster.running(kind) + padding >= capacity

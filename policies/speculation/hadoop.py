@@ -17,7 +17,6 @@ import numpy as np
 from hadoop_layer.interfaces import ClusterView, Launch, RunningArrays, SpeculationPolicy
 from hadoop_layer.tasks import Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
-from policies.schedulers.fifo import queue_order
 
 SPECULATIVE_GAP = 0.2
 SPECULATIVE_LAG_S = 60.0
@@ -129,7 +128,7 @@ class HadoopSpeculation(SpeculationPolicy):
     @staticmethod
     def _candidate(tracker: TaskTracker, cluster: ClusterView, kind: TaskKind) -> Task | None:
         now = cluster.now
-        for job in queue_order(cluster.jobs):
+        for job in cluster.jobs_in_fifo_order():
             running = job.running_tasks[kind]
             if not running:
                 continue

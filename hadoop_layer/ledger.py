@@ -1,0 +1,86 @@
+"""Sums over the running jobs that every heartbeat asks for, kept as each job changes (issue 16).
+
+Hadoop's JobQueueTaskScheduler scans the whole job queue on every heartbeat (the cluster's map and reduce load,
+the capacity padding, whether any job has a pending task); with hundreds of jobs queued that scan is most of a
+day-long trace's run. The ledger keeps each running job's contribution and updates it when the job's task counts
+change (`Job.set_state`, `Job.add_maps`) or it enters or leaves the running list: integers only, so the sums are
+the scans' exactly. It also keeps the running list in FIFO queue order (priority, start time, id).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hadoop_layer.tasks import TaskKind
+
+if TYPE_CHECKING:
+    from hadoop_layer.tasks import Job
+
+PRIORITY_ORDER = {"VERY_HIGH": 0, "HIGH": 1, "NORMAL": 2, "LOW": 3, "VERY_LOW": 4}
+
+
+def fifo_key(job: Job) -> tuple[int, float, int]:
+    """FIFO_JOB_QUEUE_COMPARATOR: priority, start time, job id."""
+    return PRIORITY_ORDER.get(job.priority, 2), job.start_s, job.number
+
+
+class RunningLedger:
+    FIELDS = ("jobs_pending_maps", "jobs_ready_reduces", "map_load", "reduce_load", "jobs_with_reduces",
+              "maps_of_jobs_with_reduces", "reduces_of_jobs_with_reduces", "running_tasks")  # fmt: skip
+
+    def __init__(self) -> None:
+        self.jobs_pending_maps = 0  # running jobs with a pending map
+        self.jobs_ready_reduces = 0  # ... with a pending reduce past slow start
+        self.map_load = 0  # maps not finished, over the running jobs
+        self.reduce_load = 0  # reduces not finished, over the running jobs past slow start
+        self.jobs_with_reduces = 0
+        self.maps_of_jobs_with_reduces = 0  # the capacity padding's "needed" tasks (JobQueueTaskScheduler)
+        self.reduces_of_jobs_with_reduces = 0
+        self.running_tasks = 0  # tasks with a running attempt
+        self._of: dict[Job, tuple[int, ...]] = {}
+        self._order: list[Job] | None = []
+
+    @staticmethod
+    def contribution(job: Job) -> tuple[int, ...]:
+        maps, reduces = len(job.maps), len(job.reduces)
+        ready = job.reduces_schedulable()
+        return (
+            int(job.pending_maps > 0),
+            int(job.pending_reduces > 0 and ready),
+            maps - job.finished_maps,
+            reduces - job.finished_reduces if ready else 0,
+            int(reduces > 0),
+            maps if reduces else 0,
+            reduces,
+            len(job.running_tasks[TaskKind.MAP]) + len(job.running_tasks[TaskKind.REDUCE]),
+        )
+
+    def _add(self, values: tuple[int, ...], sign: int) -> None:
+        for name, value in zip(self.FIELDS, values, strict=True):
+            if value:
+                setattr(self, name, getattr(self, name) + sign * value)
+
+    def enter(self, job: Job) -> None:
+        values = self._of[job] = self.contribution(job)
+        self._add(values, 1)
+        job.ledger = self
+        self._order = None
+
+    def leave(self, job: Job) -> None:
+        self._add(self._of.pop(job), -1)
+        job.ledger = None
+        self._order = None
+
+    def changed(self, job: Job) -> None:
+        """The job's task counts changed (it is running)."""
+        old, new = self._of[job], self.contribution(job)
+        if old != new:
+            self._add(old, -1)
+            self._add(new, 1)
+            self._of[job] = new
+
+    def queue_order(self, running: list[Job]) -> list[Job]:
+        """The running jobs in FIFO order, sorted once per change of the running list (`running` is that list)."""
+        if self._order is None:
+            self._order = sorted(running, key=fifo_key)
+        return self._order
