@@ -224,3 +224,22 @@ def test_a_run_reports_cache_and_disk_reads_per_attempt_and_the_cache_per_vm():
     assert maps.read_disk_mb.sum() >= 9 * 64.0 - 1e-6  # the input blocks were cold
     assert {"cache_mb", "dirty_mb", "cache_hit"} <= set(trace.columns)
     assert trace.cache_mb.max() > 0 and trace.cache_hit.dropna().between(0.0, 1.0).all()
+
+
+def test_the_page_caches_resident_files_are_those_holding_data_and_evictions_see_the_same_lru():
+    """`PageCache.resident` (the rows the per-tick sums run over) holds every file with cached or dirty data, drops
+    a file once it holds none, and `evict` over it frees what an eviction over all files frees (oldest first)."""
+    from vcloud.pagecache import PageCache, evict
+
+    cache = PageCache()
+    cold = [cache.create(0, size_mb=64.0, now=float(t)) for t in range(3)]  # on disk, nothing cached
+    warm = [cache.create(v, size_mb=64.0, cached_mb=32.0, now=float(t)) for t, v in ((5, 0), (6, 0), (7, 1))]
+    assert cache.resident().tolist() == warm
+    cache.files.cached_mb[cold[1]] = 10.0  # read into the cache by a tick: the engines touch what they fill
+    cache.touch([cold[1]])
+    assert cache.resident().tolist() == sorted([cold[1], *warm])
+    # VM 0 must free 50 MB: least recently used first (cold[1] at t=1, then warm[0] at t=5: 10 + 32, then 8 more)
+    evict(cache.files, cache.resident(), np.array([0]), np.array([50.0, 0.0]))
+    assert cache.files.cached_mb[[cold[1], warm[0], warm[1], warm[2]]].tolist() == [0.0, 0.0, 24.0, 32.0]
+    new = cache.create(1, size_mb=8.0, cached_mb=8.0, now=9.0)  # reuses no row: nothing was deleted
+    assert cache.resident().tolist() == [warm[1], warm[2], new]  # the rebuild dropped the files left empty

@@ -241,8 +241,8 @@ def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         return
     cached = np.zeros(vms.n)
     if st.cache is not None and st.cache.settings.enabled and st.cache.files.n:
-        files = st.cache.files
-        cached = np.bincount(files.vm[: files.n], files.cached_mb[: files.n], minlength=vms.n)
+        files, r = st.cache.files, st.cache.resident()
+        cached = np.bincount(files.vm[r], files.cached_mb[r], minlength=vms.n)
         st.vm_cached = cached  # the cache stage's count too: nothing changes the files in between
     memory.reclaim(st, hosts, vms, physics.memory, cached)
 
@@ -260,19 +260,19 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     cap = np.maximum(st.guest_mem - st.used, 0.0)
     st.cache_cap = cap
     files = cache.files
-    nf = files.n
-    if nf == 0:
+    if files.n == 0:
         return
-    fvm = files.vm[:nf]
-    cached = st.vm_cached if st.vm_cached is not None else np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+    r = cache.resident()  # the files that hold cached or dirty data: sums over them are sums over all files
+    fvm = files.vm[r]
+    cached = st.vm_cached if st.vm_cached is not None else np.bincount(fvm, files.cached_mb[r], minlength=n_vm)
     excess = cached - cap
     over = (excess > 0).nonzero()[0]
     if over.size:
-        evict(files, over, np.maximum(excess, 0.0))
+        evict(files, r, over, np.maximum(excess, 0.0))
     cfg = cache.settings
-    dirty = files.dirty_mb[:nf]
+    dirty = files.dirty_mb[r]
     dirty_vm = np.bincount(fvm, dirty, minlength=n_vm)
-    expired = np.bincount(fvm, dirty * (st.now - files.dirty_since_s[:nf] >= cfg.dirty_expire_s), minlength=n_vm)
+    expired = np.bincount(fvm, dirty * (st.now - files.dirty_since_s[r] >= cfg.dirty_expire_s), minlength=n_vm)
     due = np.maximum(np.maximum(expired, dirty_vm - cfg.dirty_background_ratio * cap), 0.0)
     st.wb_want = np.minimum(due / st.dt, hosts.disk_mbps[: hosts.n][st.vm_host])
     if fs.any_file:
@@ -592,7 +592,6 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
     if cache is None or not cache.settings.enabled:
         return
     files = cache.files
-    nf = files.n
     if fs.any_file:
         k = fs.file_rows
         f, item, vm = fs.file[k], fs.item[k], fs.vm[k]
@@ -606,6 +605,7 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
         written = logical * write
         u, inv = np.unique(f, return_inverse=True)  # the files touched in the tick (a handful of the table)
         m = u.size
+        cache.touch(u)
         files.size_mb[u] += np.bincount(inv, written, minlength=m)
         files.cached_mb[u] = np.minimum(files.cached_mb[u] + np.bincount(inv, miss + written, minlength=m),
                                         files.size_mb[u])  # fmt: skip
@@ -622,17 +622,18 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
         vms.read_cache_mb[:n_vm] += np.bincount(vm, hit, minlength=n_vm)
         if physics.memory.reclaim:  # touched pages, for the sampled active memory (vcloud/memory.py)
             vms.cache_touched_mb[:n_vm] += np.bincount(vm, logical, minlength=n_vm)
+    r = cache.resident()
     if st.wb_got.any():
-        write_back(files, st.wb_got * st.dt)
-    fvm = files.vm[:nf]
-    cached = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+        write_back(files, r, st.wb_got * st.dt)
+    fvm = files.vm[r]
+    cached = np.bincount(fvm, files.cached_mb[r], minlength=n_vm)
     excess = cached - st.cache_cap  # what this tick's reads cached
     over = (excess > 0).nonzero()[0]
     if over.size:  # reclaim in a batch, down to the low watermark (kswapd reclaims to its high watermark)
-        evict(files, over, np.maximum(excess + RECLAIM_BATCH * st.cache_cap, 0.0))
-        cached = np.bincount(fvm, files.cached_mb[:nf], minlength=n_vm)
+        evict(files, r, over, np.maximum(excess + RECLAIM_BATCH * st.cache_cap, 0.0))
+        cached = np.bincount(fvm, files.cached_mb[r], minlength=n_vm)
     vms.cache_mb[:n_vm] = cached
-    vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[:nf], minlength=n_vm)
+    vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[r], minlength=n_vm)
 
 
 STAGES = (

@@ -68,6 +68,28 @@ class PageCache:
         self.settings = settings or PageCacheSettings()
         self.files = FileTable()
         self._free: list[int] = []  # ids of deleted files, for reuse
+        self._maybe = np.zeros(0, dtype=bool)  # per file: may hold cached or dirty data
+        self._resident: np.ndarray | None = np.zeros(0, dtype=np.int64)  # its rows, ascending (None: rebuild)
+
+    def touch(self, rows: np.ndarray | list[int]) -> None:
+        """These files' cached or dirty data may have grown (everything else only shrinks them)."""
+        n = self.files.n
+        if len(self._maybe) < n:
+            self._maybe = np.concatenate([self._maybe, np.zeros(max(n, 2 * len(self._maybe)) - len(self._maybe), bool)])
+        if not self._maybe[rows].all():
+            self._maybe[rows] = True
+            self._resident = None
+
+    def resident(self) -> np.ndarray:
+        """The files that may hold cached or dirty data, ascending (the rest hold none). The per-tick sums over
+        files run over these, not over every file ever created (a day of a 600-node trace creates 400,000 split
+        replicas): files holding nothing add exact zeros, so the sums are the same, in the same order."""
+        if self._resident is None:
+            files, rows = self.files, np.flatnonzero(self._maybe[: self.files.n])
+            keep = (files.cached_mb[rows] > 0) | (files.dirty_mb[rows] > 0)
+            self._maybe[rows[~keep]] = False
+            self._resident = rows[keep]
+        return self._resident
 
     def create(self, vm: int, size_mb: float = 0.0, cached_mb: float = 0.0, now: float = 0.0) -> int:
         """A new file on VM row `vm`: `size_mb` already on disk, `cached_mb` of it in the cache. Returns its id
@@ -78,8 +100,11 @@ class PageCache:
             f, files = self._free.pop(), self.files
             files.vm[f], files.size_mb[f], files.cached_mb[f], files.dirty_mb[f] = vm, size_mb, cached_mb, 0.0
             files.dirty_since_s[f], files.last_access_s[f], files.active[f], files.alive[f] = 0.0, now, False, True
-            return f
-        return self.files.append(vm=vm, size_mb=size_mb, cached_mb=cached_mb, last_access_s=now, alive=True)
+        else:
+            f = self.files.append(vm=vm, size_mb=size_mb, cached_mb=cached_mb, last_access_s=now, alive=True)
+        if cached_mb > 0:
+            self.touch([f])
+        return f
 
     def cached_share(self, file: int) -> float:
         size = self.files.size_mb[file]
@@ -107,32 +132,35 @@ class PageCache:
 
 
 # ---- the per-tick arithmetic (vectorized; reference.py has it plainly) ------------------------------------------
-def evict(files: FileTable, vm_rows: np.ndarray, excess: np.ndarray) -> None:
+def evict(files: FileTable, resident: np.ndarray, vm_rows: np.ndarray, excess: np.ndarray) -> None:
     """Free `excess[v]` MB of clean cached data on each VM v of `vm_rows`: the inactive list first, least recently
-    used first; the active list is first cut to twice the inactive one (its oldest files are demoted)."""
-    n = files.n
-    vm = files.vm[:n]
-    clean = files.cached_mb[:n] - files.dirty_mb[:n]
+    used first; the active list is first cut to twice the inactive one (its oldest files are demoted).
+    `resident`: ascending rows that include every file holding cached data (PageCache.resident)."""
+    vm_r = files.vm[resident]
+    clean_r = files.cached_mb[resident] - files.dirty_mb[resident]
     n_vm = int(excess.size)
     over = np.zeros(n_vm, dtype=bool)
     over[vm_rows] = True
-    on = (clean > 0) & over[vm]
+    on = (clean_r > 0) & over[vm_r]
     if not on.any():
         return
-    rows = on.nonzero()[0]
-    active = files.active[:n]
-    act = np.bincount(vm[rows], files.cached_mb[:n][rows] * active[rows], minlength=n_vm)
-    inact = np.bincount(vm[rows], files.cached_mb[:n][rows] * ~active[rows], minlength=n_vm)
+    rows, vm, clean = resident[on], vm_r[on], clean_r[on]  # ascending file rows, their VMs, their clean MB
+    active = files.active[rows]
+    cached = files.cached_mb[rows]
+    act = np.bincount(vm, cached * active, minlength=n_vm)
+    inact = np.bincount(vm, cached * ~active, minlength=n_vm)
     demote = np.maximum(act - 2.0 * inact, 0.0) / 3.0
+    last = files.last_access_s[rows]
     if demote.any():
-        a = rows[active[rows]]
-        order = a[np.lexsort((files.last_access_s[:n][a], vm[a]))]
-        before = _cum_before(vm[order], files.cached_mb[:n][order])
-        files.active[order[before < demote[vm[order]]]] = False
-    order = rows[np.lexsort((files.last_access_s[:n][rows], active[rows], vm[rows]))]
+        a = active.nonzero()[0]
+        order = a[np.lexsort((last[a], vm[a]))]
+        before = _cum_before(vm[order], cached[order])
+        files.active[rows[order[before < demote[vm[order]]]]] = False
+        active = files.active[rows]
+    order = np.lexsort((last, active, vm))
     before = _cum_before(vm[order], clean[order])
     take = np.clip(excess[vm[order]] - before, 0.0, clean[order])
-    files.cached_mb[order] -= take
+    files.cached_mb[rows[order]] -= take
 
 
 def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
@@ -143,14 +171,14 @@ def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
     return cum - amount - base
 
 
-def write_back(files: FileTable, wb_mb: np.ndarray) -> None:
-    """The flusher cleaned `wb_mb[v]` MB on each VM v: the oldest dirty files first."""
-    n = files.n
-    vm = files.vm[:n]
-    rows = np.flatnonzero((files.dirty_mb[:n] > 0) & (wb_mb[vm] > 0))
+def write_back(files: FileTable, resident: np.ndarray, wb_mb: np.ndarray) -> None:
+    """The flusher cleaned `wb_mb[v]` MB on each VM v: the oldest dirty files first. `resident`: ascending rows
+    that include every file holding dirty data (PageCache.resident)."""
+    vm = files.vm
+    rows = resident[(files.dirty_mb[resident] > 0) & (wb_mb[vm[resident]] > 0)]
     if rows.size == 0:
         return
-    order = rows[np.lexsort((files.dirty_since_s[:n][rows], vm[rows]))]
+    order = rows[np.lexsort((files.dirty_since_s[rows], vm[rows]))]
     dirty = files.dirty_mb[order]
     take = np.clip(wb_mb[vm[order]] - _cum_before(vm[order], dirty), 0.0, dirty)
     files.dirty_mb[order] -= take

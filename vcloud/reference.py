@@ -435,6 +435,7 @@ class _Tick:
             f, v = int(items.stream_file[i, c]), int(items.stream_vm[i, c])
             logical = self.prog[i] * float(items.stream_need[i, c])
             disk_mb = logical * self.factor[s]
+            self.cache.touch([f])
             if items.stream_write[i, c]:
                 files.size_mb[f] += logical
                 files.cached_mb[f] = min(files.cached_mb[f] + logical, files.size_mb[f])
