@@ -341,10 +341,11 @@ class ShuffleServer(ShuffleMode):
             self.held[cols[ready]] = 0.0
 
     def _close_drained(self) -> None:
-        if not self.closing.any():
+        closing = np.flatnonzero(self.closing)
+        if not closing.size:
             return
-        pending = self.queue.sum(axis=0) + self.held
-        for c in np.flatnonzero(self.closing & (pending <= DRAINED_MB)):
+        pending = self.queue[:, closing].sum(axis=0) + self.held[closing]  # only the closing reduces' columns
+        for c in closing[pending <= DRAINED_MB]:
             attempt = self.col_attempt[c]
             self.queue[:, c] = 0.0
             if attempt.phase_index != SETUP:

@@ -43,7 +43,7 @@ class FifoScheduler(TaskScheduler):
         running_reduces = len(tracker.running[TaskKind.REDUCE])
         load_factor = ledger.reduce_load / reduce_cap if reduce_cap else 0.0
         tracker_reduces = min(math.ceil(load_factor * tracker.reduce_slots), tracker.reduce_slots)
-        if min(tracker_reduces - running_reduces, 1) > 0:
+        if min(tracker_reduces - running_reduces, 1) > 0 and ledger.jobs_ready_reduces:  # else no job has one
             padded = self._exceeded_padding(ledger, TaskKind.REDUCE, cluster, reduce_cap, tracker.reduce_slots)
             for job in jobs:
                 if not job.reduces:
