@@ -260,6 +260,8 @@ class HadoopModel(CloudModel):
         kept = [getattr(ledger, f) for f in ledger.FIELDS]
         if scanned != kept:
             raise InvariantError(f"running-jobs ledger {kept} != a scan of the running jobs {scanned}")
+        if self.serving is not None and self.serving.cols:
+            self.serving.check_row_sums()
 
     def check_hadoop_end(self, tol: float = 1e-6) -> None:
         """After a run: every task of a finished job succeeded exactly once; map

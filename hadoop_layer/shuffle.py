@@ -34,6 +34,7 @@ import numpy as np
 
 from hadoop_layer.tasks import SETUP, SHUFFLE
 from vcloud import WorkItem
+from vcloud.model import InvariantError
 from vcloud.waterfill import waterfill
 from vcloud.work import Kind, Phase, disk
 
@@ -152,6 +153,10 @@ class ShuffleServer(ShuffleMode):
         self.items: list[ServeItem | None] = [None] * (2 * n)  # [read items by node, send items by node]
         self.left = np.zeros(2 * n)  # what each item had left after our last write (its remaining)
         self.serve_row = np.full(2 * n, -1, dtype=np.int64)  # the items' rows in the cloud's item table (-1: none)
+        # each queue row's sum as of its last change (stale rows are summed again): a reduce that starts changes the
+        # rows of its job's map outputs only, and a sum over the whole matrix per start was most of a busy shuffle
+        self._row_sum = np.zeros(2 * n)
+        self._stale = np.ones(2 * n, dtype=bool)
         self._grow(16)
 
     def _grow(self, cols: int) -> None:
@@ -172,6 +177,7 @@ class ShuffleServer(ShuffleMode):
         self.closing = widen(None if first else self.closing, False, bool)
         self.col_attempt: list[TaskAttempt | None] = (self.col_attempt if not first else []) + [None] * (cols - old)
         self.cols = cols
+        self._stale[:] = True
 
     @property
     def read_q(self) -> np.ndarray:
@@ -209,6 +215,7 @@ class ShuffleServer(ShuffleMode):
         if not len(cols) or share_mb <= 0:
             return
         self.queue[node, cols] += share_mb
+        self._stale[node] = True
         self.queued_mb += share_mb * len(cols)
         item = self.items[node]
         if item is None:
@@ -219,6 +226,7 @@ class ShuffleServer(ShuffleMode):
 
     def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
         self.queue[: self.nodes, cols] += per_node_mb[:, None]
+        self._stale[: self.nodes] |= per_node_mb != 0
         self.queued_mb += float(per_node_mb.sum()) * len(cols)
         self._set_work()
 
@@ -233,6 +241,7 @@ class ShuffleServer(ShuffleMode):
         if c is None:
             return
         self.dropped_mb += (self.read_q[:, c].sum(), self.send_q[:, c].sum(), self.held[c])
+        self._stale |= self.queue[:, c] != 0
         self.queue[:, c] = 0.0
         self._set_work()
         self._free(c)
@@ -271,6 +280,12 @@ class ShuffleServer(ShuffleMode):
         if self.items[i] is item:
             self.items[i], self.serve_row[i] = None, -1
 
+    def check_row_sums(self) -> None:
+        """The kept row sums are the queue's (check_invariants)."""
+        fresh = ~self._stale
+        if not np.array_equal(self._row_sum[fresh], self.queue[fresh].sum(axis=1)):
+            raise InvariantError("a shuffle queue's kept row sum is not its sum")
+
     # ---- the serving items ----------------------------------------------------------------------------
     def _set_work(self, want: np.ndarray | None = None) -> None:
         """Make each daemon item have exactly `want` MB left (default: its queue), in one array write. A node's
@@ -279,7 +294,14 @@ class ShuffleServer(ShuffleMode):
         it saves."""
         model = self.model
         if want is None:
-            want = self.queue.sum(axis=1)
+            stale = self._stale.nonzero()[0]
+            if stale.size:  # a row's sum is the same whether summed alone or with the matrix (each row is contiguous)
+                self._row_sum[stale] = self.queue[stale].sum(axis=1)
+                self._stale[stale] = False
+            want = self._row_sum.copy()
+        else:
+            self._row_sum[:] = want
+            self._stale[:] = False
         rows = self.serve_row
         live = rows >= 0
         model.set_remaining_rows(rows[live], want[live])
@@ -347,6 +369,7 @@ class ShuffleServer(ShuffleMode):
         pending = self.queue[:, closing].sum(axis=0) + self.held[closing]  # only the closing reduces' columns
         for c in closing[pending <= DRAINED_MB]:
             attempt = self.col_attempt[c]
+            self._stale |= self.queue[:, c] != 0
             self.queue[:, c] = 0.0
             if attempt.phase_index != SETUP:
                 self.model.close_phase(attempt)
