@@ -294,11 +294,7 @@ class ShuffleServer(ShuffleMode):
         it saves."""
         model = self.model
         if want is None:
-            stale = self._stale.nonzero()[0]
-            if stale.size:  # a row's sum is the same whether summed alone or with the matrix (each row is contiguous)
-                self._row_sum[stale] = self.queue[stale].sum(axis=1)
-                self._stale[stale] = False
-            want = self._row_sum.copy()
+            want = self._sums()
         else:
             self._row_sum[:] = want
             self._stale[:] = False
@@ -312,12 +308,21 @@ class ShuffleServer(ShuffleMode):
             self.serve_row[i] = item.row
         self.left[:] = want
 
+    def _sums(self) -> np.ndarray:
+        """Each queue row's sum; only the rows changed since they were last summed are summed again (a row's sum is
+        the same alone as in the matrix: each row is contiguous)."""
+        stale = self._stale.nonzero()[0]
+        if stale.size:
+            self._row_sum[stale] = self.queue[stale].sum(axis=1)
+            self._stale[stale] = False
+        return self._row_sum.copy()
+
     @staticmethod
     def _serve(queue: np.ndarray, done: np.ndarray, total: np.ndarray) -> np.ndarray:
         """Share each server's `done` MB among its pending requests (row entries) equally, none above its need.
         Servers that served their whole queue (`total`; the usual case for small partitions) need no water-filling."""
         got = queue * (done >= total)[:, None]
-        part = np.flatnonzero((done < total) & (done > 0))
+        part = np.flatnonzero(done < total)
         if part.size:
             sub = queue[part]
             nodes, cols = np.nonzero(sub)
@@ -325,22 +330,29 @@ class ShuffleServer(ShuffleMode):
         return got
 
     def tick(self) -> None:
-        """Move what the servlets read and sent in the tick along the queues and into the reduces' shuffles."""
+        """Move what the servlets read and sent in the tick along the queues and into the reduces' shuffles. Only
+        the servers that moved something are touched (a row's sums are the same alone as in the matrix)."""
         if not self.busy:
             return
         n, rows, queue = self.nodes, self.serve_row, self.queue
         done = self.left - np.where(rows >= 0, self.model.items.remaining[np.maximum(rows, 0)], 0.0)
-        got = self._serve(queue, done, self.left)
-        queue -= got
-        read = got[:n]
-        by_server = got.sum(axis=1)
+        served = np.flatnonzero(done > 0)  # the others moved nothing (an idle server's queue is empty)
+        got = self._serve(queue[served], done[served], self.left[served])
+        queue[served] -= got
+        by_server = np.zeros(2 * n)
+        by_server[served] = got.sum(axis=1)
         self.served_read_mb += by_server[:n]
         self.served_sent_mb += by_server[n:]
-        self.held += got[n:].sum(axis=0)
-        remote = read * self.remote  # read for reduces on other nodes: to be sent; the rest is fetched locally
+        sent = served >= n
+        if sent.any():
+            self.held += got[sent].sum(axis=0)
+        readers = served[~sent]
+        remote = got[~sent] * self.remote[readers]  # read for reduces on other nodes: to be sent; the rest is local
         self.fetched_local_mb += float(by_server[:n].sum() - remote.sum())
-        queue[n:] += remote
-        want = queue.sum(axis=1)
+        queue[n + readers] += remote
+        self._stale[served] = True
+        self._stale[n + readers] = True
+        want = self._sums()
         dust = want <= DRAINED_MB  # float dust of repeated subtraction: served
         if dust.any():
             queue[dust] = 0.0
