@@ -158,7 +158,19 @@ class Task:
 
 
 class TaskAttempt(WorkItem):
-    """One execution of a task on a TaskTracker's slot."""
+    """One execution of a task on a TaskTracker's slot.
+
+    The attributes most attempts never change are class-level defaults, set on an attempt only when they differ:
+    an instance with at most 30 attributes keeps CPython's compact shared-key layout (a SWIM day holds 470,000)."""
+
+    replayed = ""  # a recorded unsuccessful attempt replayed: "FAILED" or "KILLED" (Task.replay)
+    # A failing attempt (HadoopConfig.task_failure_probability) runs its whole plan up to the end of phase
+    # `fail_after` - 1 and ends there, failed. Its plan is never cut: the shuffle feed and the merge plan
+    # (JobTracker._feed_reduces, _finish_shuffle) still find every phase they write to.
+    fail_fraction: float | None = None  # where in its plan it fails, drawn at launch
+    fail_after: int | None = None  # phases it completes before failing, once its plan is known
+    shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
+    shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
 
     def __init__(
         self,
@@ -186,16 +198,8 @@ class TaskAttempt(WorkItem):
         self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
         self.spills, self.output_mb = spills, output_mb
         self.number = n
-        self.replayed = ""  # a recorded unsuccessful attempt replayed: "FAILED" or "KILLED" (Task.replay)
-        # A failing attempt (HadoopConfig.task_failure_probability) runs its whole plan up to the end of phase
-        # `fail_after` - 1 and ends there, failed. Its plan is never cut: the shuffle feed and the merge plan
-        # (JobTracker._feed_reduces, _finish_shuffle) still find every phase they write to.
-        self.fail_fraction: float | None = None  # where in its plan it fails, drawn at launch
-        self.fail_after: int | None = None  # phases it completes before failing, once its plan is known
-        self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
         self.route = None  # where its HDFS data comes from and goes to (plans.Route; JobTracker.launch)
-        self.shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
 
     @property
     def will_fail(self) -> bool:
