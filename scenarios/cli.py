@@ -136,7 +136,9 @@ def _parser() -> argparse.ArgumentParser:
     p_trace.add_argument("--out", type=Path, metavar="FILE.png", help="image to write with --plot")
     p_trace.set_defaults(func=cmd_trace)
     p_repro = sub.add_parser("reproduce", help="run the seed papers' experiments and write DIR/report.md")
-    p_repro.add_argument("--out", type=Path, required=True, help="report directory")
+    p_repro.add_argument("--out", type=Path, required=True,
+                         help="report directory (rerun into it to resume: entries already measured there with "
+                              "the same --quick are reused, the others measured)")  # fmt: skip
     p_repro.add_argument("--quick", action="store_true", help="a quarter of the input (minutes, not tens of minutes)")
     p_repro.add_argument("--processes", type=int, default=None, help="local worker processes (default: all CPUs)")
     p_repro.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: scheduler address, or 'local'")
@@ -239,6 +241,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"wrote {reproduce(args.out, quick=args.quick, processes=args.processes, dask=args.dask)}")
     except DaskUnreachable as exc:
         raise BadInput(str(exc)) from None
+    except KeyboardInterrupt:  # the entries measured so far are kept: say so, not "nothing was written"
+        print(f"vcloud: interrupted (the entries measured so far are in {args.out / 'entries'}: the same command "
+              "measures the rest)", file=sys.stderr)  # fmt: skip
+        return EXIT_INTERRUPTED
     return 0
 
 

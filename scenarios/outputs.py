@@ -4,7 +4,9 @@ Every command that writes (`run`, `trace --plot`, `sweep`, `reproduce`) checks i
 costs no simulation: it must not be a file where a directory goes (or a directory where a file goes), every
 existing ancestor must be a directory, and the nearest existing one writable. A run directory is written into a
 hidden temporary sibling (`.NAME-PID-XXXX`) and renamed into place; one left by a killed run (its process gone)
-is removed by the next run into the same place.
+is removed by the next run into the same place. A file that a rerun trusts (a sweep's run row, a report's
+entry row) is written to a hidden temporary sibling (`.NAME.<random>.tmp`) and renamed over NAME: it is whole or
+absent, never half-written.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 from pathlib import Path
 
 # what `vcloud trace` draws from a run directory (here, not in inspect_run.py, so that the command line can offer
@@ -108,3 +111,32 @@ def commit_dir(tmp: Path, out: Path) -> None:
     if out.exists():
         out.rmdir()
     tmp.rename(out)
+
+
+def temp_name(path: Path) -> Path:
+    """A fresh hidden sibling of `path` (`.NAME.<random>.tmp`): what a killed writer leaves, for its owner to
+    remove (`clean_temp_files`)."""
+    return path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `path` whole or not at all (temporary sibling, fsync, rename): a rerun may trust what it finds."""
+    tmp = temp_name(path)
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def clean_temp_files(directory: Path) -> None:
+    """Remove the `.NAME.<random>.tmp` files and directories a killed writer left in `directory`."""
+    for path in directory.glob(".*.tmp") if directory.is_dir() else ():
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)

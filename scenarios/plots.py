@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -34,9 +35,9 @@ def new_figure(width: float = 8.0, height: float = 4.5) -> Figure:
     return fig
 
 
-def save(fig: Figure, path: Path | str, dpi: int = 120) -> None:
-    """Write `fig` (format from the suffix) and release what it holds."""
-    fig.savefig(path, dpi=dpi)
+def save(fig: Figure, path: Path | str | BinaryIO, dpi: int = 120, fmt: str | None = None) -> None:
+    """Write `fig` (format `fmt`, else from the suffix) and release what it holds."""
+    fig.savefig(path, dpi=dpi, format=fmt)
     fig.clear()
 
 

@@ -7,6 +7,8 @@ The runs are independent, so they run in parallel (`processes` local worker proc
 or on a Dask cluster): the entries run in threads of this process that take turns (one at a time, so the plots
 are drawn as before), each waiting for its runs without holding the turn; a run is a pure function of its
 scenario, settings and seed and comes back as the finished model, so the report is the one a serial run writes.
+Each entry's row and plot are kept in DIR as soon as it is measured (`report_rows.py`): rerunning into the same
+DIR, as with `vcloud sweep`, measures only the entries not yet there under the same configuration.
 Covered: FlexSlot section 2 (Figs 3, 4, 6 and Table 1) and section 4 (Figs 7-14, `flexslot_figures.py`);
 the Coupling paper's Figs 1-2, 5-6, 10-11, 12, 16 and Tables II-IV (docs/results-coupling.md discusses them);
 SAMR Fig 9 (samr-heterogeneous).
@@ -34,7 +36,9 @@ from hadoop_layer.model import HadoopModel
 from scenarios import delay_figures, flexslot_figures, plots
 from scenarios.coupling_experiments import TABLE_II_JOBS
 from scenarios.dask_client import dask_client
+from scenarios.outputs import atomic_write
 from scenarios.registry import SCENARIOS
+from scenarios.report_rows import Row, RowStore, row_key
 from scenarios.runner import run_model
 from scenarios.scheduler_experiments import POLICIES as QUINCY_POLICIES
 from scenarios.settings import validate
@@ -395,39 +399,53 @@ ENTRIES = [
 
 
 def reproduce(
-    out: Path, quick: bool = False, progress: bool = True, processes: int | None = None, dask: Any = None
-) -> Path:
-    """Run every entry, write DIR/report.md and DIR/<n>.png; returns the report's path.
+    out: Path, quick: bool = False, progress: bool = True, processes: int | None = None, dask: Any = None,
+    seed: int = 1,
+) -> Path:  # fmt: skip
+    """Measure the entries not yet in DIR, write DIR/report.md from every entry's row; returns the report's path.
 
+    Resumes like `vcloud sweep`: each entry's row and plot are kept in DIR (`report_rows`) as it is measured, and
+    an entry whose row DIR holds from the same configuration (quick or full, seed) is not measured again.
     `processes`: local worker processes (default one per CPU; 1: every run here, one after another); `dask`: a
     Dask scheduler's address, "local" (a LocalCluster of `processes` workers) or a `distributed.Client`."""
-    scale = 0.25 if quick else 1.0
+    store = RowStore(out)
+    keys = {n: row_key(quick, seed, entry.figure) for n, entry in enumerate(ENTRIES, start=1)}
+    rows: dict[int, Row] = {n: row for n in keys if (row := store.load(n, keys[n])) is not None}
+    pending = [n for n in keys if n not in rows]
+    if rows and progress:
+        print(f"{len(rows)} of {len(ENTRIES)} entries already measured in {store.entries}", flush=True)
     with ExitStack() as stack:
-        submit = _backend(stack, processes, dask)  # first: a backend that cannot be reached leaves nothing written
+        # first: a backend that cannot be reached leaves nothing written; none at all when nothing is left to do
+        submit = _backend(stack, processes, dask) if pending else None
         out.mkdir(parents=True, exist_ok=True)
+        store.clean()
         turn = threading.Lock()
-        runs = Runs(scale=scale, quick=quick, submit=submit, turn=turn)
+        runs = Runs(scale=0.25 if quick else 1.0, seed=seed, quick=quick, submit=submit, turn=turn)
 
-        def measure(n: int, entry: Entry) -> dict[str, str]:
+        def measure(n: int) -> None:
+            entry = ENTRIES[n - 1]
             with turn:
                 if progress:
                     print(f"[{n}/{len(ENTRIES)}] {entry.figure}", flush=True)
                 text, same_way, fig = entry.measure(runs)
-                png = f"{n:02d}.png"
-                plots.save(fig, out / png)
-            return {"figure": entry.figure, "paper": entry.paper, "emulator": text,
-                    "same direction": "yes" if same_way else "no", "plot": f"![]({png})"}  # fmt: skip
+                rows[n] = {"figure": entry.figure, "paper": entry.paper, "emulator": text,
+                           "same direction": "yes" if same_way else "no", "plot": f"![]({store.png(n)})"}  # fmt: skip
+                store.write(n, keys[n], rows[n], fig)  # at once: a failure or Ctrl-C later keeps it
 
         if submit is None:  # get() runs each run here, in the turn
-            rows = [measure(n, entry) for n, entry in enumerate(ENTRIES, start=1)]
-        else:
-            with ThreadPoolExecutor(len(ENTRIES)) as threads:
-                rows = list(threads.map(measure, range(1, len(ENTRIES) + 1), ENTRIES))
+            for n in pending:
+                measure(n)
+        elif pending:  # every entry goes on to its end (and keeps its row) before a failed one raises here
+            with ThreadPoolExecutor(len(pending)) as threads:
+                futures = [threads.submit(measure, n) for n in pending]
+            for future in futures:
+                future.result()
+    ordered = [rows[n] for n in keys]
     scale = "quick (a quarter of the input)" if quick else "full scale"
-    lines = [f"# Seed papers vs emulator ({scale}, seed 1)", "", "| " + " | ".join(rows[0]) + " |",
-             "|" + "---|" * len(rows[0])] + ["| " + " | ".join(r.values()) + " |" for r in rows]  # fmt: skip
+    lines = [f"# Seed papers vs emulator ({scale}, seed {seed})", "", "| " + " | ".join(ordered[0]) + " |",
+             "|" + "---|" * len(ordered[0])] + ["| " + " | ".join(r.values()) + " |" for r in ordered]  # fmt: skip
     report = out / "report.md"
-    report.write_text("\n".join(lines) + "\n")
+    atomic_write(report, ("\n".join(lines) + "\n").encode())
     return report
 
 

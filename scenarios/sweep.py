@@ -53,7 +53,6 @@ import sys
 import threading
 import time
 import tomllib
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -63,6 +62,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from scenarios.batch_model import ScenarioModel, one_line
+from scenarios.outputs import atomic_write, clean_temp_files, temp_name
 from scenarios.registry import SCENARIOS
 from scenarios.settings import SettingsError, validate
 
@@ -327,21 +327,17 @@ class Store:
         rid = row["run_id"]
         self.runs.mkdir(parents=True, exist_ok=True)
         if frames:
-            tmp = _temp_name(self.runs / rid)
+            tmp = temp_name(self.runs / rid)
             tmp.mkdir()
             for name, frame in frames.items():
                 frame.to_parquet(tmp / f"{name}.parquet", index=False)
             shutil.rmtree(self.runs / rid, ignore_errors=True)
             tmp.rename(self.runs / rid)
-        _atomic_write(self.runs / f"{rid}.json", json.dumps(row, indent=1, default=str).encode())
+        atomic_write(self.runs / f"{rid}.json", json.dumps(row, indent=1, default=str).encode())
 
     def clean(self) -> None:
         """Remove what a killed sweep left half-written."""
-        for path in self.runs.glob(".*.tmp") if self.runs.is_dir() else ():
-            if path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
+        clean_temp_files(self.runs)
 
     def results(self, runs: list[Run]) -> pd.DataFrame:
         done = self.finished()
@@ -355,7 +351,7 @@ class Store:
                          **{f"settings.{k}": v for k, v in run.settings.items()},
                          "error": row["error"], **row["figures"]})  # fmt: skip
         frame = pd.DataFrame(rows)
-        tmp = _temp_name(self.root / RESULTS)
+        tmp = temp_name(self.root / RESULTS)
         try:
             frame.to_parquet(tmp, index=False)
             os.replace(tmp, self.root / RESULTS)
@@ -363,24 +359,6 @@ class Store:
             tmp.unlink(missing_ok=True)
             raise
         return frame
-
-
-def _temp_name(path: Path) -> Path:
-    """A fresh hidden sibling of `path` (`.NAME.<random>.tmp`), which `Store.clean` removes after a crash."""
-    return path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = _temp_name(path)
-    try:
-        with open(tmp, "xb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 # ---- the sweep --------------------------------------------------------------------------------------------
