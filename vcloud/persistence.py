@@ -13,11 +13,12 @@ import itertools
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import spearmanr
 
 
 def rank_persistence(divisions: Sequence[np.ndarray]) -> list[float | None]:
     """Spearman's rho between each division and the next (None where either is constant)."""
+    from scipy.stats import spearmanr  # 0.4 s of imports: only when a summary asks for it, not at every start
+
     out: list[float | None] = []
     for a, b in itertools.pairwise(divisions):
         if _constant(a) or _constant(b):
