@@ -232,8 +232,9 @@ class ShuffleServer(ShuffleMode):
 
     def close(self, attempt: TaskAttempt) -> None:
         """All map outputs are known (the last map is done): close the shuffle once nothing is left to fetch."""
-        self.closing[attempt.shuffle_col] = True
-        self._close_drained()
+        c = attempt.shuffle_col
+        self.closing[c] = True
+        self._close_drained(np.array([c]))  # the other closing reduces were tested at the tick: none drained since
 
     def drop_reduce(self, attempt: TaskAttempt) -> None:
         """A reduce attempt ended (killed, failed; done ones were closed before): forget what it still had to fetch."""
@@ -353,29 +354,35 @@ class ShuffleServer(ShuffleMode):
         self._stale[served] = True
         self._stale[n + readers] = True
         want = self._sums()
-        dust = want <= DRAINED_MB  # float dust of repeated subtraction: served
+        moved = got.any(axis=0)  # the reduces whose queues or held bytes changed: only they may have drained
+        dust = (want > 0) & (want <= DRAINED_MB)  # float dust of repeated subtraction: served (0: an empty row)
         if dust.any():
+            moved |= (queue[dust] != 0).any(axis=0)
             queue[dust] = 0.0
             want[dust] = 0.0
         self._set_work(want)
         if self.held.any():
-            self._deliver()
-        self._close_drained()
+            moved[self._deliver()] = True
+        self._close_drained(np.flatnonzero(self.closing & moved))
 
-    def _deliver(self) -> None:
-        """Hand held bytes to the reduces whose shuffle phase runs (a reduce still starting keeps them held)."""
+    def _deliver(self) -> np.ndarray:
+        """Hand held bytes to the reduces whose shuffle phase runs (a reduce still starting keeps them held); returns
+        the columns handed over."""
         cols = np.flatnonzero(self.held)
         if cols.size == 0:
-            return
+            return cols
         rows = self.col_row[cols]
         ready = self.model.items.kind[rows] != _CPU
         if ready.any():
             self.model.add_work_rows(rows[ready], self.held[cols[ready]])
             self.fetched_remote_mb += float(self.held[cols[ready]].sum())
             self.held[cols[ready]] = 0.0
+        return cols[ready]
 
-    def _close_drained(self) -> None:
-        closing = np.flatnonzero(self.closing)
+    def _close_drained(self, closing: np.ndarray | None = None) -> None:
+        """Close the shuffles of the closing reduces (`closing`: those to test; default all) with nothing left."""
+        if closing is None:
+            closing = np.flatnonzero(self.closing)
         if not closing.size:
             return
         pending = self.queue[:, closing].sum(axis=0) + self.held[closing]  # only the closing reduces' columns
