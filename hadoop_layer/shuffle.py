@@ -157,6 +157,7 @@ class ShuffleServer(ShuffleMode):
         # rows of its job's map outputs only, and a sum over the whole matrix per start was most of a busy shuffle
         self._row_sum = np.zeros(2 * n)
         self._stale = np.ones(2 * n, dtype=bool)
+        self._hi = 0  # 1 + the highest column in use: the columns beyond hold zeros only
         self._grow(16)
 
     def _grow(self, cols: int) -> None:
@@ -195,12 +196,13 @@ class ShuffleServer(ShuffleMode):
     # ---- events ---------------------------------------------------------------------------------------
     def add_reduce(self, attempt: TaskAttempt) -> None:
         """A reduce attempt starts: it will fetch its partition of every map output already there and to come."""
-        free = [c for c, a in enumerate(self.col_attempt) if a is None]
-        c = free[0] if free else self.cols
+        free = np.flatnonzero(self.col_row < 0)  # the lowest free column (col_row is -1 exactly where no attempt)
+        c = int(free[0]) if free.size else self.cols
         if c >= self.cols:
             self._grow(2 * self.cols)
         job = attempt.task.job
         self.col_attempt[c], self.col_row[c] = attempt, attempt.row
+        self._hi = max(self._hi, c + 1)
         self.remote[:, c] = 1.0
         self.remote[attempt.tracker.node, c] = 0.0
         self.held[c], self.closing[c] = 0.0, False
@@ -255,6 +257,9 @@ class ShuffleServer(ShuffleMode):
         self.col_attempt[c] = None
         self.active_cols -= 1
         self.col_row[c], self.held[c], self.closing[c] = -1, 0.0, False
+        if c == self._hi - 1:
+            used = np.flatnonzero(self.col_row >= 0)
+            self._hi = int(used[-1]) + 1 if used.size else 0
 
     def moved(self, owner, row: int) -> None:
         """The cloud moved `owner` to item row `row` (another item's row was freed)."""
@@ -309,12 +314,21 @@ class ShuffleServer(ShuffleMode):
             self.serve_row[i] = item.row
         self.left[:] = want
 
+    def _width(self) -> int:
+        """The columns a row operation needs: the smallest power of two (at least 16) that holds every column in use.
+        The columns beyond hold zeros, and NumPy's pairwise sum of a row of 2^k entries is the sum of its first half
+        plus its second's, so a row summed over this prefix gives its full sum bit for bit."""
+        width = 16
+        while width < self._hi:
+            width *= 2
+        return min(width, self.cols)
+
     def _sums(self) -> np.ndarray:
         """Each queue row's sum; only the rows changed since they were last summed are summed again (a row's sum is
         the same alone as in the matrix: each row is contiguous)."""
         stale = self._stale.nonzero()[0]
         if stale.size:
-            self._row_sum[stale] = self.queue[stale].sum(axis=1)
+            self._row_sum[stale] = self.queue[stale, : self._width()].sum(axis=1)
             self._stale[stale] = False
         return self._row_sum.copy()
 
@@ -335,7 +349,8 @@ class ShuffleServer(ShuffleMode):
         the servers that moved something are touched (a row's sums are the same alone as in the matrix)."""
         if not self.busy:
             return
-        n, rows, queue = self.nodes, self.serve_row, self.queue
+        n, rows, width = self.nodes, self.serve_row, self._width()
+        queue = self.queue[:, :width]  # the columns in use (and zeros up to a power of two): see _width
         done = self.left - np.where(rows >= 0, self.model.items.remaining[np.maximum(rows, 0)], 0.0)
         served = np.flatnonzero(done > 0)  # the others moved nothing (an idle server's queue is empty)
         got = self._serve(queue[served], done[served], self.left[served])
@@ -346,18 +361,19 @@ class ShuffleServer(ShuffleMode):
         self.served_sent_mb += by_server[n:]
         sent = served >= n
         if sent.any():
-            self.held += got[sent].sum(axis=0)
+            self.held[:width] += got[sent].sum(axis=0)
         readers = served[~sent]
-        remote = got[~sent] * self.remote[readers]  # read for reduces on other nodes: to be sent; the rest is local
+        remote = got[~sent] * self.remote[readers, :width]  # read for reduces elsewhere: to send; the rest is local
         self.fetched_local_mb += float(by_server[:n].sum() - remote.sum())
         queue[n + readers] += remote
         self._stale[served] = True
         self._stale[n + readers] = True
         want = self._sums()
-        moved = got.any(axis=0)  # the reduces whose queues or held bytes changed: only they may have drained
+        moved = np.zeros(self.cols, dtype=bool)  # the reduces whose queues or held bytes changed: they may have drained
+        moved[:width] = got.any(axis=0)
         dust = (want > 0) & (want <= DRAINED_MB)  # float dust of repeated subtraction: served (0: an empty row)
         if dust.any():
-            moved |= (queue[dust] != 0).any(axis=0)
+            moved[:width] |= (queue[dust] != 0).any(axis=0)
             queue[dust] = 0.0
             want[dust] = 0.0
         self._set_work(want)
