@@ -199,3 +199,40 @@ def test_a_speculation_policy_that_only_chooses_backups_runs(cluster):
     job = cluster.add_job("j", PUMA["grep"], 0.0, uniform_maps(6), 0)
     cluster.run_until(500.0)
     assert job.state == "succeeded"
+
+
+def hadoop_exceeded_padding(jobs, kind, cluster, capacity, tracker_slots):
+    """JobQueueTaskScheduler.exceededPadding as Hadoop 1.x writes it: the queue scanned job by job."""
+    total_tasks, needed = cluster.running(kind), 0
+    for job in jobs:
+        if not job.reduces:
+            continue
+        needed += len(job.maps) if kind == TaskKind.MAP else len(job.reduces)
+        padding = 0
+        if len(cluster.trackers) > 3:
+            padding = min(tracker_slots, int(needed * cluster.config.taskalloc_capacity_pad))
+        if total_tasks + padding >= capacity:
+            return True
+    return False
+
+
+def test_fifos_padding_from_the_ledger_is_hadoops_queue_scan():
+    """The capacity padding from the running-jobs ledger gives Hadoop's scan's answer for every capacity around the
+    running count, both kinds, with map-only jobs in the queue (they add nothing)."""
+    from policies.schedulers.fifo import FifoScheduler
+
+    model = small_cluster(slaves=5, reduce_slowstart=0.0, taskalloc_capacity_pad=0.1)
+    for i, (maps, reduces) in enumerate([(30, 4), (12, 0), (50, 9), (7, 2)]):
+        model.add_job(f"j{i}", PUMA["wordcount"], 0.0, uniform_maps(maps), reduces)
+    model.run_until(40.0)
+    view, ledger = model.jobtracker.view, model.jobtracker.ledger
+    jobs = view.jobs_in_fifo_order()
+    assert ledger.maps_of_jobs_with_reduces == 30 + 50 + 7 and ledger.reduces_of_jobs_with_reduces == 4 + 9 + 2
+    seen = set()
+    for kind in (TaskKind.MAP, TaskKind.REDUCE):
+        for capacity in range(view.running(kind) - 2, view.running(kind) + 12):
+            for slots in (1, 2, 4):
+                want = hadoop_exceeded_padding(jobs, kind, view, capacity, slots)
+                assert FifoScheduler._exceeded_padding(ledger, kind, view, capacity, slots) == want
+                seen.add(want)
+    assert seen == {True, False}
