@@ -118,9 +118,9 @@ class HeartbeatClock:
             quiet |= not self.trackers[i].beat()
         if quiet and self.look_ahead and self.model.jobtracker.quiet_when_idle:
             self._skip_quiet(now)  # a quiet beat: others woken with it are likely quiet too (a wake storm)
-        awake = self.due[self.due != math.inf]
-        if len(awake):
-            self._ensure(float(awake.min()))
+        following = float(self.due.min())  # inf: every tracker asleep
+        if following != math.inf:
+            self._ensure(following)
 
     def _skip_quiet(self, now: float) -> None:
         """Count the beats that cannot launch anything before the next event that is not a heartbeat."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hadoop_layer.tasks import TaskKind
+from hadoop_layer.tasks import TaskKind, TaskState
 
 if TYPE_CHECKING:
     from hadoop_layer.tasks import Job
@@ -42,17 +42,22 @@ class RunningLedger:
 
     @staticmethod
     def contribution(job: Job) -> tuple[int, ...]:
+        """The job's part of each sum (`FIELDS` order); its task counts read directly: this runs at every task
+        state change."""
         maps, reduces = len(job.maps), len(job.reduces)
-        ready = job.reduces_schedulable()
+        map_counts, reduce_counts = job._counts[TaskKind.MAP], job._counts[TaskKind.REDUCE]
+        done_maps = map_counts[TaskState.DONE]
+        ready = done_maps >= job.slowstart_maps
+        running = job.running_tasks
         return (
-            int(job.pending_maps > 0),
-            int(job.pending_reduces > 0 and ready),
-            maps - job.finished_maps,
-            reduces - job.finished_reduces if ready else 0,
-            int(reduces > 0),
+            map_counts[TaskState.PENDING] > 0,
+            reduce_counts[TaskState.PENDING] > 0 and ready,
+            maps - done_maps,
+            reduces - reduce_counts[TaskState.DONE] if ready else 0,
+            reduces > 0,
             maps if reduces else 0,
             reduces,
-            len(job.running_tasks[TaskKind.MAP]) + len(job.running_tasks[TaskKind.REDUCE]),
+            len(running[TaskKind.MAP]) + len(running[TaskKind.REDUCE]),
         )
 
     def _add(self, values: tuple[int, ...], sign: int) -> None:
@@ -75,8 +80,9 @@ class RunningLedger:
         """The job's task counts changed (it is running)."""
         old, new = self._of[job], self.contribution(job)
         if old != new:
-            self._add(old, -1)
-            self._add(new, 1)
+            for name, before, after in zip(self.FIELDS, old, new, strict=True):
+                if before != after:
+                    setattr(self, name, getattr(self, name) + after - before)
             self._of[job] = new
 
     def queue_order(self, running: list[Job]) -> list[Job]:
