@@ -28,7 +28,7 @@ from vcloud.work import Device, Kind, Phase, Stream, disk, nic
 Mark = tuple[float, float]  # progress score at a phase's start and end (WorkItem.progress_marks)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Route:
     """Where an attempt's HDFS data comes from and goes to (hadoop_layer/datanode.py): the VM row of the replica
     it reads (-1: its own node), the VM rows of its output's further replicas, and whether those DataNodes'

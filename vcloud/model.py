@@ -36,7 +36,7 @@ from mesa import Model
 from mesa.time import Priority
 
 from vcloud import engine
-from vcloud.agents import VM, Host, WorkItem
+from vcloud.agents import CHARGES, VM, Host, WorkItem
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
 from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
@@ -297,8 +297,8 @@ class CloudModel(Model):
 
     def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
         """Take `item` off its VM (done or killed) and keep its charges on the agent."""
-        for column in item._charged:
-            item._charged[column] = float(self.items.view(column)[item.row])
+        items, row = self.items, item.row
+        item._charged = tuple(float(items.view(column)[row]) for column in CHARGES)
         moved = self.items.remove(item.row)
         self._progress_tick = -1
         if moved is not None:
