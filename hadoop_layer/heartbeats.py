@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 
 class HeartbeatClock:
+    """The trackers' beat times, heartbeat counts and slot occupancy (kept by `TaskTracker` and its `AttemptSet`s)."""
+
     def __init__(self, model: HadoopModel) -> None:
         self.model = model
         self.trackers: list[TaskTracker] = []
@@ -53,10 +55,6 @@ class HeartbeatClock:
     def set_phase(self, interval_s: float, offsets: np.ndarray) -> None:
         self.interval[:] = interval_s
         self.offset[:] = offsets
-
-    def free(self) -> np.ndarray:
-        """Free (map, reduce) slots per tracker, as `TaskTracker.free`."""
-        return np.maximum(self.slots - self.busy, 0)
 
     # ---- waking ---------------------------------------------------------------------------------------
     def next_beat(self, i: int, now: float) -> float:
