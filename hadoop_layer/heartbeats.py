@@ -43,13 +43,13 @@ class HeartbeatClock:
         self.fires = 0  # events of the chain so far
         self.look_ahead = True  # count quiet beats ahead (`_skip_quiet`); False: each beat at its own time
 
-    def add(self, tracker: TaskTracker, map_slots: int, reduce_slots: int) -> None:
+    def add(self, tracker: TaskTracker) -> None:
         self.trackers.append(tracker)
         self.due = np.append(self.due, math.inf)
         self.count = np.append(self.count, 0)
         self.offset = np.append(self.offset, 0.0)
         self.interval = np.append(self.interval, 1.0)
-        self.slots = np.vstack([self.slots, [map_slots, reduce_slots]])
+        self.slots = np.vstack([self.slots, [0, 0]])  # set by the tracker (TaskTracker.map_slots, reduce_slots)
         self.busy = np.vstack([self.busy, [0, 0]])
 
     def set_phase(self, interval_s: float, offsets: np.ndarray) -> None:
@@ -106,11 +106,8 @@ class HeartbeatClock:
         now = float(self.model.time)
         self.fires += 1
         self._pending.discard(now)
-        rows = np.flatnonzero(self.due <= now)
-        if len(rows) > 1:
-            rows = rows[np.argsort(self.due[rows], kind="stable")]
         quiet = False
-        for i in rows.tolist():
+        for i in np.flatnonzero(self.due <= now).tolist():  # ties (random offsets: never in practice) by tracker
             self.due[i] = math.inf
             self.count[i] += 1
             quiet |= not self.trackers[i].beat()
@@ -122,17 +119,20 @@ class HeartbeatClock:
 
     def _skip_quiet(self, now: float) -> None:
         """Count the beats that cannot launch anything before the next event that is not a heartbeat."""
-        if not np.any(self.due != math.inf):
+        events = self.model._event_list._events  # Mesa has no public peek at the next event's time
+        other = float(min((e.time for e in events[:1]), default=math.inf))  # a heap: its first is the earliest
+        ahead = self.due < other
+        if not ahead.any():
             return
-        events = self.model._event_list._events
-        other = min((e.time for e in events[:1]), default=math.inf)  # a heap: its first is the earliest
         jobtracker = self.model.jobtracker
         free = self.slots > self.busy
         wants = jobtracker.wants_mask(free[:, 0], free[:, 1])
-        until = min(float(other), jobtracker.quiet_until())
+        quiet = ahead & ~wants
+        if not quiet.any():
+            return
+        until = jobtracker.quiet_until()
         if wants.any():
             until = min(until, float(self.due[wants].min()))
-        quiet = (self.due < until) & ~wants
-        if quiet.any():
-            self.count[quiet] += 1
-            self.due[quiet] = math.inf
+        quiet &= self.due < until
+        self.count[quiet] += 1
+        self.due[quiet] = math.inf

@@ -169,8 +169,7 @@ class ClusterView:
 
     def jobs_in_fifo_order(self) -> list[Job]:
         """Running jobs by priority, start time, id (FIFO_JOB_QUEUE_COMPARATOR); do not change the list."""
-        jt = self._model.jobtracker
-        return jt.ledger.queue_order(jt.running_jobs)
+        return self._model.jobtracker.ledger.queue_order()
 
     @property
     def trackers(self) -> list[TaskTracker]:

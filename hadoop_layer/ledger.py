@@ -27,6 +27,7 @@ def fifo_key(job: Job) -> tuple[int, float, int]:
 class RunningLedger:
     FIELDS = ("jobs_pending_maps", "jobs_ready_reduces", "map_load", "reduce_load", "jobs_with_reduces",
               "maps_of_jobs_with_reduces", "reduces_of_jobs_with_reduces", "running_tasks")  # fmt: skip
+    NOTHING = (0,) * len(FIELDS)  # a job's contribution before it enters and after it leaves
 
     def __init__(self) -> None:
         self.jobs_pending_maps = 0  # running jobs with a pending map
@@ -60,19 +61,19 @@ class RunningLedger:
             len(running[TaskKind.MAP]) + len(running[TaskKind.REDUCE]),
         )
 
-    def _add(self, values: tuple[int, ...], sign: int) -> None:
-        for name, value in zip(self.FIELDS, values, strict=True):
-            if value:
-                setattr(self, name, getattr(self, name) + sign * value)
+    def _move(self, old: tuple[int, ...], new: tuple[int, ...]) -> None:
+        for name, before, after in zip(self.FIELDS, old, new, strict=True):
+            if before != after:
+                setattr(self, name, getattr(self, name) + after - before)
 
     def enter(self, job: Job) -> None:
-        values = self._of[job] = self.contribution(job)
-        self._add(values, 1)
+        self._of[job] = new = self.contribution(job)
+        self._move(self.NOTHING, new)
         job.ledger = self
         self._order = None
 
     def leave(self, job: Job) -> None:
-        self._add(self._of.pop(job), -1)
+        self._move(self._of.pop(job), self.NOTHING)
         job.ledger = None
         self._order = None
 
@@ -80,13 +81,11 @@ class RunningLedger:
         """The job's task counts changed (it is running)."""
         old, new = self._of[job], self.contribution(job)
         if old != new:
-            for name, before, after in zip(self.FIELDS, old, new, strict=True):
-                if before != after:
-                    setattr(self, name, getattr(self, name) + after - before)
+            self._move(old, new)
             self._of[job] = new
 
-    def queue_order(self, running: list[Job]) -> list[Job]:
-        """The running jobs in FIFO order, sorted once per change of the running list (`running` is that list)."""
+    def queue_order(self) -> list[Job]:
+        """The running jobs in FIFO order, sorted once per change of the running jobs."""
         if self._order is None:
-            self._order = sorted(running, key=fifo_key)
+            self._order = sorted(self._of, key=fifo_key)
         return self._order

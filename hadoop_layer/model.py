@@ -257,7 +257,7 @@ class HadoopModel(CloudModel):
             if t.map_slots < 0 or t.reduce_slots < 0:
                 raise InvariantError(f"{t.name}: negative slots ({t.map_slots}, {t.reduce_slots})")
         ledger = self.jobtracker.ledger
-        rows = [ledger.contribution(j) for j in self.jobtracker.running_jobs] or [(0,) * len(ledger.FIELDS)]
+        rows = [ledger.contribution(j) for j in self.jobtracker.running_jobs] or [ledger.NOTHING]
         scanned = [sum(v) for v in zip(*rows, strict=True)]
         kept = [getattr(ledger, f) for f in ledger.FIELDS]
         if scanned != kept:

@@ -43,39 +43,41 @@ class AttemptSet(dict[TaskAttempt, None]):
         self._clock.busy[self._row, self._col] = len(self)
 
 
+class _MirroredSlots:
+    """A tracker's slot count of one kind, mirrored in its heartbeat clock's `slots` (for the clock's array tests)."""
+
+    def __init__(self, col: int) -> None:
+        self.col = col
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attr = f"_{name}"
+
+    def __get__(self, tracker: TaskTracker | None, owner: type | None = None):
+        return self if tracker is None else getattr(tracker, self.attr)
+
+    def __set__(self, tracker: TaskTracker, n: int) -> None:
+        setattr(tracker, self.attr, n)
+        tracker.clock.slots[tracker.node, self.col] = n
+
+
 class TaskTracker(Agent):
+    map_slots: int = _MirroredSlots(0)  # type: ignore[assignment]
+    reduce_slots: int = _MirroredSlots(1)  # type: ignore[assignment]
+
     def __init__(self, model: HadoopModel, vm: VM, node: int, rack: int) -> None:
         super().__init__(model)
         cfg = model.hadoop
         self.vm, self.node, self.rack = vm, node, rack
         self.name = vm.name
-        self._map_slots, self._reduce_slots = cfg.map_slots, cfg.reduce_slots
         self.clock = model.heartbeat_clock
-        self.clock.add(self, cfg.map_slots, cfg.reduce_slots)
+        self.clock.add(self)
+        self.map_slots, self.reduce_slots = cfg.map_slots, cfg.reduce_slots
         self.heap_mb, self.io_sort_mb = cfg.child_heap_mb, cfg.io_sort_mb
         self.running: dict[TaskKind, AttemptSet] = {
             TaskKind.MAP: AttemptSet(self.clock, node, 0),
             TaskKind.REDUCE: AttemptSet(self.clock, node, 1),
         }
         self.history: list[TaskAttempt] = []  # finished attempts (done, killed, failed), in end order
-
-    @property
-    def map_slots(self) -> int:
-        return self._map_slots
-
-    @map_slots.setter
-    def map_slots(self, n: int) -> None:
-        self._map_slots = n
-        self.clock.slots[self.node, 0] = n
-
-    @property
-    def reduce_slots(self) -> int:
-        return self._reduce_slots
-
-    @reduce_slots.setter
-    def reduce_slots(self, n: int) -> None:
-        self._reduce_slots = n
-        self.clock.slots[self.node, 1] = n
 
     def free(self, kind: TaskKind) -> int:
         slots = self._map_slots if kind == TaskKind.MAP else self._reduce_slots
