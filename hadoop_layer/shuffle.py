@@ -334,8 +334,9 @@ class ShuffleServer(ShuffleMode):
 
     @staticmethod
     def _serve(queue: np.ndarray, done: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """Share each server's `done` MB among its pending requests (row entries) equally, none above its need.
-        Servers that served their whole queue (`total`; the usual case for small partitions) need no water-filling."""
+        """Share each server's `done` MB (> 0: the caller passes the servers that moved something) among its pending
+        requests (row entries) equally, none above its need. Servers that served their whole queue (`total`; the
+        usual case for small partitions) need no water-filling."""
         got = queue * (done >= total)[:, None]
         part = np.flatnonzero(done < total)
         if part.size:
