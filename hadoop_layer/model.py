@@ -6,6 +6,7 @@ the policies it is handed (scheduler, speculation, slot manager). It knows no pa
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,9 @@ class HadoopModel(CloudModel):
         self.task_kind = np.zeros(1, dtype=np.int8)
         self.task_start = np.full(1, np.nan)
         self.task_changes = 0  # task state changes so far (Job.set_state): a key for caches of task states
+        # first launches of tasks so far, by kind (0 map, 1 reduce): a task's first attempt starts at progress 0 and
+        # "now", so it moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
+        self.first_starts = [0, 0]
 
     # ---- building ---------------------------------------------------------------------------------
     def add_slave(self, vm: VM) -> TaskTracker:
@@ -124,6 +128,8 @@ class HadoopModel(CloudModel):
         if isinstance(item, TaskAttempt):
             task = item.task
             self.items.tag[item.row] = task.gid
+            if task.gid and math.isnan(self.task_start[task.gid]):
+                self.first_starts[int(self.task_kind[task.gid])] += 1
             self.task_start[task.gid] = task.start_s
 
     def stop_item(self, item, state: str, at: float | None = None) -> None:

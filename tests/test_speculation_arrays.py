@@ -77,3 +77,30 @@ def test_running_arrays_follow_the_attempts_and_are_reused_until_something_chang
     model.run_until(41.0)
     assert view.running_arrays() is not arrays
     assert np.all(view.running_arrays().attempts >= 1)
+
+
+def test_lag_bounds_kept_across_first_launches_are_those_computed_afresh(monkeypatch):
+    """The bounds Hadoop speculation keeps across first launches (`standing_key`) are the ones a rebuild gives: the
+    "maybe" bounds exactly, the "sure" ones exactly or (a task launched now, which cannot lag yet) later."""
+    kept = Counter()
+    original = spec.HadoopSpeculation._lag_bounds
+
+    def checked(self, cluster):
+        before = (self._bounds_key, self._bounds)
+        bounds = original(self, cluster)
+        arrays = cluster.running_arrays()
+        if bounds is not None and arrays is not None:
+            fresh = spec.lag_bounds(cluster, arrays)
+            reused = before[1] is bounds and before[0] == cluster.standing_key()[0]
+            kept[reused] += 1
+            for kind in TaskKind:
+                assert bounds[kind][1] == fresh[kind][1], (cluster.now, kind, reused)
+                assert bounds[kind][0] == fresh[kind][0] or (reused and fresh[kind][0] == cluster.now)
+        return bounds
+
+    monkeypatch.setattr(spec.HadoopSpeculation, "_lag_bounds", checked)
+    scenario = FlexSlot()
+    model = scenario.build(validate(scenario.Settings, {"allocator": "drs", "scale": 0.1}), seed=2)
+    run_model(model, scenario.horizon_s(model), progress=False)
+
+    assert kept[True] > 50 and kept[False] > 50  # both paths are exercised

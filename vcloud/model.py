@@ -85,6 +85,9 @@ class CloudModel(Model):
         self._periodic: list[_Periodic] = []
         self._progress_tick, self._progress = -1, np.zeros(0)
         self.progress_version = 0  # bumped whenever `item_progress` is recomputed: a key for caches of progress
+        # bumped whenever a running item's progress may move between ticks (work added, phases re-marked, an item
+        # stopped), not when an item starts: with `ticks`, a key for caches that a start leaves valid
+        self.progress_moves = 0
         self.pool_cpu_mhz: float | None = None  # None: the capacity of the hosts that carry pool VMs
         self.pool_mem_mb: float | None = None
         self.allocations: list[tuple[float, np.ndarray, np.ndarray]] = []  # (time, CPU MHz, memory MB) per allocation
@@ -194,9 +197,9 @@ class CloudModel(Model):
             item, vm=vm.row, threads=item.threads, io_mbps_max=item.io_mbps_max, mem_mb=item.mem_mb,
             mem_active_mb=item.mem_mb * item.mem_active_fraction,
         )  # fmt: skip
-        self._load_phase(item)
+        self._load_phase(item, start=True)
 
-    def _load_phase(self, item: WorkItem) -> None:
+    def _load_phase(self, item: WorkItem, start: bool = False) -> None:
         phase, items, row = item.phase, self.items, item.row
         items.kind[row] = int(phase.kind)
         need_cpu, streams = phase.needs()
@@ -219,13 +222,14 @@ class CloudModel(Model):
         self.items.sys_fraction[item.row] = phase.sys_fraction
         self.items.open[item.row] = phase.open
         self._progress_tick = -1
+        self.progress_moves += not start
         self.items.phase_amount[item.row] = phase.amount
         self.items.progress_lo[item.row], self.items.progress_hi[item.row] = item.phase_marks(item.phase_index)
 
     def set_progress(self, item: WorkItem, lo: float, hi: float, amount: float | None = None) -> None:
         """Re-mark the current phase of a running item (an open phase whose share of the whole changes)."""
         self.items.progress_lo[item.row], self.items.progress_hi[item.row] = lo, hi
-        self._progress_tick = -1
+        self._progress_moved()
         if amount is not None:
             self.items.phase_amount[item.row] = amount
 
@@ -233,7 +237,11 @@ class CloudModel(Model):
         """Re-mark where the current phases of many running items end in progress (their rows): an open phase
         whose share of the whole grows as work is added to it."""
         self.items.progress_hi[rows] = hi
+        self._progress_moved()
+
+    def _progress_moved(self) -> None:
         self._progress_tick = -1
+        self.progress_moves += 1
 
     def item_progress(self) -> np.ndarray:
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
@@ -255,7 +263,7 @@ class CloudModel(Model):
             raise ValueError(f"add_work: amount must be >= 0, got {amount}")
         self.items.remaining[item.row] += amount
         self.items.phase_amount[item.row] += amount
-        self._progress_tick = -1
+        self._progress_moved()
 
     def add_work_rows(self, rows: np.ndarray, amount: float | np.ndarray) -> None:
         """`add_work` for many running items at once (their rows; one amount for all, or one per row)."""
@@ -263,7 +271,7 @@ class CloudModel(Model):
             raise ValueError(f"add_work: amount must be >= 0, got {amount}")
         self.items.remaining[rows] += amount
         self.items.phase_amount[rows] += amount
-        self._progress_tick = -1
+        self._progress_moved()
 
     def set_remaining_rows(self, rows: np.ndarray, remaining: np.ndarray) -> None:
         """Set what is left of the current phases of many running items (a producer-driven queue that grows and
@@ -272,7 +280,7 @@ class CloudModel(Model):
             raise ValueError("set_remaining_rows: remaining must be >= 0")
         self.items.phase_amount[rows] += remaining - self.items.remaining[rows]
         self.items.remaining[rows] = remaining
-        self._progress_tick = -1
+        self._progress_moved()
 
     def replan(self, item: WorkItem, phases: list[Phase], marks: list[tuple[float, float]] | None = None) -> None:
         """Replace a running item's current and later phases by `phases` (the first becomes current, in full).
@@ -300,7 +308,7 @@ class CloudModel(Model):
         items, row = self.items, item.row
         item._charged = tuple(float(items.view(column)[row]) for column in CHARGES)
         moved = self.items.remove(item.row)
-        self._progress_tick = -1
+        self._progress_moved()
         if moved is not None:
             moved.row = item.row
         item.row, item.state = None, state

@@ -44,7 +44,8 @@ class HadoopSpeculation(SpeculationPolicy):
 
     def __init__(self) -> None:
         self._may: tuple[float, bool] = (-1.0, True)
-        self._bounds_of: RunningArrays | None = None
+        self._bounds_key: tuple[int, ...] = ()
+        self._first: tuple[int, int] = (0, 0)
         self._bounds: dict[TaskKind, tuple[float, float]] = {}
 
     def may_back_up(self, cluster: ClusterView) -> bool:
@@ -56,12 +57,12 @@ class HadoopSpeculation(SpeculationPolicy):
         when the arrays cannot (a call too close in floating point, or the tick's endings being processed)."""
         now = cluster.now
         if self._may[0] != now:
-            bounds = self._lag_bounds(cluster)
             found = False
             for kind in TaskKind:
                 capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
                 if cluster.running(kind) >= capacity:
                     continue  # no free slot of this kind anywhere
+                bounds = self._lag_bounds(cluster)
                 verdict = None
                 if bounds is not None:
                     sure, maybe = bounds[kind]
@@ -91,13 +92,23 @@ class HadoopSpeculation(SpeculationPolicy):
         return until
 
     def _lag_bounds(self, cluster: ClusterView) -> dict[TaskKind, tuple[float, float]] | None:
-        """`lag_bounds` of the running attempts as they are now, once per `running_arrays` object (it changes with
-        progress and task states); None while the arrays are not available."""
+        """`lag_bounds` of the running attempts as they are now; None while the arrays are not available.
+
+        Kept across first launches (`ClusterView.standing_key`): a task's first attempt has progress 0 and starts
+        now, so it changes no job average, and the earliest start of a kind stays what it was unless no task of
+        that kind had one (inf): only then, or after any other change, are the bounds computed again. (A kept
+        "sure" bound may miss the new task: started now, it cannot reach SPECULATIVE_LAG_S before the next tick
+        changes the key.)"""
+        key, first = cluster.standing_key()
+        if key == self._bounds_key and self._bounds:
+            kinds = (TaskKind.MAP, TaskKind.REDUCE)  # in the order of `first`
+            if all(first[i] == self._first[i] or self._bounds[kind][1] < math.inf for i, kind in enumerate(kinds)):
+                self._first = first
+                return self._bounds
         arrays = cluster.running_arrays()
         if arrays is None:
             return None
-        if arrays is not self._bounds_of:
-            self._bounds_of, self._bounds = arrays, lag_bounds(cluster, arrays)
+        self._bounds_key, self._first, self._bounds = key, first, lag_bounds(cluster, arrays)
         return self._bounds
 
     @staticmethod
