@@ -188,16 +188,19 @@ class ClusterView:
     def locality(self, task: Task, tracker: TaskTracker) -> Locality:
         return self._model.locality_of(task, tracker.node)
 
-    def standing_key(self) -> tuple[tuple[int, ...], tuple[int, int]]:
+    def standing_key(self) -> tuple[tuple[int, ...], int]:
         """(moves, first launches): `moves` changes whenever a running attempt's progress or a task's state may have
-        changed for any reason but a task's first launch; the second counts first launches by kind (0 maps, 1
-        reduces). A task's first attempt starts at progress 0 and now: it moves no job's average progress and no
-        other task's standing, so a cache of per-task standings may take it in without a rebuild."""
+        changed for any reason but a task's first launch; the second counts first launches (`first_launched`). A
+        task's first attempt starts at progress 0 and now: it moves no job's average progress and no other task's
+        standing, so a cache of per-task standings may take it in without a rebuild."""
         m = self._model
-        first = (m.first_starts[0], m.first_starts[1])
-        n = first[0] + first[1]
+        n = len(m.first_launched)
         running = sum(m.jobtracker.running_attempts.values())
-        return (m.ticks, m.progress_moves, m.task_changes - n, running - n), first
+        return (m.ticks, m.progress_moves, m.task_changes - n, running - n), n
+
+    def first_launched(self, since: int) -> list[Task]:
+        """The tasks launched for the first time after the first `since` (`standing_key`)."""
+        return self._model.first_launched[since:]
 
     def running_arrays(self) -> RunningArrays | None:
         """The running task attempts as arrays (one entry per attempt, in item-table order), for per-tick tests

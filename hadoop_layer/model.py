@@ -51,9 +51,9 @@ class HadoopModel(CloudModel):
         self.task_kind = np.zeros(1, dtype=np.int8)
         self.task_start = np.full(1, np.nan)
         self.task_changes = 0  # task state changes so far (Job.set_state): a key for caches of task states
-        # first launches of tasks so far, by kind (0 map, 1 reduce): a task's first attempt starts at progress 0 and
-        # "now", so it moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
-        self.first_starts = [0, 0]
+        # tasks in the order of their first launch: a task's first attempt starts at progress 0 and "now", so it
+        # moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
+        self.first_launched: list[Task] = []
 
     # ---- building ---------------------------------------------------------------------------------
     def add_slave(self, vm: VM) -> TaskTracker:
@@ -129,7 +129,7 @@ class HadoopModel(CloudModel):
             task = item.task
             self.items.tag[item.row] = task.gid
             if task.gid and math.isnan(self.task_start[task.gid]):
-                self.first_starts[int(self.task_kind[task.gid])] += 1
+                self.first_launched.append(task)
             self.task_start[task.gid] = task.start_s
 
     def stop_item(self, item, state: str, at: float | None = None) -> None:

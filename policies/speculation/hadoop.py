@@ -44,9 +44,10 @@ class HadoopSpeculation(SpeculationPolicy):
 
     def __init__(self) -> None:
         self._may: tuple[float, bool] = (-1.0, True)
-        self._bounds_key: tuple[int, ...] = ()
-        self._first: tuple[int, int] = (0, 0)
+        self._bounds_key: tuple[int, ...] = ()  # standing_key of the kept bounds
+        self._seen = 0  # first launches the kept bounds take in
         self._bounds: dict[TaskKind, tuple[float, float]] = {}
+        self._average = np.zeros(0)  # lag_bounds' job averages by 2 x job number + kind
 
     def may_back_up(self, cluster: ClusterView) -> bool:
         """Some running task of a kind with a free slot somewhere meets every condition but the node one.
@@ -95,21 +96,34 @@ class HadoopSpeculation(SpeculationPolicy):
         """`lag_bounds` of the running attempts as they are now; None while the arrays are not available.
 
         Kept across first launches (`ClusterView.standing_key`): a task's first attempt has progress 0 and starts
-        now, so it changes no job average, and the earliest start of a kind stays what it was unless no task of
-        that kind had one (inf): only then, or after any other change, are the bounds computed again. (A kept
-        "sure" bound may miss the new task: started now, it cannot reach SPECULATIVE_LAG_S before the next tick
+        now, so it changes no job average and no earliest start of a kind that has one (every start is at most
+        now). It may only give a kind without one (inf) a bound, if its job's average meets the gap. (A kept
+        "sure" bound may miss such a task: started now, it cannot reach SPECULATIVE_LAG_S before the next tick
         changes the key.)"""
-        key, first = cluster.standing_key()
-        if key == self._bounds_key and self._bounds:
-            kinds = (TaskKind.MAP, TaskKind.REDUCE)  # in the order of `first`
-            if all(first[i] == self._first[i] or self._bounds[kind][1] < math.inf for i, kind in enumerate(kinds)):
-                self._first = first
-                return self._bounds
+        key, launched = cluster.standing_key()
+        if key == self._bounds_key and all(map(self._keeps, cluster.first_launched(self._seen))):
+            self._seen = launched
+            return self._bounds
         arrays = cluster.running_arrays()
         if arrays is None:
             return None
-        self._bounds_key, self._first, self._bounds = key, first, lag_bounds(cluster, arrays)
+        self._bounds, self._average = lag_bounds(cluster, arrays)
+        self._bounds_key, self._seen = key, launched
         return self._bounds
+
+    def _keeps(self, task: Task) -> bool:
+        """The kept bounds hold with `task` just launched for the first time (see `_lag_bounds`)."""
+        kind, job = task.kind, task.job
+        if self._bounds[kind][1] < math.inf:
+            return True
+        group = 2 * job.number + (kind == TaskKind.REDUCE)
+        if group < len(self._average):
+            average = self._average[group]
+        else:  # no running attempt when the bounds were made: its average is its finished share
+            size = len(job.maps) if kind == TaskKind.MAP else len(job.reduces)
+            done = job.finished_maps if kind == TaskKind.MAP else job.finished_reduces
+            average = done / max(size, 1)
+        return not average >= SPECULATIVE_GAP - _EPS
 
     @staticmethod
     def _any_candidate(cluster: ClusterView, kind: TaskKind, now: float) -> bool:
@@ -154,14 +168,15 @@ class HadoopSpeculation(SpeculationPolicy):
         return None
 
 
-def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> dict[TaskKind, tuple[float, float]]:
+def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKind, tuple[float, float]], np.ndarray]:
     """Per kind, the earliest start of a task that surely meets the progress conditions of `speculatable` (single
     attempt, job average and gap at least SPECULATIVE_GAP by more than `_EPS`), and of one that may (within
     `_EPS`: array sums differ from `Job.progress`'s in the last bits); inf if none. Some task is a candidate at
     time `now` iff now - its start >= SPECULATIVE_LAG_S, and subtraction is monotone, so the earliest decides.
 
     A task's progress is its best attempt's; a job's average counts its finished tasks as 1 and its unstarted
-    ones as 0 (`Job.progress`): one weighted bincount over (job, kind)."""
+    ones as 0 (`Job.progress`): one weighted bincount over (job, kind). Also returns those averages, by
+    2 x job number + kind (0 map, 1 reduce), up to the highest job with a running attempt."""
     top = int(arrays.job.max()) + 1 if len(arrays.job) else 1
     done, size = np.zeros(2 * top), np.ones(2 * top)
     for job in cluster.jobs:
@@ -175,7 +190,8 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> dict[TaskKind, tu
         np.maximum.at(best, arrays.gid, progress)
         weight = best[arrays.gid] / arrays.attempts
     group = 2 * arrays.job + arrays.kind
-    average = ((done + np.bincount(group, weights=weight, minlength=2 * top)) / size)[group]
+    by_group = (done + np.bincount(group, weights=weight, minlength=2 * top)) / size
+    average = by_group[group]
     gap = average - progress
     sure = single & (average >= SPECULATIVE_GAP + _EPS) & (gap >= SPECULATIVE_GAP + _EPS)
     maybe = single & (average >= SPECULATIVE_GAP - _EPS) & (gap >= SPECULATIVE_GAP - _EPS)
@@ -183,7 +199,7 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> dict[TaskKind, tu
     for kind, code in ((TaskKind.MAP, 0), (TaskKind.REDUCE, 1)):
         mine = arrays.kind == code
         bounds[kind] = (_earliest(arrays.task_start, sure & mine), _earliest(arrays.task_start, maybe & mine))
-    return bounds
+    return bounds, by_group
 
 
 def _earliest(starts: np.ndarray, mask: np.ndarray) -> float:
