@@ -306,7 +306,7 @@ class ShuffleServer(ShuffleMode):
             self._stale[:] = False
         rows = self.serve_row
         live = rows >= 0
-        model.set_remaining_rows(rows[live], want[live])
+        model.set_remaining_rows(rows[live], want[live], counted=False)  # no task's progress moves
         for i in np.flatnonzero(~live & (want > 0)):
             node, stage = int(i) % self.nodes, int(i) // self.nodes
             item = self.items[i] = ServeItem(model, node, stage, float(want[i]))

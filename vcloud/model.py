@@ -273,14 +273,16 @@ class CloudModel(Model):
         self.items.phase_amount[rows] += amount
         self._progress_moved()
 
-    def set_remaining_rows(self, rows: np.ndarray, remaining: np.ndarray) -> None:
+    def set_remaining_rows(self, rows: np.ndarray, remaining: np.ndarray, counted: bool = True) -> None:
         """Set what is left of the current phases of many running items (a producer-driven queue that grows and
-        shrinks); their phase amounts change by as much, so work already done stays done."""
+        shrinks); their phase amounts change by as much, so work already done stays done. `counted=False`: items
+        whose progress nobody reads (daemons' queues): `progress_moves` stays."""
         if np.any(remaining < 0):
             raise ValueError("set_remaining_rows: remaining must be >= 0")
         self.items.phase_amount[rows] += remaining - self.items.remaining[rows]
         self.items.remaining[rows] = remaining
-        self._progress_moved()
+        self._progress_tick = -1
+        self.progress_moves += counted
 
     def replan(self, item: WorkItem, phases: list[Phase], marks: list[tuple[float, float]] | None = None) -> None:
         """Replace a running item's current and later phases by `phases` (the first becomes current, in full).
