@@ -49,9 +49,7 @@ import json
 import multiprocessing
 import os
 import shutil
-import sys
 import threading
-import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,24 +272,25 @@ def error_row(run: Run, error: str) -> dict[str, Any]:
             "error": error, "figures": {}}  # fmt: skip
 
 
-class _StoredRun(ScenarioModel):
-    """`ScenarioModel` for `batch_run`'s workers: writes its row to the store the moment it finishes."""
+def _execute_and_store(run: Run, store: str, frames: bool = False) -> None:
+    """A local worker's task: the run, its row written to the store the moment it finishes (nothing to send back)."""
+    row, tables = execute(run, frames)
+    Store(Path(store)).write(row, tables)
 
-    def __init__(self, run: Run, store: str, frames: bool = False, rng: Any = None) -> None:
-        _exit_with_parent()
-        self.run_spec, self.store, self.keep_frames = run, Store(Path(store)), frames
-        super().__init__(run.scenario, rng=run.seed, errors="record", **run.model_kwargs())
 
-    def _finish(self) -> None:
-        super()._finish()
-        self.store.write(result_row(self.run_spec, self), self.frames() if self.keep_frames else {})
+# What a run imports when it first needs it (the summary's skewness, DRS's root finder): imported before the workers
+# are forked, so that they share it (`scenarios.worker_pool`).
+RUN_IMPORTS = ("scipy.stats", "scipy.optimize")
 
 
 _watchdog_started = False
 
 
 def _exit_with_parent() -> None:
-    """In a pool worker: exit when the sweep's process is gone (`kill -9` leaves the pool's workers running)."""
+    """In a pool worker: exit when the sweep's process is gone (`kill -9` leaves the pool's workers running).
+
+    Watches the parent's sentinel (a pipe that multiprocessing closes when the parent dies), not `os.getppid()`: a
+    worker of a fork server is the server's child, not the sweep's."""
     global _watchdog_started
     parent = multiprocessing.parent_process()
     if _watchdog_started or parent is None:
@@ -299,11 +298,10 @@ def _exit_with_parent() -> None:
     _watchdog_started = True
 
     def watch() -> None:
-        while os.getppid() == parent.pid:
-            time.sleep(0.2)
+        parent.join()
         os._exit(1)
 
-    if os.getppid() != parent.pid:  # died while this worker started
+    if not parent.is_alive():  # died while this worker started
         os._exit(1)
     threading.Thread(target=watch, name="sweep-parent-watchdog", daemon=True).start()
 
@@ -436,11 +434,20 @@ def _locked(out: Path, created: bool):
 
 
 def _run_local(store: Store, pending: list[Run], processes: int | None, frames: bool, progress: bool) -> None:
-    from mesa.batchrunner import batch_run
+    from tqdm import tqdm
+
+    from scenarios.worker_pool import run_all
 
     n = min(processes or os.cpu_count() or 1, len(pending))
-    batch_run(_StoredRun, {"run": pending, "store": str(store.root), "frames": frames}, number_processes=n,
-              max_steps=sys.maxsize, display_progress=progress)  # fmt: skip
+    root = str(store.root)
+    if n == 1:  # here, one after another: no worker to start
+        finished = (_execute_and_store(run, root, frames) for run in pending)
+    else:  # the workers start before the progress bar's thread
+        preload = [*RUN_IMPORTS, type(SCENARIOS[pending[0].scenario]).__module__, *(["pyarrow.parquet"] * frames)]
+        finished = run_all(_execute_and_store, pending, n, preload=preload, initializer=_exit_with_parent,
+                           store=root, frames=frames)  # fmt: skip
+    for _ in tqdm(finished, total=len(pending), unit="run", disable=not progress or None):
+        pass
 
 
 def _run_dask(store, pending, dask, processes, frames, progress) -> None:
