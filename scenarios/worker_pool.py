@@ -45,28 +45,28 @@ def run_all(
 ) -> Iterator[Any]:
     """`fn(item, **kwargs)` for each item on `workers` processes, one item per task (runs of unequal length
     balance themselves): the workers start here, before the caller starts any thread of its own (a progress bar);
-    the iterator yields the items as their tasks finish. A task's exception is raised from it; the tasks not
+    the iterator yields the results as the tasks finish. A task's exception is raised from it; the tasks not
     started are then cancelled, and the running ones end with their runs (or with this process: `initializer`)."""
     for name in preload:
         import_module(name)
     pool = ProcessPoolExecutor(workers, mp_context=context(preload), initializer=initializer)
     try:
-        futures: dict[Future, Any] = {pool.submit(fn, item, **kwargs): item for item in items}
+        futures = [pool.submit(fn, item, **kwargs) for item in items]
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     return _as_finished(pool, futures)
 
 
-def _as_finished(pool: ProcessPoolExecutor, futures: dict[Future, Any]) -> Iterator[Any]:
+def _as_finished(pool: ProcessPoolExecutor, futures: list[Future]) -> Iterator[Any]:
     try:
         for future in as_completed(futures):
             try:
-                future.result()
+                result = future.result()
             except BrokenProcessPool:
                 raise RuntimeError("a worker process died (killed, or out of memory?): the runs it had not "
                                    "finished are not stored; the same command runs them again") from None  # fmt: skip
-            yield futures[future]
+            yield result
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise

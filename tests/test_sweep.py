@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def write(path: Path, text: str) -> Path:
 
 @pytest.fixture(scope="module")
 def processes_results(tmp_path_factory) -> pd.DataFrame:
-    """The 2 x 2 x 2 sweep on two local processes (`mesa.batch_run` with a spawn pool)."""
+    """The 2 x 2 x 2 sweep on two local processes (forked from this process)."""
     tmp = tmp_path_factory.mktemp("sweep")
     report = run_sweep(write(tmp / "spec.toml", SPEC), tmp / "out", processes=2, progress=False)
     assert (report.total, report.skipped, report.ran, report.failed) == (8, 0, 8, 0)
@@ -68,6 +69,28 @@ def test_a_local_cluster_gives_identical_results(tmp_path, processes_results):
         report = run_sweep(write(tmp_path / "spec.toml", SPEC), tmp_path / "out", dask=client, progress=False)
     assert (report.ran, report.failed) == (8, 0)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out" / "results.parquet"), processes_results)
+
+
+def test_a_process_with_threads_sweeps_on_a_fork_server_with_the_same_rows(tmp_path, processes_results):
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)  # as a Dask client's loop: forking this process is unsafe
+    thread.start()
+    try:
+        report = run_sweep(write(tmp_path / "spec.toml", SPEC), tmp_path / "out", processes=2, progress=False)
+    finally:
+        stop.set()
+        thread.join()
+    assert (report.ran, report.failed) == (8, 0)
+    pd.testing.assert_frame_equal(report.results, processes_results)
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded, use of fork:DeprecationWarning")
+def test_dask_local_forks_its_workers_with_the_same_rows(tmp_path, processes_results):
+    pytest.importorskip("distributed")
+    report = run_sweep(write(tmp_path / "spec.toml", SPEC), tmp_path / "out", processes=2, dask="local",
+                       progress=False)  # fmt: skip
+    assert (report.ran, report.failed) == (8, 0)
+    pd.testing.assert_frame_equal(report.results, processes_results)
 
 
 def test_a_row_is_the_summary_of_vcloud_run(tmp_path, processes_results):
