@@ -31,12 +31,17 @@ At the end the rows of the SPEC's runs, in grid order (settings product, then se
 `DIR/results.parquet`: `run_id, scenario, seed, settings.<key>..., error, <figure>...`. `--frames` also keeps
 each run's tables (`vm_trace`, and `tasks`, `jobs` for Hadoop scenarios) in `DIR/runs/<run_id>/`.
 
-Backends: locally `mesa.batch_run` over `ScenarioModel` with `--processes N` processes (default: all CPUs);
-the workers write the rows themselves, as each run finishes (`batch_run` hands its results back only at
-the end), and exit if the sweep's process dies. `--dask ADDRESS` maps `execute` over a Dask distributed
-cluster (the workers must be able to import this package and read any file a setting names); `--dask local`
-starts a `LocalCluster` of `--processes` single-threaded worker processes. Rows go through the same JSON
-files whichever backend ran them, so the results are identical.
+Backends: locally `--processes N` worker processes (default: all CPUs; 1: the runs one after another in this
+process), each run one task (runs of unequal length balance themselves); the workers write the rows themselves,
+as each run finishes, and exit if the sweep's process dies. The workers are forked after this process has
+imported what a run needs (`scenarios.worker_pool`), so they start in milliseconds. Mesa's `batch_run` is not
+the local backend (it was until issue 16): it forces the spawn start method, so each of its workers imported Mesa,
+pandas, SciPy and the scenario again (1.3-2 s, which held 12 full-scale flexslot runs to 1.3x on 2 workers), and
+it hands results back only at the end. `ScenarioModel` still runs under `batch_run` for whoever wants it
+(`scenarios/batch_model.py`). `--dask ADDRESS` maps `execute` over a Dask distributed cluster (the workers must be
+able to import this package and read any file a setting names); `--dask local` starts a `LocalCluster` of
+`--processes` single-threaded worker processes, forked from this process after the same imports. Rows go through
+the same JSON files whichever backend ran them, so the results are identical.
 """
 
 from __future__ import annotations
