@@ -54,6 +54,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import threading
 import tomllib
 from dataclasses import dataclass, field
@@ -71,6 +72,7 @@ from scenarios.settings import SettingsError, validate
 
 FORMATS = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML"}
 RESULTS = "results.parquet"
+EXIT_INTERRUPTED = 130
 
 
 class SweepError(ValueError):
@@ -288,6 +290,13 @@ def _execute_and_store(run: Run, store: str, frames: bool = False) -> None:
 RUN_IMPORTS = ("scipy.stats", "scipy.optimize")
 
 
+def _start_worker() -> None:
+    """A local worker's start: it exits with the sweep's process, and at once on Ctrl-C (the whole process group
+    gets SIGINT; a KeyboardInterrupt would only end the current run, and the worker would take the next)."""
+    _exit_with_parent()
+    signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))  # a half-written row is cleaned at the rerun
+
+
 _watchdog_started = False
 
 
@@ -449,7 +458,7 @@ def _run_local(store: Store, pending: list[Run], processes: int | None, frames: 
         finished = (_execute_and_store(run, root, frames) for run in pending)
     else:  # the workers start before the progress bar's thread
         finished = run_all(_execute_and_store, pending, n, preload=_worker_imports(pending, frames),
-                           initializer=_exit_with_parent, store=root, frames=frames)
+                           initializer=_start_worker, store=root, frames=frames)
     for _ in tqdm(finished, total=len(pending), unit="run", disable=not progress or None):
         pass
 

@@ -183,6 +183,30 @@ def test_a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_run(tmp_pa
     pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), whole.results)
 
 
+def test_ctrl_c_stops_the_sweep_and_its_workers_at_once(tmp_path):
+    spec = write(tmp_path / "spec.toml", SPEC.replace("[60]", "[3600]"))  # runs far longer than the test waits
+    args = [sys.executable, "-m", "scenarios.cli", "sweep", str(spec), "--out", str(tmp_path / "out"), "--processes",
+            "2", "--quiet"]  # fmt: skip
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _children(proc.pid)) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.02)
+        time.sleep(0.5)  # into their first runs
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole process group
+        assert proc.wait(timeout=20) == 130  # not after the runs in flight
+        assert "interrupted (the runs finished so far are in" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers):
+        assert time.monotonic() < deadline, "pool workers outlived the interrupted sweep"
+        time.sleep(0.05)
+
+
 def _children(pid: int) -> list[int]:
     return [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
 
