@@ -257,6 +257,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                            retry_errors=args.retry_errors, progress=not args.quiet)  # fmt: skip
     except SweepError as exc:
         raise BadInput(str(exc)) from None
+    except KeyboardInterrupt:  # the runs finished so far are kept: say so, not "nothing was written"
+        print(f"vcloud: interrupted (the runs finished so far are in {args.out / 'runs'}: the same command runs the "
+              "rest)", file=sys.stderr)  # fmt: skip
+        return EXIT_INTERRUPTED
     print(report.describe())
     return 1 if report.failed else 0  # every run was tried; a script still learns that some failed
 

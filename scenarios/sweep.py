@@ -31,12 +31,17 @@ At the end the rows of the SPEC's runs, in grid order (settings product, then se
 `DIR/results.parquet`: `run_id, scenario, seed, settings.<key>..., error, <figure>...`. `--frames` also keeps
 each run's tables (`vm_trace`, and `tasks`, `jobs` for Hadoop scenarios) in `DIR/runs/<run_id>/`.
 
-Backends: locally `mesa.batch_run` over `ScenarioModel` with `--processes N` processes (default: all CPUs);
-the workers write the rows themselves, as each run finishes (`batch_run` hands its results back only at
-the end), and exit if the sweep's process dies. `--dask ADDRESS` maps `execute` over a Dask distributed
-cluster (the workers must be able to import this package and read any file a setting names); `--dask local`
-starts a `LocalCluster` of `--processes` single-threaded worker processes. Rows go through the same JSON
-files whichever backend ran them, so the results are identical.
+Backends: locally `--processes N` worker processes (default: all CPUs; 1: the runs one after another in this
+process), each run one task (runs of unequal length balance themselves); the workers write the rows themselves,
+as each run finishes, and exit if the sweep's process dies. The workers are forked after this process has
+imported what a run needs (`scenarios.worker_pool`), so they start in milliseconds. Mesa's `batch_run` is not
+the local backend (it was until issue 16): it forces the spawn start method, so each of its workers imported Mesa,
+pandas, SciPy and the scenario again (1.3-2 s, which held 12 full-scale flexslot runs to 1.3x on 2 workers), and
+it hands results back only at the end. `ScenarioModel` still runs under `batch_run` for whoever wants it
+(`scenarios/batch_model.py`). `--dask ADDRESS` maps `execute` over a Dask distributed cluster (the workers must be
+able to import this package and read any file a setting names); `--dask local` starts a `LocalCluster` of
+`--processes` single-threaded worker processes, forked from this process after the same imports. Rows go through
+the same JSON files whichever backend ran them, so the results are identical.
 """
 
 from __future__ import annotations
@@ -49,9 +54,8 @@ import json
 import multiprocessing
 import os
 import shutil
-import sys
+import signal
 import threading
-import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +72,7 @@ from scenarios.settings import SettingsError, validate
 
 FORMATS = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML"}
 RESULTS = "results.parquet"
+EXIT_INTERRUPTED = 130
 
 
 class SweepError(ValueError):
@@ -274,24 +279,32 @@ def error_row(run: Run, error: str) -> dict[str, Any]:
             "error": error, "figures": {}}  # fmt: skip
 
 
-class _StoredRun(ScenarioModel):
-    """`ScenarioModel` for `batch_run`'s workers: writes its row to the store the moment it finishes."""
+def _execute_and_store(run: Run, store: str, frames: bool = False) -> None:
+    """A local worker's task: the run, its row written to the store the moment it finishes (nothing to send back)."""
+    row, tables = execute(run, frames)
+    Store(Path(store)).write(row, tables)
 
-    def __init__(self, run: Run, store: str, frames: bool = False, rng: Any = None) -> None:
-        _exit_with_parent()
-        self.run_spec, self.store, self.keep_frames = run, Store(Path(store)), frames
-        super().__init__(run.scenario, rng=run.seed, errors="record", **run.model_kwargs())
 
-    def _finish(self) -> None:
-        super()._finish()
-        self.store.write(result_row(self.run_spec, self), self.frames() if self.keep_frames else {})
+# What a run imports when it first needs it (the summary's skewness, DRS's root finder): imported before the workers
+# are forked, so that they share it (`scenarios.worker_pool`).
+RUN_IMPORTS = ("scipy.stats", "scipy.optimize")
+
+
+def _start_worker() -> None:
+    """A local worker's start: it exits with the sweep's process, and at once on Ctrl-C (the whole process group
+    gets SIGINT; a KeyboardInterrupt would only end the current run, and the worker would take the next)."""
+    _exit_with_parent()
+    signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))  # a half-written row is cleaned at the rerun
 
 
 _watchdog_started = False
 
 
 def _exit_with_parent() -> None:
-    """In a pool worker: exit when the sweep's process is gone (`kill -9` leaves the pool's workers running)."""
+    """In a pool worker: exit when the sweep's process is gone (`kill -9` leaves the pool's workers running).
+
+    Watches the parent's sentinel (a pipe that multiprocessing closes when the parent dies), not `os.getppid()`: a
+    worker of a fork server is the server's child, not the sweep's."""
     global _watchdog_started
     parent = multiprocessing.parent_process()
     if _watchdog_started or parent is None:
@@ -299,11 +312,10 @@ def _exit_with_parent() -> None:
     _watchdog_started = True
 
     def watch() -> None:
-        while os.getppid() == parent.pid:
-            time.sleep(0.2)
+        parent.join()
         os._exit(1)
 
-    if os.getppid() != parent.pid:  # died while this worker started
+    if not parent.is_alive():  # died while this worker started
         os._exit(1)
     threading.Thread(target=watch, name="sweep-parent-watchdog", daemon=True).start()
 
@@ -436,11 +448,24 @@ def _locked(out: Path, created: bool):
 
 
 def _run_local(store: Store, pending: list[Run], processes: int | None, frames: bool, progress: bool) -> None:
-    from mesa.batchrunner import batch_run
+    from tqdm import tqdm
+
+    from scenarios.worker_pool import run_all
 
     n = min(processes or os.cpu_count() or 1, len(pending))
-    batch_run(_StoredRun, {"run": pending, "store": str(store.root), "frames": frames}, number_processes=n,
-              max_steps=sys.maxsize, display_progress=progress)  # fmt: skip
+    root = str(store.root)
+    if n == 1:  # here, one after another: no worker to start
+        finished = (_execute_and_store(run, root, frames) for run in pending)
+    else:  # the workers start before the progress bar's thread
+        finished = run_all(_execute_and_store, pending, n, preload=_worker_imports(pending, frames),
+                           initializer=_start_worker, store=root, frames=frames)
+    for _ in tqdm(finished, total=len(pending), unit="run", disable=not progress or None):
+        pass
+
+
+def _worker_imports(pending: list[Run], frames: bool) -> list[str]:
+    """The modules a worker needs for these runs, to import before the workers are forked."""
+    return [*RUN_IMPORTS, type(SCENARIOS[pending[0].scenario]).__module__, *(["pyarrow.parquet"] * frames)]
 
 
 def _run_dask(store, pending, dask, processes, frames, progress) -> None:
@@ -451,7 +476,8 @@ def _run_dask(store, pending, dask, processes, frames, progress) -> None:
 
     with contextlib.ExitStack() as stack:
         try:
-            client = dask_client(stack, dask, min(processes or os.cpu_count() or 1, len(pending)))
+            client = dask_client(stack, dask, min(processes or os.cpu_count() or 1, len(pending)),
+                                 fork_after=_worker_imports(pending, frames))
         except DaskUnreachable as exc:
             raise SweepError(str(exc)) from None
         by_key = {f"vcloud-run-{r.run_id}": r for r in pending}

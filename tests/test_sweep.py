@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def write(path: Path, text: str) -> Path:
 
 @pytest.fixture(scope="module")
 def processes_results(tmp_path_factory) -> pd.DataFrame:
-    """The 2 x 2 x 2 sweep on two local processes (`mesa.batch_run` with a spawn pool)."""
+    """The 2 x 2 x 2 sweep on two local processes (forked from this process)."""
     tmp = tmp_path_factory.mktemp("sweep")
     report = run_sweep(write(tmp / "spec.toml", SPEC), tmp / "out", processes=2, progress=False)
     assert (report.total, report.skipped, report.ran, report.failed) == (8, 0, 8, 0)
@@ -68,6 +69,28 @@ def test_a_local_cluster_gives_identical_results(tmp_path, processes_results):
         report = run_sweep(write(tmp_path / "spec.toml", SPEC), tmp_path / "out", dask=client, progress=False)
     assert (report.ran, report.failed) == (8, 0)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out" / "results.parquet"), processes_results)
+
+
+def test_a_process_with_threads_sweeps_on_a_fork_server_with_the_same_rows(tmp_path, processes_results):
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)  # as a Dask client's loop: forking this process is unsafe
+    thread.start()
+    try:
+        report = run_sweep(write(tmp_path / "spec.toml", SPEC), tmp_path / "out", processes=2, progress=False)
+    finally:
+        stop.set()
+        thread.join()
+    assert (report.ran, report.failed) == (8, 0)
+    pd.testing.assert_frame_equal(report.results, processes_results)
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded, use of fork:DeprecationWarning")
+def test_dask_local_forks_its_workers_with_the_same_rows(tmp_path, processes_results):
+    pytest.importorskip("distributed")
+    report = run_sweep(write(tmp_path / "spec.toml", SPEC), tmp_path / "out", processes=2, dask="local",
+                       progress=False)  # fmt: skip
+    assert (report.ran, report.failed) == (8, 0)
+    pd.testing.assert_frame_equal(report.results, processes_results)
 
 
 def test_a_row_is_the_summary_of_vcloud_run(tmp_path, processes_results):
@@ -158,6 +181,30 @@ def test_a_sweep_killed_mid_way_resumes_without_losing_or_repeating_a_run(tmp_pa
     whole = run_sweep(spec, tmp_path / "whole", processes=1, progress=False)
     pd.testing.assert_frame_equal(report.results, whole.results)
     pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), whole.results)
+
+
+def test_ctrl_c_stops_the_sweep_and_its_workers_at_once(tmp_path):
+    spec = write(tmp_path / "spec.toml", SPEC.replace("[60]", "[3600]"))  # runs far longer than the test waits
+    args = [sys.executable, "-m", "scenarios.cli", "sweep", str(spec), "--out", str(tmp_path / "out"), "--processes",
+            "2", "--quiet"]  # fmt: skip
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _children(proc.pid)) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.02)
+        time.sleep(0.5)  # into their first runs
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole process group
+        assert proc.wait(timeout=20) == 130  # not after the runs in flight
+        assert "interrupted (the runs finished so far are in" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers):
+        assert time.monotonic() < deadline, "pool workers outlived the interrupted sweep"
+        time.sleep(0.05)
 
 
 def _children(pid: int) -> list[int]:
