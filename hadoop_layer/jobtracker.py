@@ -330,7 +330,8 @@ class JobTracker:
                 attempt.place_failure()  # a reduce's is placed when its plan is complete (_finish_shuffle)
         attempt.heap_mb, attempt.io_sort_mb, attempt.route = heap, io_sort, route
         self.attempts.add(attempt)
-        task.nodes_tried.add(tracker.node)
+        if tracker.node not in task.nodes_tried:
+            task.nodes_tried += (tracker.node,)
         if task.start_s is None:
             task.start_s = float(model.time)
         job.set_state(task, TaskState.RUNNING)
@@ -345,7 +346,7 @@ class JobTracker:
         """A recorded attempt that failed or was killed (trace replay): JVM start, then CPU for the rest of its
         recorded runtime on an uncontended core, then it fails or is killed (`Task.replay`)."""
         task, model = launch.task, self.model
-        result, runtime_s = task.replay.pop(0)
+        (result, runtime_s), task.replay = task.replay[0], task.replay[1:]
         cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
         phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core)]
         if runtime_s > cfg.jvm_start_core_s:
@@ -356,7 +357,8 @@ class JobTracker:
         attempt.fail_fraction, attempt.replayed = 1.0, result  # fails (or is killed) after its whole plan
         attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
         self.attempts.add(attempt)
-        task.nodes_tried.add(tracker.node)
+        if tracker.node not in task.nodes_tried:
+            task.nodes_tried += (tracker.node,)
         if task.start_s is None:
             task.start_s = float(model.time)
         task.job.set_state(task, TaskState.RUNNING)
@@ -603,7 +605,7 @@ class JobTracker:
         for piece, mb in zip(new, pieces, strict=True):
             piece.parent, piece.offset_mb, piece.ready_s = task, start, float(model.time) + action.delay_s
             start += float(mb)
-        task.children += new
+        task.children = [*task.children, *new]
         self.wake_idle()
         return new
 

@@ -20,7 +20,7 @@ from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.localfiles import NodeFiles
 from hadoop_layer.profiles import JobProfile, MapSpec
 from hadoop_layer.shuffle import DirectShuffle, ServeItem, ShuffleMode, ShuffleServer
-from hadoop_layer.tasks import Job, JobState, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import Job, JobState, MapSplits, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
 from vcloud.model import InvariantError
@@ -71,7 +71,8 @@ class HadoopModel(CloudModel):
         data_nodes: list[int] | None = None,
         **job_kwargs: Any,
     ) -> Job:
-        """Create a job now (its blocks are placed on the DataNodes) and submit it at `submit_s`.
+        """Create a job now (its blocks are placed on the DataNodes) and submit it at `submit_s` (its tasks are made
+        then, or when first asked for: `Job.maps`).
 
         `files[i]`: the input file of map i. Each file was written from one DataNode (a copy job's map), which
         holds the first replica of all its blocks; None: the input came from outside, blocks spread at random.
@@ -91,16 +92,13 @@ class HadoopModel(CloudModel):
         if files is not None:
             writers = self.rng.integers(len(nodes), size=int(np.max(files)) + 1)[files]
         local = place_blocks(len(maps), self.node_racks[nodes], self.hadoop.replication, self.rng, writers)
-        replicas = nodes[local]
-        maps = [{"replicas": replicas[i], **m} for i, m in enumerate(maps)]  # a map's own replicas win (a trace's)
+        splits = MapSplits.of(maps, nodes[local])
         self.jobtracker.expected_jobs += 1
-        job = Job(self, self.jobtracker.expected_jobs, name, submit_s, maps, reduces, profile, **job_kwargs)
-        first = len(self.task_job)
-        for gid, task in enumerate((*job.maps, *job.reduces), start=first):
-            task.gid = gid
-        n = len(job.maps) + len(job.reduces)
+        job = Job(self, self.jobtracker.expected_jobs, name, submit_s, splits, reduces, profile, **job_kwargs)
+        job.first_gid = len(self.task_job)
+        n = len(splits) + reduces
         self.task_job = np.append(self.task_job, np.full(n, job.number))
-        self.task_kind = np.append(self.task_kind, np.repeat(np.array([0, 1], dtype=np.int8), [len(job.maps), reduces]))
+        self.task_kind = np.append(self.task_kind, np.repeat(np.array([0, 1], dtype=np.int8), [len(splits), reduces]))
         self.task_start = np.append(self.task_start, np.full(n, np.nan))
         self.schedule_event(job.submit_event, at=float(submit_s))
         return job
