@@ -465,6 +465,8 @@ class JobTracker:
                 self.model.shuffle.drop_reduce(attempt)
         if self.wants_heartbeat(tracker):
             tracker.wake()
+        attempt.route = None  # its files are deleted or handed on: where they were matters no more
+        attempt.settle()
 
     # ---- shuffle --------------------------------------------------------------------------------------
     def _feed_reduces(self, job: Job, map_output_mb: float, node: int) -> None:

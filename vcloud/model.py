@@ -42,7 +42,7 @@ from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
 from vcloud.memory import overhead_mb
 from vcloud.pagecache import PageCache, PageCacheSettings
-from vcloud.tables import HostTable, ItemTable, VMTable
+from vcloud.tables import EndedCharges, HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
 from vcloud.work import ItemState, Kind, Phase
 
@@ -80,6 +80,7 @@ class CloudModel(Model):
         self.host_agents: list[Host] = []
         self.vm_agents: list[VM] = []
         self.tracer = TraceRecorder(trace_interval_s)
+        self.ended_charges = EndedCharges(len(CHARGES))  # the charges of the items that stopped (WorkItem.charged)
         self.ticks = 0
         self._started = False
         self._periodic: list[_Periodic] = []
@@ -298,7 +299,7 @@ class CloudModel(Model):
     def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
         """Take `item` off its VM (done or killed) and keep its charges on the agent."""
         items, row = self.items, item.row
-        item._charged = tuple(float(items.view(column)[row]) for column in CHARGES)
+        item.ended_row = self.ended_charges.add([items.view(column)[row] for column in CHARGES])
         moved = self.items.remove(item.row)
         self._progress_tick = -1
         if moved is not None:
