@@ -162,17 +162,18 @@ class Task:
 class TaskAttempt(WorkItem):
     """One execution of a task on a TaskTracker's slot.
 
-    The attributes most attempts never change are class-level defaults, set on an attempt only when they differ:
-    an instance with at most 30 attributes keeps CPython's compact shared-key layout (a SWIM day holds 470,000)."""
+    CPython keeps an instance's attributes in a compact shared-key layout (no dict of its own: 0.8 KB less an
+    attempt, and a SWIM day makes 476,734) only for the names its class's first instances set: the table of shared
+    names stops growing once a few dozen instances exist (`_PyObject_InitInlineValues`), and holds at most 29. So
+    every attempt sets all of its 29 names in `__init__` (with the cloud's WorkItem and Mesa's Agent), later ones
+    too (`shuffle_col`, `fail_fraction`); the two that only failing or replayed attempts need stay class-level
+    defaults (those few attempts hold a dict)."""
 
     replayed = ""  # a recorded unsuccessful attempt replayed: "FAILED" or "KILLED" (Task.replay)
     # A failing attempt (HadoopConfig.task_failure_probability) runs its whole plan up to the end of phase
     # `fail_after` - 1 and ends there, failed. Its plan is never cut: the shuffle feed and the merge plan
     # (JobTracker._feed_reduces, _finish_shuffle) still find every phase they write to.
-    fail_fraction: float | None = None  # where in its plan it fails, drawn at launch
     fail_after: int | None = None  # phases it completes before failing, once its plan is known
-    shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
-    shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
 
     def __init__(
         self,
@@ -199,9 +200,16 @@ class TaskAttempt(WorkItem):
         )
         self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
         self.spills, self.output_mb = spills, output_mb
-        self.number = n
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
         self.route = None  # where its HDFS data comes from and goes to (plans.Route; JobTracker.launch)
+        self.shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
+        self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
+        self.fail_fraction: float | None = None  # a failing attempt: where in its plan it fails, drawn at launch
+
+    @property
+    def number(self) -> int:
+        """Its place among its task's attempts (0 first); not an attribute, to keep within the shared-key layout."""
+        return self.task.attempts.index(self)
 
     @property
     def will_fail(self) -> bool:

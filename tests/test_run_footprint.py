@@ -3,6 +3,7 @@ not from the build, and making them later moves no number."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pandas as pd
@@ -88,3 +89,5 @@ def test_an_ended_attempt_keeps_what_its_readers_read_and_leaves_the_agent_regis
         if a in at_end:  # finished of itself (not killed): noted at its end
             assert read(a) == at_end[a]
     assert all(a in live for a in model.attempts() if a.state == "running")
+    # every attempt that is not failing keeps CPython's shared-key layout, no dict of its own (TaskAttempt)
+    assert not [a for a in model.attempts() if not a.will_fail and any(type(r) is dict for r in gc.get_referents(a))]

@@ -126,7 +126,10 @@ class WorkItem(Agent):
     killed) the charges are copied to the model's `ended_charges`. `on_finish(item)` is called when the last phase ends.
     """
 
-    ended_row = -1  # its row in the model's `ended_charges` once it has stopped; -1: never ran
+    # Defaults kept on the class and set on an item only when they differ: a Hadoop attempt's attributes then stay
+    # within CPython's shared-key instance layout (TaskAttempt); past it each attempt holds its own dict (0.8 KB).
+    threads = 1.0
+    io_mbps_max = math.inf
 
     def __init__(
         self,
@@ -150,8 +153,11 @@ class WorkItem(Agent):
             raise ValueError(f"work item {name!r}: mem_active_fraction must be in [0, 1], got {mem_active_fraction}")
         self.name = name
         self.phases: list[Phase] | tuple[EndedPhase, ...] = list(phases)
-        self.threads, self.mem_mb, self.mem_active_fraction = threads, mem_mb, mem_active_fraction
-        self.io_mbps_max = io_mbps_max
+        self.mem_mb, self.mem_active_fraction = mem_mb, mem_active_fraction
+        if threads != 1.0:
+            self.threads = threads
+        if io_mbps_max != math.inf:
+            self.io_mbps_max = io_mbps_max
         self.on_finish = on_finish
         self.progress_marks = list(progress_marks) if progress_marks is not None else None
         self.vm: VM | None = None
@@ -161,6 +167,7 @@ class WorkItem(Agent):
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.state = ItemState.NEW  # new -> running -> done | killed
+        self.ended_row = -1  # its row in the model's `ended_charges` once it has stopped; -1: never ran
 
     @property
     def phase(self) -> Phase | None:
