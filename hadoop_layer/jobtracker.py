@@ -44,6 +44,9 @@ if TYPE_CHECKING:
     from hadoop_layer.tracker import TaskTracker
 
 
+_NOTHING = np.zeros(0)  # an ended job's map outputs by node: purged
+
+
 class _PolicySlot:
     """A JobTracker attribute that holds a policy: setting it, before or after the start, also runs the new
     policy's `adjust` every `period_s` if it is `Periodic` (JobTracker.schedule_periodic)."""
@@ -135,6 +138,7 @@ class JobTracker:
         job.state, job.end_s = state, float(self.model.time)
         for node in np.flatnonzero(job.map_output_node_mb):  # the TaskTrackers purge the job's map outputs
             self.model.files.drop_map_output(int(node), float(job.map_output_node_mb[node]))
+        job.map_output_node_mb = _NOTHING  # a row per node of every job of a long run adds up (issue 16)
         if job in self.running_jobs:
             self._stop_running(job)
         if job in self.other_jobs:

@@ -58,8 +58,8 @@ class JobState(StrEnum):
 
 class Task:
     """A TaskInProgress: one split or one partition, and its attempts. Slots, not a dict, and the containers most
-    tasks never fill (`nodes_tried`, `children`, `replay`) are shared empty tuples until they do: a day of a
-    600-node trace makes 460,000 of them (issue 16)."""
+    tasks never fill or fill only while they run (`active`, `nodes_tried`, `children`, `replay`) are tuples, the
+    shared empty one when empty: a day of a 600-node trace makes 460,000 of them (issue 16)."""
 
     __slots__ = (
         "active",
@@ -109,7 +109,7 @@ class Task:
         self.replicas = replicas if replicas is not None else np.zeros(0, dtype=np.int64)
         self.state = TaskState.PENDING  # changed only by Job.set_state
         self.attempts: list[TaskAttempt] = []
-        self.active: list[TaskAttempt] = []
+        self.active: tuple[TaskAttempt, ...] = ()  # its running attempts (AttemptRegistry)
         self.nodes_tried: tuple[int, ...] = ()  # nodes an attempt ran on (a tuple: most tasks run once)
         self.start_s: float | None = None
         self.end_s: float | None = None
