@@ -23,6 +23,7 @@ from hadoop_layer.shuffle import DirectShuffle, ServeItem, ShuffleMode, ShuffleS
 from hadoop_layer.tasks import Job, JobState, MapSplits, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
+from vcloud.agents import CHARGES
 from vcloud.model import InvariantError
 from vcloud.work import ItemState
 
@@ -161,11 +162,13 @@ class HadoopModel(CloudModel):
 
     def tasks_frame(self) -> pd.DataFrame:
         """One row per attempt (DESIGN.md 7), built column by column: a list of one dict per attempt held twice
-        the memory at the end of a long run (476,734 attempts in a SWIM day)."""
+        the memory at the end of a long run (476,734 attempts in a SWIM day). The charges come as arrays
+        (`CloudModel.charges_of`), not as a float object per value."""
         lifecycle = [a for job in self.jobtracker.jobs for t in job.lifecycle_tasks for a in t.attempts]
-        columns: dict[str, list] = {c: [] for c in TASK_COLUMNS}
-        add = [columns[c].append for c in TASK_COLUMNS]
-        for a in (*self.attempts(), *lifecycle):
+        attempts = [*self.attempts(), *lifecycle]
+        columns: dict[str, Any] = {c: [] for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS}
+        add = [columns[c].append for c in columns]
+        for a in attempts:
             t = a.task
             values = (
                 t.job.job_id,
@@ -183,16 +186,16 @@ class HadoopModel(CloudModel):
                 t.input_mb * a.progress_score,
                 a.output_mb,
                 a.spills,
-                a.cputime_s,
-                a.steal_s,
-                a.iowait_s,
-                a.charged("read_disk_mb"),
-                a.charged("read_cache_mb"),
                 t.kill_count,
                 t.parent.task_id if t.parent is not None else "",
             )
             for append, value in zip(add, values, strict=True):
                 append(value)
+        charges = self.charges_of(attempts)
+        of = {c: charges[:, CHARGES.index(c)] for c in CHARGES}
+        columns["cputime_s"] = of["usr_s"] + of["sys_s"]
+        for c in _CHARGE_COLUMNS[1:]:
+            columns[c] = of[c]
         return pd.DataFrame(columns, columns=TASK_COLUMNS)
 
     def jobs_frame(self) -> pd.DataFrame:
@@ -314,6 +317,7 @@ TASK_COLUMNS = [
     "kill_count",
     "parent",
 ]
+_CHARGE_COLUMNS = ("cputime_s", "steal_s", "iowait_s", "read_disk_mb", "read_cache_mb")  # from the charges arrays
 JOB_COLUMNS = ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces", "state"]
 
 

@@ -28,7 +28,7 @@ One instant t = k * dt, in order:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -306,6 +306,20 @@ class CloudModel(Model):
             moved.row = item.row
         item.row, item.state = None, state
         item.end_s = float(self.time) if at is None else at
+
+    def charges_of(self, items: Sequence[WorkItem]) -> np.ndarray:
+        """`CHARGES` of each item so far, a row each: `WorkItem.charged` of many items at once, with no float object
+        per value (the tables of a long run: 476,734 attempts of a SWIM day)."""
+        n = len(items)
+        out = np.zeros((n, len(CHARGES)))
+        rows = np.fromiter((-1 if i.row is None else i.row for i in items), np.int64, n)
+        ended = np.fromiter((i.ended_row for i in items), np.int64, n)
+        live = rows >= 0
+        stopped = ~live & (ended >= 0)
+        out[stopped] = self.ended_charges.rows[ended[stopped]]
+        for c, column in enumerate(CHARGES):
+            out[live, c] = self.items.view(column)[rows[live]]
+        return out
 
     def set_item_memory(self, item: WorkItem, mem_mb: float, active_fraction: float | None = None) -> None:
         """Change a running item's resident memory (a JVM heap that grows, a resized slot)."""
