@@ -165,7 +165,7 @@ class TaskAttempt(WorkItem):
     CPython keeps an instance's attributes in a compact shared-key layout (no dict of its own: 0.8 KB less an
     attempt, and a SWIM day makes 476,734) only for the names its class's first instances set: the table of shared
     names stops growing once a few dozen instances exist (`_PyObject_InitInlineValues`), and holds at most 29. So
-    every attempt sets all of its 29 names in `__init__` (with the cloud's WorkItem and Mesa's Agent), later ones
+    every attempt sets all of its 28 names in `__init__` (with the cloud's WorkItem and Mesa's Agent), later ones
     too (`shuffle_col`, `fail_fraction`); the two that only failing or replayed attempts need stay class-level
     defaults (those few attempts hold a dict)."""
 
@@ -188,14 +188,12 @@ class TaskAttempt(WorkItem):
         spills: int = 0,
         output_mb: float = 0.0,
     ) -> None:
-        n = len(task.attempts)
         super().__init__(
             model,
             phases,
             progress_marks=marks,
             mem_mb=mem_mb,
             mem_active_fraction=0.75,
-            name=f"attempt_{task.task_id}_{n}",
             on_finish=model.jobtracker.attempt_finished,
         )
         self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
@@ -210,6 +208,11 @@ class TaskAttempt(WorkItem):
     def number(self) -> int:
         """Its place among its task's attempts (0 first); not an attribute, to keep within the shared-key layout."""
         return self.task.attempts.index(self)
+
+    @property
+    def name(self) -> str:
+        """attempt_<task id>_<number>: made when asked for, not kept (a SWIM day makes 476,734 attempts)."""
+        return f"attempt_{self.task.task_id}_{self.number}"
 
     @property
     def will_fail(self) -> bool:

@@ -130,6 +130,7 @@ class WorkItem(Agent):
     # within CPython's shared-key instance layout (TaskAttempt); past it each attempt holds its own dict (0.8 KB).
     threads = 1.0
     io_mbps_max = math.inf
+    name = ""
 
     def __init__(
         self,
@@ -151,7 +152,8 @@ class WorkItem(Agent):
             raise ValueError(f"work item {name!r}: mem_mb must be >= 0, got {mem_mb}")
         if not 0 <= mem_active_fraction <= 1:
             raise ValueError(f"work item {name!r}: mem_active_fraction must be in [0, 1], got {mem_active_fraction}")
-        self.name = name
+        if name:
+            self.name = name
         self.phases: list[Phase] | tuple[EndedPhase, ...] = list(phases)
         self.mem_mb, self.mem_active_fraction = mem_mb, mem_active_fraction
         if threads != 1.0:
@@ -209,12 +211,13 @@ class WorkItem(Agent):
 
     def settle(self) -> None:
         """An ended item becomes its record: the numbers read after its end (times, state, charges, its phases'
-        names and end times) stay; its plan's phases, progress marks and callback go, and it leaves Mesa's agent
-        registry (`model.agents`: the live agents). A long run ends hundreds of thousands of items, and their plans
-        were most of its memory (issue 16: 3.6 KB an attempt). Its owner calls this once done with the item."""
+        names and end times, a tuple) stay; its plan's phases, progress marks and callback go, and it leaves Mesa's
+        agent registry (`model.agents`: the live agents). A long run ends hundreds of thousands of items, and their
+        plans were most of its memory (issue 16: 3.6 KB an attempt). Its owner calls this once done with the item."""
         if self.row is not None:
             raise RuntimeError(f"{self!r} is still running: only an ended item settles")
         self.phases = ended_plan(self.phases)  # type: ignore[arg-type]
+        self.phase_end_s = tuple(self.phase_end_s)  # type: ignore[assignment]  # no room kept to grow
         self.progress_marks = None
         self.on_finish = None
         self.remove()
