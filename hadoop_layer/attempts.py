@@ -1,10 +1,11 @@
 """The running attempts' indexes, kept together: `add` and `remove` are the only ways in and out.
 
-An attempt is listed in its task (`attempts`: all, `active`: running), in its tracker's slots (`running`, then
-`history` once it ended), in its job's running reduces (`reduce_attempts`, which the shuffle feeds) and in the
-count of running maps and reduces the policies read (`ClusterView.running`). Setup and cleanup attempts hold a
-slot but are not maps or reduces to anyone else: they are not counted and fed nothing. A replayed unsuccessful
-attempt (trace replay, `TaskAttempt.replayed`) runs its recorded time and fetches nothing: it is counted, not fed.
+An attempt is listed in its task (`attempts`: all, `active`: running, a tuple as it is mostly empty), in its
+tracker's slots (`running`, then `history` once it ended), in its job's running reduces (`reduce_attempts`, which
+the shuffle feeds) and in the count of running maps and reduces the policies read (`ClusterView.running`). Setup and
+cleanup attempts hold a slot but are not maps or reduces to anyone else: they are not counted and fed nothing. A
+replayed unsuccessful attempt (trace replay, `TaskAttempt.replayed`) runs its recorded time and fetches nothing: it
+is counted, not fed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class AttemptRegistry:
         """A launched attempt runs in its tracker's slot."""
         task = attempt.task
         task.attempts.append(attempt)
-        task.active.append(attempt)
+        task.active = (*task.active, attempt)
         attempt.tracker.running[task.kind].add(attempt)
         if task.role:
             return
@@ -36,7 +37,8 @@ class AttemptRegistry:
     def remove(self, attempt: TaskAttempt) -> None:
         """An attempt ended (done, killed, failed): its slot is free, it goes to its tracker's history."""
         task, tracker = attempt.task, attempt.tracker
-        task.active.remove(attempt)
+        i = task.active.index(attempt)
+        task.active = task.active[:i] + task.active[i + 1 :]
         tracker.running[task.kind].discard(attempt)
         tracker.history.append(attempt)
         if task.role:

@@ -44,6 +44,9 @@ if TYPE_CHECKING:
     from hadoop_layer.tracker import TaskTracker
 
 
+_NOTHING = np.zeros(0)  # an ended job's map outputs by node: purged
+
+
 class _PolicySlot:
     """A JobTracker attribute that holds a policy: setting it, before or after the start, also runs the new
     policy's `adjust` every `period_s` if it is `Periodic` (JobTracker.schedule_periodic)."""
@@ -135,6 +138,7 @@ class JobTracker:
         job.state, job.end_s = state, float(self.model.time)
         for node in np.flatnonzero(job.map_output_node_mb):  # the TaskTrackers purge the job's map outputs
             self.model.files.drop_map_output(int(node), float(job.map_output_node_mb[node]))
+        job.map_output_node_mb = _NOTHING  # a row per node of every job of a long run adds up (issue 16)
         if job in self.running_jobs:
             self._stop_running(job)
         if job in self.other_jobs:
@@ -330,7 +334,8 @@ class JobTracker:
                 attempt.place_failure()  # a reduce's is placed when its plan is complete (_finish_shuffle)
         attempt.heap_mb, attempt.io_sort_mb, attempt.route = heap, io_sort, route
         self.attempts.add(attempt)
-        task.nodes_tried.add(tracker.node)
+        if tracker.node not in task.nodes_tried:
+            task.nodes_tried += (tracker.node,)
         if task.start_s is None:
             task.start_s = float(model.time)
         job.set_state(task, TaskState.RUNNING)
@@ -345,7 +350,7 @@ class JobTracker:
         """A recorded attempt that failed or was killed (trace replay): JVM start, then CPU for the rest of its
         recorded runtime on an uncontended core, then it fails or is killed (`Task.replay`)."""
         task, model = launch.task, self.model
-        result, runtime_s = task.replay.pop(0)
+        (result, runtime_s), task.replay = task.replay[0], task.replay[1:]
         cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
         phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core)]
         if runtime_s > cfg.jvm_start_core_s:
@@ -356,7 +361,8 @@ class JobTracker:
         attempt.fail_fraction, attempt.replayed = 1.0, result  # fails (or is killed) after its whole plan
         attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
         self.attempts.add(attempt)
-        task.nodes_tried.add(tracker.node)
+        if tracker.node not in task.nodes_tried:
+            task.nodes_tried += (tracker.node,)
         if task.start_s is None:
             task.start_s = float(model.time)
         task.job.set_state(task, TaskState.RUNNING)
@@ -463,6 +469,8 @@ class JobTracker:
                 self.model.shuffle.drop_reduce(attempt)
         if self.wants_heartbeat(tracker):
             tracker.wake()
+        attempt.route = None  # its files are deleted or handed on: where they were matters no more
+        attempt.settle()
 
     # ---- shuffle --------------------------------------------------------------------------------------
     def _feed_reduces(self, job: Job, map_output_mb: float, node: int) -> None:
@@ -603,7 +611,7 @@ class JobTracker:
         for piece, mb in zip(new, pieces, strict=True):
             piece.parent, piece.offset_mb, piece.ready_s = task, start, float(model.time) + action.delay_s
             start += float(mb)
-        task.children += new
+        task.children = [*task.children, *new]
         self.wake_idle()
         return new
 

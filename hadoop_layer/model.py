@@ -21,9 +21,10 @@ from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.localfiles import NodeFiles
 from hadoop_layer.profiles import JobProfile, MapSpec
 from hadoop_layer.shuffle import DirectShuffle, ServeItem, ShuffleMode, ShuffleServer
-from hadoop_layer.tasks import Job, JobState, Task, TaskAttempt, TaskKind
+from hadoop_layer.tasks import Job, JobState, MapSplits, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
+from vcloud.agents import CHARGES
 from vcloud.model import InvariantError
 from vcloud.work import ItemState
 
@@ -75,7 +76,8 @@ class HadoopModel(CloudModel):
         data_nodes: list[int] | None = None,
         **job_kwargs: Any,
     ) -> Job:
-        """Create a job now (its blocks are placed on the DataNodes) and submit it at `submit_s`.
+        """Create a job now (its blocks are placed on the DataNodes) and submit it at `submit_s` (its tasks are made
+        then, or when first asked for: `Job.maps`).
 
         `files[i]`: the input file of map i. Each file was written from one DataNode (a copy job's map), which
         holds the first replica of all its blocks; None: the input came from outside, blocks spread at random.
@@ -95,16 +97,13 @@ class HadoopModel(CloudModel):
         if files is not None:
             writers = self.rng.integers(len(nodes), size=int(np.max(files)) + 1)[files]
         local = place_blocks(len(maps), self.node_racks[nodes], self.hadoop.replication, self.rng, writers)
-        replicas = nodes[local]
-        maps = [{"replicas": replicas[i], **m} for i, m in enumerate(maps)]  # a map's own replicas win (a trace's)
+        splits = MapSplits.of(maps, nodes[local])
         self.jobtracker.expected_jobs += 1
-        job = Job(self, self.jobtracker.expected_jobs, name, submit_s, maps, reduces, profile, **job_kwargs)
-        first = len(self.task_job)
-        for gid, task in enumerate((*job.maps, *job.reduces), start=first):
-            task.gid = gid
-        n = len(job.maps) + len(job.reduces)
+        job = Job(self, self.jobtracker.expected_jobs, name, submit_s, splits, reduces, profile, **job_kwargs)
+        job.first_gid = len(self.task_job)
+        n = len(splits) + reduces
         self.task_job = np.append(self.task_job, np.full(n, job.number))
-        self.task_kind = np.append(self.task_kind, np.repeat(np.array([0, 1], dtype=np.int8), [len(job.maps), reduces]))
+        self.task_kind = np.append(self.task_kind, np.repeat(np.array([0, 1], dtype=np.int8), [len(splits), reduces]))
         self.task_start = np.append(self.task_start, np.full(n, np.nan))
         self.schedule_event(job.submit_event, at=float(submit_s))
         return job
@@ -169,11 +168,13 @@ class HadoopModel(CloudModel):
 
     def tasks_frame(self) -> pd.DataFrame:
         """One row per attempt (DESIGN.md 7), built column by column: a list of one dict per attempt held twice
-        the memory at the end of a long run (476,734 attempts in a SWIM day)."""
+        the memory at the end of a long run (476,734 attempts in a SWIM day). The charges come as arrays
+        (`CloudModel.charges_of`), not as a float object per value."""
         lifecycle = [a for job in self.jobtracker.jobs for t in job.lifecycle_tasks for a in t.attempts]
-        columns: dict[str, list] = {c: [] for c in TASK_COLUMNS}
-        add = [columns[c].append for c in TASK_COLUMNS]
-        for a in (*self.attempts(), *lifecycle):
+        attempts = [*self.attempts(), *lifecycle]
+        columns: dict[str, Any] = {c: [] for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS}
+        add = [columns[c].append for c in columns]
+        for a in attempts:
             t = a.task
             values = (
                 t.job.job_id,
@@ -191,16 +192,16 @@ class HadoopModel(CloudModel):
                 t.input_mb * a.progress_score,
                 a.output_mb,
                 a.spills,
-                a.cputime_s,
-                a.steal_s,
-                a.iowait_s,
-                a.charged("read_disk_mb"),
-                a.charged("read_cache_mb"),
                 t.kill_count,
                 t.parent.task_id if t.parent is not None else "",
             )
             for append, value in zip(add, values, strict=True):
                 append(value)
+        charges = self.charges_of(attempts)
+        of = {c: charges[:, CHARGES.index(c)] for c in CHARGES}
+        columns["cputime_s"] = of["usr_s"] + of["sys_s"]
+        for c in _CHARGE_COLUMNS[1:]:
+            columns[c] = of[c]
         return pd.DataFrame(columns, columns=TASK_COLUMNS)
 
     def jobs_frame(self) -> pd.DataFrame:
@@ -322,6 +323,7 @@ TASK_COLUMNS = [
     "kill_count",
     "parent",
 ]
+_CHARGE_COLUMNS = ("cputime_s", "steal_s", "iowait_s", "read_disk_mb", "read_cache_mb")  # from the charges arrays
 JOB_COLUMNS = ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces", "state"]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -56,8 +57,9 @@ class JobState(StrEnum):
 
 
 class Task:
-    """A TaskInProgress: one split or one partition, and its attempts. Slots, not a dict: a day of a 600-node
-    trace holds 460,000 of them from the start (issue 16)."""
+    """A TaskInProgress: one split or one partition, and its attempts. Slots, not a dict, and the containers most
+    tasks never fill or fill only while they run (`active`, `nodes_tried`, `children`, `replay`) are tuples, the
+    shared empty one when empty: a day of a 600-node trace makes 460,000 of them (issue 16)."""
 
     __slots__ = (
         "active",
@@ -107,8 +109,8 @@ class Task:
         self.replicas = replicas if replicas is not None else np.zeros(0, dtype=np.int64)
         self.state = TaskState.PENDING  # changed only by Job.set_state
         self.attempts: list[TaskAttempt] = []
-        self.active: list[TaskAttempt] = []
-        self.nodes_tried: set[int] = set()
+        self.active: tuple[TaskAttempt, ...] = ()  # its running attempts (AttemptRegistry)
+        self.nodes_tried: tuple[int, ...] = ()  # nodes an attempt ran on (a tuple: most tasks run once)
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.failures = 0
@@ -119,12 +121,12 @@ class Task:
         self.split_mb = input_mb  # the byte range the task was made with; input_mb shrinks when it is stopped
         self.offset_mb = 0.0  # where that range starts, in the coordinates of the original split
         self.parent: Task | None = None  # the map whose unprocessed input this one took over
-        self.children: list[Task] = []  # the pieces of this map's unprocessed input, in range order
+        self.children: list[Task] | tuple[()] = ()  # the pieces of this map's unprocessed input, in range order
         self.ready_s = 0.0  # no attempt reads input before this time (a mitigator's start-up and scan)
         self.role = ""  # "setup" or "cleanup" for a job's setup/cleanup task (HadoopConfig.job_setup_cleanup)
         # recorded attempts that did not succeed, replayed by the next non-speculative launches (trace replay):
         # (result "FAILED" | "KILLED", runtime s); the attempt runs that long and then fails or is killed
-        self.replay: list[tuple[str, float]] = []
+        self.replay: list[tuple[str, float]] | tuple[()] = ()
         # reduces of a replayed trace (durations mode): the recorded seconds after the shuffle, which the merges,
         # the reduce and its output take alone on the node (JobTracker._finish_shuffle sizes the CPU to it)
         self.after_shuffle_s: float | None = None
@@ -160,17 +162,18 @@ class Task:
 class TaskAttempt(WorkItem):
     """One execution of a task on a TaskTracker's slot.
 
-    The attributes most attempts never change are class-level defaults, set on an attempt only when they differ:
-    an instance with at most 30 attributes keeps CPython's compact shared-key layout (a SWIM day holds 470,000)."""
+    CPython keeps an instance's attributes in a compact shared-key layout (no dict of its own: 0.8 KB less an
+    attempt, and a SWIM day makes 476,734) only for the names its class's first instances set: the table of shared
+    names stops growing once a few dozen instances exist (`_PyObject_InitInlineValues`), and holds at most 29. So
+    every attempt sets all of its 28 names in `__init__` (with the cloud's WorkItem and Mesa's Agent), later ones
+    too (`shuffle_col`, `fail_fraction`); the two that only failing or replayed attempts need stay class-level
+    defaults (those few attempts hold a dict)."""
 
     replayed = ""  # a recorded unsuccessful attempt replayed: "FAILED" or "KILLED" (Task.replay)
     # A failing attempt (HadoopConfig.task_failure_probability) runs its whole plan up to the end of phase
     # `fail_after` - 1 and ends there, failed. Its plan is never cut: the shuffle feed and the merge plan
     # (JobTracker._feed_reduces, _finish_shuffle) still find every phase they write to.
-    fail_fraction: float | None = None  # where in its plan it fails, drawn at launch
     fail_after: int | None = None  # phases it completes before failing, once its plan is known
-    shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
-    shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
 
     def __init__(
         self,
@@ -185,21 +188,31 @@ class TaskAttempt(WorkItem):
         spills: int = 0,
         output_mb: float = 0.0,
     ) -> None:
-        n = len(task.attempts)
         super().__init__(
             model,
             phases,
             progress_marks=marks,
             mem_mb=mem_mb,
             mem_active_fraction=0.75,
-            name=f"attempt_{task.task_id}_{n}",
             on_finish=model.jobtracker.attempt_finished,
         )
         self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
         self.spills, self.output_mb = spills, output_mb
-        self.number = n
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
         self.route = None  # where its HDFS data comes from and goes to (plans.Route; JobTracker.launch)
+        self.shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
+        self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
+        self.fail_fraction: float | None = None  # a failing attempt: where in its plan it fails, drawn at launch
+
+    @property
+    def number(self) -> int:
+        """Its place among its task's attempts (0 first); not an attribute, to keep within the shared-key layout."""
+        return self.task.attempts.index(self)
+
+    @property
+    def name(self) -> str:
+        """attempt_<task id>_<number>: made when asked for, not kept (a SWIM day makes 476,734 attempts)."""
+        return f"attempt_{self.task.task_id}_{self.number}"
 
     @property
     def will_fail(self) -> bool:
@@ -254,8 +267,45 @@ class TaskAttempt(WorkItem):
         return f"TaskAttempt({self.name}, {self.state})"
 
 
+@dataclass(slots=True)
+class MapSplits:
+    """A job's map splits until its tasks are made: columns, not Task objects. A trace's jobs are all added at
+    build (HDFS places their blocks then, in job order, from the model's RNG), but their tasks exist only from
+    submission (`Job.maps`): a SWIM day's 460,000 tasks held 0.4 GB before the first tick (issue 16)."""
+
+    input_mb: np.ndarray
+    cpu_mc: np.ndarray
+    output_mb: np.ndarray
+    output_records: np.ndarray
+    replicas: np.ndarray  # (maps, copies): the nodes HDFS placed each block on
+    own_replicas: dict[int, np.ndarray]  # a spec's own replicas (a trace's recorded locations), which win
+
+    FIELDS = ("input_mb", "cpu_mc", "output_mb", "output_records")
+
+    @classmethod
+    def of(cls, specs: list[MapSpec], placed: np.ndarray) -> MapSplits:
+        columns = [np.array([m[f] for m in specs], dtype=np.float64) for f in cls.FIELDS]
+        own = {i: m["replicas"] for i, m in enumerate(specs) if "replicas" in m}
+        return cls(*columns, placed, own)
+
+    def __len__(self) -> int:
+        return len(self.input_mb)
+
+    def tasks(self, job: Job, first_gid: int) -> list[Task]:
+        """The map tasks, numbered from `first_gid` in the model's task arrays."""
+        own, placed = self.own_replicas, self.replicas
+        columns = zip(*(getattr(self, f).tolist() for f in self.FIELDS), strict=True)
+        tasks = []
+        for i, (input_mb, cpu_mc, output_mb, records) in enumerate(columns):
+            task = Task(job, TaskKind.MAP, i, input_mb, cpu_mc, output_mb, records, own.get(i, placed[i]))
+            task.gid = first_gid + i
+            tasks.append(task)
+        return tasks
+
+
 class Job(Agent):
-    """A submitted MapReduce job: its tasks, counters and the locality caches schedulers search."""
+    """A MapReduce job: its tasks (made when it is first asked for them, at the latest at submission), counters
+    and the locality caches schedulers search."""
 
     def __init__(
         self,
@@ -263,7 +313,7 @@ class Job(Agent):
         number: int,
         name: str,
         submit_s: float,
-        maps: list[MapSpec],
+        maps: MapSplits,
         reduces: int,
         profile: JobProfile,
         *,
@@ -275,8 +325,11 @@ class Job(Agent):
         self.number, self.name, self.submit_s, self.profile = number, name, submit_s, profile
         self.priority, self.pool, self.user = priority, pool, user
         self.job_id = f"job_{number:04d}"
-        self.maps = [Task(self, TaskKind.MAP, i, **m) for i, m in enumerate(maps)]
-        self.reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(reduces)]
+        self.splits: MapSplits | None = maps  # until the tasks are made (`maps`)
+        self.n_reduces = reduces
+        self.first_gid = 0  # its first task's number in the model's task arrays (HadoopModel.add_job)
+        self._maps: list[Task] = []
+        self._reduces: list[Task] = []
         self.state = JobState.WAITING
         # Hadoop 1.x lifecycle (HadoopConfig.job_setup_cleanup): None takes the config's cost; a trace may give
         # the recorded ones. `hold_setup`: the job never got its setup (a trace's job killed while in PREP).
@@ -290,27 +343,54 @@ class Job(Agent):
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.map_output_done_mb = 0.0
-        self.map_output_node_mb = np.zeros(len(model.trackers))  # map output done, by the node that holds it
+        self.map_output_node_mb = np.zeros(0)  # map output done, by the node that holds it (from `make_tasks`)
         # its reduce attempts' columns in the ShuffleServer's queues (an array: every map's end indexes with it)
         self.shuffle_cols = np.zeros(0, dtype=np.int64)
         self.reduce_attempts: list[TaskAttempt] = []  # running reduce attempts, fed as maps finish
-        racks = model.node_racks
         self._node_cache: dict[int, list[Task]] = defaultdict(list)
         self._rack_cache: dict[int, list[Task]] = defaultdict(list)
-        for task in reversed(self.maps):  # reversed: pop() from the end gives the lowest index first
-            for node in task.replicas:
-                self._node_cache[int(node)].append(task)
-            for rack in {int(racks[n]) for n in task.replicas}:
-                self._rack_cache[rack].append(task)
-        self._any: list[Task] = list(reversed(self.maps))
+        self._any: list[Task] = []
         self._retry: list[Task] = []
         self.running_tasks: dict[TaskKind, dict[Task, None]] = {TaskKind.MAP: {}, TaskKind.REDUCE: {}}  # ordered set
         self.ledger = None  # the JobTracker's RunningLedger while the job is running (hadoop_layer/ledger.py)
         self._progress_cache: dict[TaskKind, tuple] = {}
         self._counts = {
-            TaskKind.MAP: {**dict.fromkeys(TaskState, 0), TaskState.PENDING: len(self.maps)},
+            TaskKind.MAP: {**dict.fromkeys(TaskState, 0), TaskState.PENDING: len(maps)},
             TaskKind.REDUCE: {**dict.fromkeys(TaskState, 0), TaskState.PENDING: reduces},
         }
+
+    # ---- its tasks: made from the splits when first asked for (submission asks) -------------------
+    @property
+    def maps(self) -> list[Task]:
+        if self.splits is not None:
+            self.make_tasks()
+        return self._maps
+
+    @property
+    def reduces(self) -> list[Task]:
+        if self.splits is not None:
+            self.make_tasks()
+        return self._reduces
+
+    def make_tasks(self) -> None:
+        """Make the map and reduce tasks and the locality caches from the splits. Draws nothing from the RNG (the
+        blocks were placed at `HadoopModel.add_job`), so when this happens moves no number."""
+        splits, self.splits = self.splits, None
+        if splits is None:
+            return
+        self._maps = splits.tasks(self, self.first_gid)
+        first = self.first_gid + len(self._maps)
+        self._reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(self.n_reduces)]
+        for i, task in enumerate(self._reduces):
+            task.gid = first + i
+        self.map_output_node_mb = np.zeros(len(self.model.trackers))
+        racks = self.model.node_racks
+        for task in reversed(self._maps):  # reversed: pop() from the end gives the lowest index first
+            for node in task.replicas:
+                self._node_cache[int(node)].append(task)
+            for rack in {int(racks[n]) for n in task.replicas}:
+                self._rack_cache[rack].append(task)
+        self._any = list(reversed(self._maps))
 
     # ---- task states: every change goes through here so the counters stay true ------------------
     def set_state(self, task: Task, state: str) -> None:
@@ -370,7 +450,7 @@ class Job(Agent):
             raise ValueError(f"add_maps: order {order} is not a permutation of {len(specs)} maps")
         start = len(self.maps)
         new = [Task(self, TaskKind.MAP, start + i, **m) for i, m in enumerate(specs)]
-        self.maps += new
+        self._maps += new
         self._counts[TaskKind.MAP][TaskState.PENDING] += len(new)
         if self.ledger is not None:
             self.ledger.changed(self)
@@ -429,6 +509,7 @@ class Job(Agent):
         return cached[1]
 
     def submit_event(self) -> None:
+        self.make_tasks()
         self.model.jobtracker.submit(self)
 
     def __repr__(self) -> str:

@@ -379,15 +379,18 @@ def add_trace_job(
     if mode == "durations":
         for task, runtime in zip(added.maps, durations, strict=False):
             task.cpu_mc = _map_cpu_for(task, runtime, reduces, cfg, core, rates)
-    for task, retries in zip(added.maps, [*(job.map_retries or [()] * job.maps), *unfinished], strict=True):
-        task.replay = list(retries)
+    for i, retries in enumerate([*(job.map_retries or [()] * job.maps), *unfinished]):
+        if retries:  # asking for a task makes the job's tasks (Job.maps): only when there is something to set
+            added.maps[i].replay = list(retries)
     reduce_retries = [*(job.reduce_retries or [()] * job.reduces), *job.unfinished_reduces]
     after = list(job.reduce_after_shuffle_s or [None] * job.reduces)
     rdur = list(job.reduce_durations_s or [])
     rcpu = list(job.reduce_cpu_s or [None] * job.reduces)
-    for i, task in enumerate(added.reduces):
-        task.replay = list(reduce_retries[i])
+    for i in range(reduces):
+        if reduce_retries[i]:
+            added.reduces[i].replay = list(reduce_retries[i])
         if mode == "durations":
+            task = added.reduces[i]
             own = after[i] if i < job.reduces and after[i] is not None else (rdur[i] if i < job.reduces else None)
             if own is None:
                 own = median_or([a for a in after if a is not None] or rdur, 10.0)
@@ -395,7 +398,7 @@ def add_trace_job(
             if not s.replay_io:  # all CPU: the output still goes out, at no cost in the recorded time
                 task.cpu_mc = max(own, 1e-3) * core
         elif i < job.reduces and rcpu[i] is not None:
-            task.cpu_mc = rcpu[i] * core
+            added.reduces[i].cpu_mc = rcpu[i] * core
     if mode == "durations":  # MapReduce 2 traces record no setup/cleanup tasks: their gaps time the AM's work
         added.init_s = job.init_s
         added.setup_s = job.setup_s if job.setup_s is not None or job.cleanup_s is not None else job.head_s

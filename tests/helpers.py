@@ -60,10 +60,10 @@ def frozen(model: HadoopModel, until: float) -> None:
 
 def pin_blocks(job: Job, nodes: list[int]) -> None:
     """Put every split of `job` on `nodes` and rebuild the job's locality caches."""
-    racks = job.model.node_racks
+    racks, tasks = job.model.node_racks, job.maps  # the tasks are made (with their caches) on first asking
     job._node_cache.clear()
     job._rack_cache.clear()
-    for task in reversed(job.maps):
+    for task in reversed(tasks):
         task.replicas = np.array(nodes)
         for n in nodes:
             job._node_cache[n].append(task)

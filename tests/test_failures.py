@@ -13,11 +13,26 @@ from scenarios.settings import validate
 from tests.helpers import small_cluster, uniform_maps
 
 
-def _run(seed: int, **overrides):
+def _run(seed: int, plans: dict | None = None, **overrides):
     scenario = SCENARIOS["flexslot"]
     model = scenario.build(validate(scenario.Settings, overrides), seed, check=True)
+    if plans is not None:
+        note_plans_at_end(model, plans)
     run_model(model, scenario.horizon_s(model), progress=False)
     return model
+
+
+def note_plans_at_end(model, plans: dict) -> None:
+    """plans[attempt] = (progress marks, phases) as the attempt ends: once ended it keeps only its phases' names
+    (WorkItem.settle)."""
+    jt = model.jobtracker
+    finished = jt.attempt_finished
+
+    def noting(attempt):
+        plans[attempt] = (len(attempt.progress_marks), len(attempt.phases))
+        finished(attempt)
+
+    jt.attempt_finished = noting
 
 
 def test_the_run_that_crashed_in_feed_reduces_runs_to_its_end():
@@ -40,22 +55,26 @@ def test_a_reduce_failing_in_its_setup_while_maps_finish_is_retried_and_the_job_
         return attempt
 
     jt.launch = launch_first_reduce_to_fail
+    plans: dict = {}
+    note_plans_at_end(model, plans)
     model.run_until(3000.0)
     first, *retries = job.reduces[0].attempts
     assert first.state == "failed" and first.phase_end_s  # it ran its setup at least
-    assert len(first.progress_marks) == len(first.phases) > 2  # its plan was completed, never cut
+    marks, phases = plans[first]
+    assert marks == phases == len(first.phases) > 2  # its plan was completed, never cut
     assert [a.state for a in retries] == ["done"] and job.state == "succeeded"
     model.check_hadoop_end()
 
 
 def test_a_failing_attempt_keeps_its_whole_plan_and_ends_at_its_failure_point():
-    model = _run(3, scale=0.05, **{"hadoop.task_failure_probability": 0.2, "hadoop.max_attempts": 8})
+    plans: dict = {}
+    model = _run(3, plans, scale=0.05, **{"hadoop.task_failure_probability": 0.2, "hadoop.max_attempts": 8})
     failed = [a for a in model.attempts() if a.state == "failed"]
     assert failed
     for a in failed:
         # it ended after `fail_after` phases, not after its whole (uncut) plan unless that is where it failed
         assert a.fail_after is not None and len(a.phase_end_s) == min(a.fail_after, len(a.phases))
-        assert len(a.progress_marks) == len(a.phases)
+        assert plans[a] == (len(a.phases), len(a.phases))
     assert model.jobtracker.jobs[0].state == "succeeded"
     model.check_hadoop_end()  # each task succeeded once, the input processed once
 

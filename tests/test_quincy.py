@@ -12,6 +12,7 @@ from tests.helpers import no_heartbeats, two_rack_cluster, uniform_maps
 def _place(job, replicas):
     """Put map i's block on the given nodes (the locality caches are rebuilt to match)."""
     racks = job.model.node_racks
+    job.make_tasks()  # with their caches, which are rebuilt here
     for cache in (job._node_cache, job._rack_cache):
         cache.clear()
     for task, nodes in zip(job.maps, replicas, strict=True):

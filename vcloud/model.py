@@ -28,7 +28,7 @@ One instant t = k * dt, in order:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -42,7 +42,7 @@ from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
 from vcloud.memory import overhead_mb
 from vcloud.pagecache import PageCache, PageCacheSettings
-from vcloud.tables import HostTable, ItemTable, VMTable
+from vcloud.tables import EndedCharges, HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
 from vcloud.work import ItemState, Kind, Phase
 
@@ -80,6 +80,7 @@ class CloudModel(Model):
         self.host_agents: list[Host] = []
         self.vm_agents: list[VM] = []
         self.tracer = TraceRecorder(trace_interval_s)
+        self.ended_charges = EndedCharges(len(CHARGES))  # the charges of the items that stopped (WorkItem.charged)
         self.ticks = 0
         self._started = False
         self._periodic: list[_Periodic] = []
@@ -308,13 +309,27 @@ class CloudModel(Model):
     def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
         """Take `item` off its VM (done or killed) and keep its charges on the agent."""
         items, row = self.items, item.row
-        item._charged = tuple(float(items.view(column)[row]) for column in CHARGES)
+        item.ended_row = self.ended_charges.add([items.view(column)[row] for column in CHARGES])
         moved = self.items.remove(item.row)
         self._progress_moved()
         if moved is not None:
             moved.row = item.row
         item.row, item.state = None, state
         item.end_s = float(self.time) if at is None else at
+
+    def charges_of(self, items: Sequence[WorkItem]) -> np.ndarray:
+        """`CHARGES` of each item so far, a row each: `WorkItem.charged` of many items at once, with no float object
+        per value (the tables of a long run: 476,734 attempts of a SWIM day)."""
+        n = len(items)
+        out = np.zeros((n, len(CHARGES)))
+        rows = np.fromiter((-1 if i.row is None else i.row for i in items), np.int64, n)
+        ended = np.fromiter((i.ended_row for i in items), np.int64, n)
+        live = rows >= 0
+        stopped = ~live & (ended >= 0)
+        out[stopped] = self.ended_charges.rows[ended[stopped]]
+        for c, column in enumerate(CHARGES):
+            out[live, c] = self.items.view(column)[rows[live]]
+        return out
 
     def set_item_memory(self, item: WorkItem, mem_mb: float, active_fraction: float | None = None) -> None:
         """Change a running item's resident memory (a JVM heap that grows, a resized slot)."""

@@ -167,3 +167,26 @@ class Phase:
                     merged[key] = merged.get(key, 0.0) + s.mb_per_unit
             kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
         return cls(name, Kind.PIPE, units, sys_fraction, cpu_per_unit=cpu_per_unit, streams=kept)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class EndedPhase:
+    """What an ended work item keeps of a phase: its name (`WorkItem.settle`). Shared: one per name."""
+
+    name: str
+
+
+_ENDED_PLANS: dict[tuple[str, ...], tuple[EndedPhase, ...]] = {}
+_ENDED_PHASES: dict[str, EndedPhase] = {}
+
+
+def ended_plan(phases: list[Phase]) -> tuple[EndedPhase, ...]:
+    """The names of a plan's phases as one shared tuple per sequence of names: the thousands of ended items of a
+    long run that ran the same plan shape hold one tuple between them."""
+    names = tuple(p.name for p in phases)
+    found = _ENDED_PLANS.get(names)
+    if found is None:
+        found = tuple(_ENDED_PHASES.setdefault(n, EndedPhase(n)) for n in names)
+        if len(_ENDED_PLANS) < 100_000:  # plan shapes are few; never let a pathological run grow this unbounded
+            _ENDED_PLANS[names] = found
+    return found

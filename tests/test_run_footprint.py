@@ -1,0 +1,93 @@
+"""What a long run keeps (issue 16: a SWIM day on 600 nodes within 1 GB): a job's tasks exist from its submission,
+not from the build, and making them later moves no number."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from scenarios.registry import SCENARIOS
+from scenarios.runner import run_model
+from scenarios.settings import validate
+
+SWIM = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
+if not SWIM.exists():  # a worktree beside the main checkout
+    SWIM = Path("/work/shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv")
+
+
+def _swim(max_jobs: int = 12):
+    scenario = SCENARIOS["trace-replay"]
+    return scenario, scenario.build(validate(scenario.Settings, {"trace": str(SWIM), "max_jobs": max_jobs}), seed=1)
+
+
+@pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
+def test_a_jobs_tasks_are_made_at_its_submission_numbered_as_at_build():
+    scenario, model = _swim()
+    jobs = [job for _, job in model.replay.added]
+    assert all(job.splits is not None for job in jobs), "no task exists before the run"
+    later = jobs[-1]
+    assert later.submit_s > 0
+    model.run_for(later.submit_s / 2)
+    assert later.splits is not None
+    run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
+    first = 1
+    for job in jobs:
+        gids = [t.gid for t in (*job.maps, *job.reduces)]
+        assert job.splits is None and gids == list(range(first, first + len(gids)))
+        first += len(gids)
+    assert len(model.task_job) == first
+
+
+@pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
+def test_tasks_made_at_build_or_at_submission_give_the_same_run():
+    runs = []
+    for early in (False, True):
+        scenario, model = _swim()
+        if early:
+            for _, job in model.replay.added:
+                job.make_tasks()
+        run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
+        runs.append(scenario.frames(model))
+    for table in ("tasks", "jobs", "vm_trace"):
+        pd.testing.assert_frame_equal(runs[0][table], runs[1][table])
+
+
+def test_an_ended_attempt_keeps_what_its_readers_read_and_leaves_the_agent_registry():
+    # what the tables, the summary and SAMR's stage weights (StageWeightHistory.absorb) read of an ended attempt,
+    # noted as it ends, with its whole plan still there, against what its record answers after the run
+    from hadoop_layer.profiles import PUMA
+    from hadoop_layer.tasks import TaskAttempt
+    from policies.speculation.samr import SamrSpeculation, stage_times
+    from tests.helpers import small_cluster, uniform_maps
+
+    model = small_cluster(slaves=3, speculation=SamrSpeculation(), task_failure_probability=0.2, max_attempts=8)
+    model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(12), 2)
+    jt, at_end = model.jobtracker, {}
+
+    def read(a: TaskAttempt) -> tuple:
+        stages = stage_times(a.task.kind, [p.name for p in a.phases], a.start_s, a.phase_end_s, 3)
+        return (a.name, a.tracker, a.locality, a.start_s, a.end_s, a.speculative, a.output_mb, a.spills,
+                a.cputime_s, a.steal_s, a.iowait_s, a.charged("read_disk_mb"), a.charged("read_cache_mb"),
+                a.runtime_s, a.heap_mb, list(a.phase_end_s), [p.name for p in a.phases],
+                stages.tolist())  # fmt: skip
+
+    def finished(attempt: TaskAttempt, original=jt.attempt_finished) -> None:
+        at_end[attempt] = read(attempt)
+        original(attempt)
+
+    jt.attempt_finished = finished
+    model.run_until(3000.0)
+    ended = [a for a in model.attempts() if a.state != "running"]
+    assert any(a.state == "failed" for a in ended) and any(a.state == "done" for a in ended)
+    live = set(model.agents)
+    for a in ended:
+        assert a not in live and a.route is None and a.progress_marks is None
+        assert a.progress_score == (1.0 if a.state == "done" else 0.0)  # processed_mb of the tasks table
+        if a in at_end:  # finished of itself (not killed): noted at its end
+            assert read(a) == at_end[a]
+    assert all(a in live for a in model.attempts() if a.state == "running")
+    # every attempt that is not failing keeps CPython's shared-key layout, no dict of its own (TaskAttempt)
+    assert not [a for a in model.attempts() if not a.will_fail and any(type(r) is dict for r in gc.get_referents(a))]
