@@ -48,9 +48,12 @@ class HadoopModel(CloudModel):
         self.node_racks = np.zeros(0, dtype=np.int64)
         # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
         # that policies can test running attempts per tick as arrays (ClusterView.running_arrays)
+        # (grown by doubling: appending a job's tasks to exact-size arrays copied them all, per job; `tasks` of
+        # their entries are numbered)
         self.task_job = np.zeros(1, dtype=np.int64)
         self.task_kind = np.zeros(1, dtype=np.int8)
         self.task_start = np.full(1, np.nan)
+        self.tasks = 1
         self.task_changes = 0  # task state changes so far (Job.set_state): a key for caches of task states
         # tasks in the order of their first launch: a task's first attempt starts at progress 0 and "now", so it
         # moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
@@ -100,11 +103,16 @@ class HadoopModel(CloudModel):
         splits = MapSplits.of(maps, nodes[local])
         self.jobtracker.expected_jobs += 1
         job = Job(self, self.jobtracker.expected_jobs, name, submit_s, splits, reduces, profile, **job_kwargs)
-        job.first_gid = len(self.task_job)
+        first = job.first_gid = self.tasks
         n = len(splits) + reduces
-        self.task_job = np.append(self.task_job, np.full(n, job.number))
-        self.task_kind = np.append(self.task_kind, np.repeat(np.array([0, 1], dtype=np.int8), [len(splits), reduces]))
-        self.task_start = np.append(self.task_start, np.full(n, np.nan))
+        self.tasks += n
+        if self.tasks > len(self.task_job):
+            size = max(2 * len(self.task_job), self.tasks)
+            self.task_job = np.concatenate((self.task_job, np.zeros(size - len(self.task_job), dtype=np.int64)))
+            self.task_kind = np.concatenate((self.task_kind, np.zeros(size - len(self.task_kind), dtype=np.int8)))
+            self.task_start = np.concatenate((self.task_start, np.full(size - len(self.task_start), np.nan)))
+        self.task_job[first : self.tasks] = job.number
+        self.task_kind[first : first + len(splits)], self.task_kind[first + len(splits) : self.tasks] = 0, 1
         self.schedule_event(job.submit_event, at=float(submit_s))
         return job
 

@@ -38,7 +38,7 @@ def test_a_jobs_tasks_are_made_at_its_submission_numbered_as_at_build():
         gids = [t.gid for t in (*job.maps, *job.reduces)]
         assert job.splits is None and gids == list(range(first, first + len(gids)))
         first += len(gids)
-    assert len(model.task_job) == first
+    assert model.tasks == first
 
 
 @pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
