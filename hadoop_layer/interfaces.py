@@ -190,9 +190,9 @@ class ClusterView:
 
     def standing_key(self) -> tuple[tuple[int, ...], int]:
         """(moves, first launches): `moves` changes whenever a running attempt's progress or a task's state may have
-        changed for any reason but a task's first launch; the second counts first launches (`first_launched`). A
-        task's first attempt starts at progress 0 and now: it moves no job's average progress and no other task's
-        standing, so a cache of per-task standings may take it in without a rebuild."""
+        changed for any reason but a task's first launch, and with every tick; the second counts this tick's first
+        launches (`first_launched`). A task's first attempt starts at progress 0 and now: it moves no job's average
+        progress and no other task's standing, so a cache of per-task standings may take it in without a rebuild."""
         m = self._model
         n = len(m.first_launched)
         running = sum(m.jobtracker.running_attempts.values())

@@ -55,8 +55,8 @@ class HadoopModel(CloudModel):
         self.task_start = np.full(1, np.nan)
         self.tasks = 1
         self.task_changes = 0  # task state changes so far (Job.set_state): a key for caches of task states
-        # tasks in the order of their first launch: a task's first attempt starts at progress 0 and "now", so it
-        # moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
+        # tasks in the order of their first launch in this tick: a task's first attempt starts at progress 0 and
+        # "now", so it moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
         self.first_launched: list[Task] = []
 
     # ---- building ---------------------------------------------------------------------------------
@@ -147,6 +147,11 @@ class HadoopModel(CloudModel):
             self.shuffle.moved(last, last.row)
         if isinstance(item, ServeItem):
             self.shuffle.item_stopped(item)
+
+    def before_tick(self) -> None:
+        """A new tick: the first launches of earlier ticks concern no cache any more (`ClusterView.standing_key`
+        includes the tick), so their log is emptied (it holds a tick's launches, not a run's)."""
+        self.first_launched.clear()
 
     def after_step(self) -> None:
         """The shuffle servers move what they read and sent in the tick (ShuffleServer.tick), before attempts end."""
