@@ -4,6 +4,7 @@ its task-by-task loop, on a DRS run where backups happen and while the tick's en
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from hadoop_layer.tasks import TaskKind
 from policies.speculation import hadoop as spec
 from scenarios.flexslot import FlexSlot
+from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
 
@@ -79,7 +81,17 @@ def test_running_arrays_follow_the_attempts_and_are_reused_until_something_chang
     assert np.all(view.running_arrays().attempts >= 1)
 
 
-def test_lag_bounds_kept_across_first_launches_are_those_computed_afresh(monkeypatch):
+SWIM = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
+CASES = [
+    pytest.param("flexslot", {"allocator": "drs", "scale": 0.1}, 2, id="flexslot-drs"),
+    # a trace's recorded failed and killed attempts replayed, and jobs' setup and cleanup tasks
+    pytest.param("trace-replay", {"trace": str(SWIM), "max_jobs": 40}, 1, id="swim-lifecycle",
+                 marks=pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "settings", "seed"), CASES)
+def test_lag_bounds_kept_across_first_launches_are_those_computed_afresh(monkeypatch, name, settings, seed):
     """The bounds Hadoop speculation keeps across first launches (`standing_key`) are the ones a rebuild gives: the
     "maybe" bounds exactly, the "sure" ones exactly or (a task launched now, which cannot lag yet) later. A kind
     without a bound keeps none when the launched task's job average is below the gap."""
@@ -100,8 +112,8 @@ def test_lag_bounds_kept_across_first_launches_are_those_computed_afresh(monkeyp
         return bounds
 
     monkeypatch.setattr(spec.HadoopSpeculation, "_lag_bounds", checked)
-    scenario = FlexSlot()
-    model = scenario.build(validate(scenario.Settings, {"allocator": "drs", "scale": 0.1}), seed=2)
-    run_model(model, scenario.horizon_s(model), progress=False)
-
+    scenario = SCENARIOS[name]
+    model = scenario.build(validate(scenario.Settings, settings), seed=seed)
+    assert isinstance(model.jobtracker.speculation, spec.HadoopSpeculation)
+    run_model(model, scenario.horizon_s(model), progress=False, stops_itself=scenario.stops_itself)
     assert kept[True] > 50 and kept[False] > 50  # both paths are exercised
