@@ -222,8 +222,7 @@ class CloudModel(Model):
         self.items.remaining[item.row] = math.inf if phase.kind == Kind.LOAD else phase.amount
         self.items.sys_fraction[item.row] = phase.sys_fraction
         self.items.open[item.row] = phase.open
-        self._progress_tick = -1
-        self.progress_moves += not start
+        self._progress_moved(counted=not start)
         self.items.phase_amount[item.row] = phase.amount
         self.items.progress_lo[item.row], self.items.progress_hi[item.row] = item.phase_marks(item.phase_index)
 
@@ -240,9 +239,10 @@ class CloudModel(Model):
         self.items.progress_hi[rows] = hi
         self._progress_moved()
 
-    def _progress_moved(self) -> None:
+    def _progress_moved(self, counted: bool = True) -> None:
+        """Progress is recomputed when next asked for; `counted`: the move counts in `progress_moves`."""
         self._progress_tick = -1
-        self.progress_moves += 1
+        self.progress_moves += counted
 
     def item_progress(self) -> np.ndarray:
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
@@ -282,8 +282,7 @@ class CloudModel(Model):
             raise ValueError("set_remaining_rows: remaining must be >= 0")
         self.items.phase_amount[rows] += remaining - self.items.remaining[rows]
         self.items.remaining[rows] = remaining
-        self._progress_tick = -1
-        self.progress_moves += counted
+        self._progress_moved(counted)
 
     def replan(self, item: WorkItem, phases: list[Phase], marks: list[tuple[float, float]] | None = None) -> None:
         """Replace a running item's current and later phases by `phases` (the first becomes current, in full).
@@ -307,7 +306,7 @@ class CloudModel(Model):
         self.items.open[item.row] = False
 
     def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
-        """Take `item` off its VM (done or killed) and keep its charges on the agent."""
+        """Take `item` off its VM (done or killed); its charges are kept in `ended_charges` (WorkItem.charged)."""
         items, row = self.items, item.row
         item.ended_row = self.ended_charges.add([items.view(column)[row] for column in CHARGES])
         moved = self.items.remove(item.row)

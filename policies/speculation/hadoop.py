@@ -117,12 +117,8 @@ class HadoopSpeculation(SpeculationPolicy):
         if self._bounds[kind][1] < math.inf:
             return True
         group = 2 * job.number + (kind == TaskKind.REDUCE)
-        if group < len(self._average):
-            average = self._average[group]
-        else:  # no running attempt when the bounds were made: its average is its finished share
-            size = len(job.maps) if kind == TaskKind.MAP else len(job.reduces)
-            done = job.finished_maps if kind == TaskKind.MAP else job.finished_reduces
-            average = done / max(size, 1)
+        # a job past the kept averages had no running attempt when the bounds were made, only first launches since
+        average = self._average[group] if group < len(self._average) else job.progress(kind)
         return not average >= SPECULATIVE_GAP - _EPS
 
     @staticmethod
