@@ -40,9 +40,15 @@ class HadoopConfig(BaseModel):
     shuffle_serving: bool = Field(
         True, description="charge map-output fetches to the serving node's disk and NIC (ours; hadoop_layer/shuffle.py)"
     )
+    shuffle_copiers: bool = Field(
+        False,
+        description="each reduce fetches from at most parallel_copies nodes at a time, in a random rotation "
+        "(ReduceCopier, algorithms.md 2.3; hadoop_layer/copiers.py); off: every pending fetch at once",
+    )
     datanode_serving: bool = Field(
-        True, description="charge remote HDFS reads and the write pipeline to the DataNodes' disks and NICs "
-        "(algorithms.md 10.1; hadoop_layer/datanode.py)"
+        True,
+        description="charge remote HDFS reads and the write pipeline to the DataNodes' disks and NICs "
+        "(algorithms.md 10.1; hadoop_layer/datanode.py)",
     )
     pipelined_tasks: bool = Field(
         True, description="a task's reading, computing and writing overlap at one bottleneck rate (10.2; plans.py)"
@@ -70,6 +76,14 @@ class HadoopConfig(BaseModel):
         if not float(value).is_integer():
             raise ValueError("must be a whole number of MB (Hadoop reads io.sort.mb as an int)")
         return value
+
+    @model_validator(mode="after")
+    def _copiers_fetch_from_servers(self) -> HadoopConfig:
+        """The copiers take from the TaskTrackers' servlets; without them (shuffle_serving off) a fetch costs no
+        servlet and nothing would limit."""
+        if self.shuffle_copiers and not self.shuffle_serving:
+            raise ValueError("hadoop.shuffle_copiers=true needs hadoop.shuffle_serving=true (they fetch from servlets)")
+        return self
 
     @model_validator(mode="after")
     def _sort_buffer_fits_the_heap(self) -> HadoopConfig:

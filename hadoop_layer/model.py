@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
+from hadoop_layer.copiers import CopierShuffle
 from hadoop_layer.datanode import DataNodes
 from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.heartbeats import HeartbeatClock
@@ -44,7 +45,7 @@ class HadoopModel(CloudModel):
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
         self.heartbeat_clock = HeartbeatClock(self)
-        self.shuffle: ShuffleMode = ShuffleServer(self) if self.hadoop.shuffle_serving else DirectShuffle(self)
+        self.shuffle = self._shuffle_mode()
         self.node_racks = np.zeros(0, dtype=np.int64)
         # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
         # that policies can test running attempts per tick as arrays (ClusterView.running_arrays)
@@ -151,6 +152,7 @@ class HadoopModel(CloudModel):
         """A new tick: the first launches of earlier ticks concern no cache any more (`ClusterView.standing_key`
         includes the tick), so their log is emptied (it holds a tick's launches, not a run's)."""
         self.first_launched.clear()
+        self.shuffle.before_tick()
 
     def after_step(self) -> None:
         """The shuffle servers move what they read and sent in the tick (ShuffleServer.tick), before attempts end."""
@@ -164,6 +166,12 @@ class HadoopModel(CloudModel):
             jt.idle_map_slots()
         if jt.running_jobs and jt.speculation.may_back_up(jt.view):
             jt.wake_idle()
+
+    def _shuffle_mode(self) -> ShuffleMode:
+        """How map outputs reach the reduces: `hadoop.shuffle_serving` and `hadoop.shuffle_copiers`."""
+        if not self.hadoop.shuffle_serving:
+            return DirectShuffle(self)
+        return CopierShuffle(self) if self.hadoop.shuffle_copiers else ShuffleServer(self)
 
     @property
     def serving(self) -> ShuffleServer | None:

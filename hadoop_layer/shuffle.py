@@ -46,6 +46,14 @@ _CPU = int(Kind.CPU)  # a reduce's JVM start; its shuffle phase is NET or PIPE
 DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated subtraction)
 
 
+def widened(a: np.ndarray | None, cols: int, fill, dtype, rows: int | None = None) -> np.ndarray:
+    """`a` (None: nothing yet) with its last axis grown to `cols`, the new entries `fill`."""
+    b = np.full((cols,) if rows is None else (rows, cols), fill, dtype=dtype)
+    if a is not None:
+        b[..., : a.shape[-1]] = a
+    return b
+
+
 class ServeItem(WorkItem):
     """A TaskTracker daemon's serving stream (not a task attempt): `stage` 0 reads, 1 sends. Its phase is open: the
     server sets what is left after every tick; with nothing left it idles (no demand, no iowait) until more comes."""
@@ -96,6 +104,9 @@ class ShuffleMode:
 
     def item_stopped(self, item: WorkItem) -> None:
         """The cloud took one of this mode's own items off its VM."""
+
+    def before_tick(self) -> None:
+        """Right before each tick's physics (CloudModel.before_tick)."""
 
     def tick(self) -> None:
         """Right after each tick's physics (CloudModel.after_step)."""
@@ -161,21 +172,15 @@ class ShuffleServer(ShuffleMode):
         self._grow(16)
 
     def _grow(self, cols: int) -> None:
+        """Room for `cols` reduce columns (the old ones kept)."""
         old, n = self.cols, self.nodes
-
-        def widen(a: np.ndarray | None, fill, dtype, rows: int | None = None) -> np.ndarray:
-            b = np.full((cols,) if rows is None else (rows, cols), fill, dtype=dtype)
-            if a is not None:
-                b[..., :old] = a
-            return b
-
         first = old == 0
         # one matrix for both queues (rows 0..n-1 read, n..2n-1 send): one pass of each operation per tick
-        self.queue = widen(None if first else self.queue, 0.0, float, 2 * n)
-        self.remote = widen(None if first else self.remote, 0.0, float, n)  # 1.0 where node != the reduce's node
-        self.held = widen(None if first else self.held, 0.0, float)
-        self.col_row = widen(None if first else self.col_row, -1, np.int64)
-        self.closing = widen(None if first else self.closing, False, bool)
+        self.queue = widened(None if first else self.queue, cols, 0.0, float, 2 * n)
+        self.remote = widened(None if first else self.remote, cols, 0.0, float, n)  # 1.0 where node != reduce's
+        self.held = widened(None if first else self.held, cols, 0.0, float)
+        self.col_row = widened(None if first else self.col_row, cols, -1, np.int64)
+        self.closing = widened(None if first else self.closing, cols, False, bool)
         self.col_attempt: list[TaskAttempt | None] = (self.col_attempt if not first else []) + [None] * (cols - old)
         self.cols = cols
         self._stale[:] = True

@@ -1,0 +1,169 @@
+"""The reduce side of the shuffle as Hadoop 1.x runs it: a few copier threads per reduce (`hadoop.shuffle_copiers`).
+
+`ShuffleServer` alone lets every servlet work on every pending (map output, reduce) request at once. Hadoop's
+ReduceCopier (algorithms.md 2.3, H121 `ReduceTask.java`) has `mapred.reduce.parallel.copies` (5) MapOutputCopier
+threads; its scheduling loop walks the hosts with known map outputs in a random order (`Collections.shuffle`) and
+schedules one output from each host that has no fetch outstanding (`uniqueHosts`); a host comes back after its fetch
+is done. So a reduce fetches from at most `parallel_copies` hosts at a time, each one in turn.
+
+Fluid form, per reduce attempt (one queue column): its map outputs wait in a backlog per serving node until a
+copier takes them; taking moves a node's whole backlog for the reduce into the servlet's read queue, where
+`ShuffleServer` serves it as before. A fetch holds its copier until the servlet has read all it took (its send, which
+the queues stage a tick behind the read, overlaps the next fetch's read, as the servlet streams). Nodes
+are taken in a random rotation drawn when the reduce starts (from a stream of its own, so no other draw moves); the
+rotation goes on from where it stopped, so every node with outputs is visited once a round (Hadoop reshuffles at
+each pass: the same in expectation).
+
+A fetch is usually far shorter than a tick (SWIM's partitions are ~1 MB; one stream moves tens of MB a second), and
+a copier that finishes one starts the next at once. So within a tick, each free copier has one tick of time: taking
+a node's backlog of b MB costs b / (what one stream moves in a tick: the serving host's disk, its NIC and the
+receiving host's NIC at full rate; the disk only for a fetch on the same node). Each free copier takes at least one
+node, and nodes are taken in rotation while the time taken before them is below the free copiers' time. Per-fetch
+latency (HTTP set-up, the 1 s poll for map completion events) is not modelled, nor the penalty box of failed
+fetches (no fetch fails here).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hadoop_layer.shuffle import DRAINED_MB, ShuffleServer, widened
+
+if TYPE_CHECKING:
+    from hadoop_layer.model import HadoopModel
+    from hadoop_layer.tasks import TaskAttempt
+
+_ROTATION_STREAM = 0x5C0  # the spawn key of the copiers' random stream (any constant no other stream uses)
+
+
+class CopierShuffle(ShuffleServer):
+    """The serving queues of `ShuffleServer`, fed by each reduce's copiers (see the module docstring)."""
+
+    def __init__(self, model: HadoopModel) -> None:
+        self.copiers = model.hadoop.parallel_copies
+        seed = model.rng.bit_generator.seed_seq
+        self.rotation_rng = np.random.default_rng(
+            np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, _ROTATION_STREAM))
+        )
+        super().__init__(model)
+
+    def start(self) -> None:
+        self.vm_rows = np.array([t.vm.row for t in self.model.trackers], dtype=np.int64)
+        super().start()
+
+    def _grow(self, cols: int) -> None:
+        first, n = self.cols == 0, self.nodes
+        self.backlog = widened(None if first else self.backlog, cols, 0.0, float, n)  # MB no copier took yet
+        self.fetching = widened(None if first else self.fetching, cols, False, bool, n)  # a copier is on (node, c)
+        self.rotation = widened(None if first else self.rotation, cols, 0, np.int64, n)  # nodes in visiting order
+        self.next_at = widened(None if first else self.next_at, cols, 0, np.int64)  # where the rotation goes on
+        self.in_flight = widened(None if first else self.in_flight, cols, 0, np.int64)  # fetches under way
+        self.waiting = widened(None if first else self.waiting, cols, 0, np.int64)  # nodes with a backlog
+        self.to_node = widened(None if first else self.to_node, cols, 0, np.int64)  # the reduce's node
+        super()._grow(cols)
+
+    @property
+    def busy(self) -> bool:
+        return super().busy or bool(self.in_flight.any())
+
+    # ---- events ---------------------------------------------------------------------------------------
+    def add_reduce(self, attempt: TaskAttempt) -> None:
+        """A reduce attempt starts: its copiers draw their rotation and take their first nodes."""
+        super().add_reduce(attempt)  # the outputs already there join its backlog (_enqueue)
+        c = attempt.shuffle_col
+        self.rotation[:, c] = self.rotation_rng.permutation(self.nodes)
+        self.next_at[c], self.to_node[c] = 0, attempt.tracker.node
+        self._take(np.array([c]))
+
+    def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
+        self.queued_mb += float(per_node_mb.sum()) * len(cols)
+        self.backlog[:, cols] += per_node_mb[:, None]
+        self.waiting[cols] = np.count_nonzero(self.backlog[:, cols], axis=0)
+
+    def map_done(self, job, node: int, share_mb: float) -> None:
+        """A map of `job` on `node` finished: its partitions wait for the copiers of the job's running reduces."""
+        cols = job.shuffle_cols
+        if not len(cols) or share_mb <= 0:
+            return
+        self.waiting[cols] += self.backlog[node, cols] == 0
+        self.backlog[node, cols] += share_mb
+        self.queued_mb += share_mb * len(cols)
+
+    def drop_reduce(self, attempt: TaskAttempt) -> None:
+        c = getattr(attempt, "shuffle_col", None)
+        if c is not None:
+            self.dropped_mb[0] += self.backlog[:, c].sum()
+        super().drop_reduce(attempt)
+
+    def _free(self, c: int) -> None:
+        self.backlog[:, c], self.fetching[:, c] = 0.0, False
+        self.in_flight[c] = self.waiting[c] = 0
+        super()._free(c)
+
+    def _close_drained(self, closing: np.ndarray | None = None) -> None:
+        if closing is None:
+            closing = np.flatnonzero(self.closing)
+        super()._close_drained(closing[self.waiting[closing] == 0])  # a backlog is still to fetch
+
+    # ---- the copiers ----------------------------------------------------------------------------------
+    def before_tick(self) -> None:
+        """Free copiers take nodes before the tick's physics, so what they took is served in the tick."""
+        self._take(np.flatnonzero((self.waiting > 0) & (self.in_flight < self.copiers)))
+
+    def tick(self) -> None:
+        super().tick()
+        self._release()
+
+    def _release(self) -> None:
+        """Copiers whose fetch the servlet has read in full are free again. Its send is still to come: the servlet
+        streams a fetch (reads and sends at once), which the queues stage a tick apart, so holding the copier until
+        the send would idle the disk a tick between fetches."""
+        cols = np.flatnonzero(self.in_flight)
+        if not cols.size:
+            return
+        done = self.fetching[:, cols] & (self.queue[: self.nodes, cols] <= DRAINED_MB)
+        if done.any():
+            self.fetching[:, cols] &= ~done
+            self.in_flight[cols] -= done.sum(axis=0)
+
+    def stream_mb(self, nodes: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """What one fetch from `nodes` for reduce columns `cols` moves in a tick at most: the serving host's disk,
+        its NIC and the receiving host's NIC at full rate (the disk alone on the same node)."""
+        model = self.model
+        host_of = model.vms.view("host")[self.vm_rows]
+        disk, nic = model.hosts.view("disk_mbps")[host_of], model.hosts.view("nic_mbps")[host_of]
+        to = self.to_node[cols]
+        remote = np.minimum(np.minimum(disk[nodes], nic[nodes]), nic[to][None, :])
+        return model.dt * np.where(nodes == to[None, :], disk[nodes], remote)
+
+    def _take(self, cols: np.ndarray) -> None:
+        """The free copiers of reduce columns `cols` take nodes in their rotation (module docstring)."""
+        if not cols.size:
+            return
+        n = self.nodes
+        at = (self.next_at[cols][None, :] + np.arange(n)[:, None]) % n  # rotation positions from where it stopped
+        nodes = self.rotation[at, cols[None, :]]
+        mb = self.backlog[nodes, cols[None, :]]
+        waits = mb > 0
+        cost = np.where(waits, mb / self.stream_mb(nodes, cols), 0.0)  # copier-ticks at best
+        free = (self.copiers - self.in_flight[cols])[None, :]
+        before = np.cumsum(cost, axis=0) - cost
+        rank = np.cumsum(waits, axis=0) - 1
+        take = waits & ((before < free) | (rank < free)) & (free > 0)
+        if not take.any():
+            return
+        pos, k = np.nonzero(take)
+        node, c = nodes[pos, k], cols[k]
+        self.queue[node, c] += mb[pos, k]
+        self.backlog[node, c] = 0.0
+        self.fetching[node, c] = True
+        self._stale[node] = True
+        taken = take.sum(axis=0)
+        self.in_flight[cols] += taken
+        self.waiting[cols] -= taken
+        last = n - 1 - np.argmax(take[::-1], axis=0)  # the last position taken in each column
+        moved = taken > 0
+        self.next_at[cols[moved]] = (self.next_at[cols[moved]] + last[moved] + 1) % n
+        self._set_work()

@@ -1,0 +1,108 @@
+"""The reduce's copiers (hadoop_layer/copiers.py, `hadoop.shuffle_copiers`): a reduce fetches from at most
+`parallel_copies` nodes at a time when a fetch outlasts a tick, from every node at once when fetches are small."""
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from hadoop_layer.config import HadoopConfig
+from hadoop_layer.copiers import CopierShuffle
+from hadoop_layer.model import HadoopModel
+from hadoop_layer.profiles import PUMA
+from hadoop_layer.tasks import TaskKind
+from policies.schedulers.fifo import FifoScheduler
+from vcloud.pagecache import PageCacheSettings
+
+SERVERS = 6
+DISK_MBPS = 50.0  # the servlets' disks are the bottleneck: the NICs, and the reduce's disk, move 10x more
+NIC_MBPS = 500.0
+
+
+def shuffle_of(output_mb: float, copiers: int | None, seed: int = 3) -> tuple[HadoopModel, list[tuple[int, list]]]:
+    """One map on each of SERVERS nodes (its output `output_mb`), one reduce on a node of its own that starts when
+    the maps are done (slowstart 1), no page cache: the shuffle alone, served by the disks. `copiers` None: the
+    all-pairs servlets. Returns the model and, per tick of the shuffle, (how many nodes a copier is on, the nodes
+    whose servlet read for the reduce)."""
+    cfg = HadoopConfig(map_slots=1, reduce_slots=1, heartbeat_formula="1.0", replication=1, io_sort_mb=150,
+                       child_heap_mb=400, reduce_slowstart=1.0, shuffle_copiers=copiers is not None,
+                       parallel_copies=copiers or 5)  # fmt: skip
+    model = HadoopModel(rng=seed, check=True, hadoop=cfg, scheduler=FifoScheduler(),
+                        page_cache=PageCacheSettings(enabled=False))  # fmt: skip
+    for i in range(SERVERS + 1):
+        disk = DISK_MBPS if i < SERVERS else NIC_MBPS  # the reduce writes what it fetches (200 MB: to disk)
+        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=disk, nic_mbps=NIC_MBPS)
+        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
+    for t in model.trackers[:SERVERS]:
+        t.reduce_slots = 0
+    model.trackers[SERVERS].map_slots = 0
+    maps = [{"input_mb": 1.0, "cpu_mc": 200.0, "output_mb": output_mb, "output_records": 1e4}] * SERVERS
+    model.add_job("one", PUMA["tera-sort"], 0.0, maps, 1, data_nodes=list(range(SERVERS)))
+    seen: list[tuple[int, list]] = []
+    shuffle = model.shuffle
+    tick = shuffle.tick
+
+    def watched() -> None:
+        before = shuffle.served_read_mb.copy()
+        on = int(shuffle.fetching.sum()) if isinstance(shuffle, CopierShuffle) else 0  # as the tick's physics ran
+        tick()
+        seen.append((on, np.flatnonzero(shuffle.served_read_mb - before).tolist()))
+
+    shuffle.tick = watched
+    model.run_until(600)
+    assert model.jobtracker.jobs[0].state == "succeeded"
+    model.check_hadoop_end()
+    return model, seen
+
+
+def shuffle_seconds(model: HadoopModel) -> float:
+    """From the reduce's shuffle start (its JVM started) to its shuffle's end."""
+    (r,) = [a for a in model.attempts() if a.task.kind == TaskKind.REDUCE and a.state == "done"]
+    return r.phase_end_s[1] - r.phase_end_s[0]
+
+
+@pytest.mark.parametrize("copiers", [1, 2])
+def test_big_fetches_hold_a_copier_each_so_the_shuffle_runs_at_the_copiers_disks(copiers):
+    """6 x 200 MB, each 4 ticks of one 50 MB/s disk: the copiers are on `copiers` nodes at a time, the servlets
+    serve no more nodes than that, and the 1,200 MB take 1200 / (copiers x 50) s (24 s, 12 s) against 4 s when
+    all six disks serve at once (plus a tick or two of staging: read, then send)."""
+    model, seen = shuffle_of(200.0, copiers)
+    assert max(on for on, _ in seen) == copiers
+    assert max(len(served) for _, served in seen) == copiers
+    expect = 1200.0 / (copiers * DISK_MBPS)
+    assert expect <= shuffle_seconds(model) <= expect + 3.0
+    s = model.serving
+    assert s.served_read_mb.sum() == pytest.approx(1200.0) and s.fetched_remote_mb == pytest.approx(1200.0)
+    assert not s.fetching.any() and not s.backlog.any() and not s.in_flight.any()
+    free, seen = shuffle_of(200.0, None)
+    assert max(len(served) for _, served in seen) == SERVERS
+    assert 1200.0 / (SERVERS * DISK_MBPS) <= shuffle_seconds(free) <= 1200.0 / (SERVERS * DISK_MBPS) + 3.0
+
+
+def test_small_fetches_are_taken_within_the_tick_so_the_copiers_bind_nothing():
+    """6 x 5 MB: each a tenth of a tick of one disk; one copier takes all six nodes in its first tick (the time
+    before the sixth, 0.5 tick, is within the copier's tick): the same shuffle time as all-pairs."""
+    model, seen = shuffle_of(5.0, 1)
+    assert seen and max(on for on, _ in seen) == SERVERS
+    free, _ = shuffle_of(5.0, None)
+    assert shuffle_seconds(model) == pytest.approx(shuffle_seconds(free))
+
+
+def test_nodes_are_fetched_in_a_random_rotation_drawn_from_their_own_stream():
+    """With one copier on big fetches, the servlets serve one node after another, in the rotation drawn at the
+    reduce's start (the reduce's own node, with no map output, is skipped); another seed, another order."""
+
+    def order(seed: int) -> tuple[list[int], list[int]]:
+        model, seen = shuffle_of(200.0, 1, seed=seed)
+        served = list(dict.fromkeys(node for _, nodes in seen for node in nodes))
+        rotation = model.serving.rotation[:, 0].tolist()  # the reduce's column (freed, not overwritten)
+        return served, [n for n in rotation if n != SERVERS]
+
+    served, rotation = order(3)
+    assert served == rotation and sorted(served) == list(range(SERVERS))
+    assert order(3)[0] == served
+    assert any(order(s)[0] != served for s in (4, 5, 6))
+
+
+def test_copiers_need_the_servlets():
+    with pytest.raises(ValidationError, match=r"shuffle_copiers=true needs hadoop\.shuffle_serving=true"):
+        HadoopConfig(shuffle_copiers=True, shuffle_serving=False)
