@@ -86,10 +86,14 @@ def test_a_failing_attempt_keeps_its_whole_plan_and_ends_at_its_failure_point():
     speculation=st.sampled_from(["none", "hadoop", "late", "samr"]),
     slot_manager=st.sampled_from(["none", "skewtune", "flexslot", "flexslot-unlimited"]),
     probability=st.sampled_from([0.05, 0.2, 0.4]),
+    copiers=st.booleans(),
 )
-def test_check_runs_with_task_failures_hold_every_invariant(seed, scheduler, speculation, slot_manager, probability):
+def test_check_runs_with_task_failures_hold_every_invariant(
+    seed, scheduler, speculation, slot_manager, probability, copiers
+):
     overrides = {"scheduler": scheduler, "speculation": speculation, "slot_manager": slot_manager,
-                 "hadoop.task_failure_probability": probability, "hadoop.max_attempts": 8}  # fmt: skip
+                 "hadoop.task_failure_probability": probability, "hadoop.max_attempts": 8,
+                 "hadoop.shuffle_copiers": copiers, "hadoop.parallel_copies": 2}  # fmt: skip
     model = _run(seed, scale=0.02, slaves=6, **overrides)
     job = model.jobtracker.jobs[0]
     assert job.state in ("succeeded", "failed") and not model.running

@@ -119,14 +119,15 @@ def _fail_first_reduce_after_its_setup(model: HadoopModel) -> None:
     model.jobtracker.launch = launching
 
 
+@pytest.mark.parametrize("copiers", [False, True])
 @pytest.mark.parametrize("seed", [1, 2, 3, 6])
-def test_every_mb_fetched_was_served_once(seed):
+def test_every_mb_fetched_was_served_once(seed, copiers):
     """Random job with failing attempts (with seeds 1 and 6 the first reduce attempt fails right after its setup,
     with map outputs queued for it): every MB requested is read once by a server or dropped with its reduce; every
     MB read is fetched locally or sent (or dropped); every MB sent is handed to a reduce's shuffle (or dropped);
     and the winners fetched their partitions exactly."""
     rng = np.random.default_rng(seed)
-    model = small_cluster(slaves=4, racks=2, task_failure_probability=0.1)
+    model = small_cluster(slaves=4, racks=2, task_failure_probability=0.1, shuffle_copiers=copiers, parallel_copies=2)
     if seed in (1, 6):
         _fail_first_reduce_after_its_setup(model)
     maps = [{"input_mb": float(rng.uniform(10, 64)), "cpu_mc": float(rng.uniform(1, 6)) * 2000.0,
@@ -142,6 +143,8 @@ def test_every_mb_fetched_was_served_once(seed):
     assert s.served_read_mb.sum() == pytest.approx(s.fetched_local_mb + s.served_sent_mb.sum() + unsent)
     assert s.served_sent_mb.sum() == pytest.approx(s.fetched_remote_mb + unhanded)
     assert s.read_q.sum() == s.send_q.sum() == s.held.sum() == 0.0 and not s.left.any()
+    if copiers:  # no copier left on a node, nothing left to take
+        assert not s.backlog.any() and not s.fetching.any() and not s.in_flight.any() and not s.waiting.any()
     # the daemons' items were charged by the cloud exactly what the queues counted as read and sent
     assert s.daemon_io_mb().tolist() == pytest.approx([s.served_read_mb.sum(), s.served_sent_mb.sum()])
     total = sum(t.output_mb_final for t in job.maps)
