@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hadoop_layer.shuffle import DRAINED_MB, ShuffleServer, widened
+from vcloud.model import InvariantError
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -51,12 +52,13 @@ class CopierShuffle(ShuffleServer):
 
     def start(self) -> None:
         self.vm_rows = np.array([t.vm.row for t in self.model.trackers], dtype=np.int64)
+        # the fetches under way, (serving node, reduce column) pairs: a few per reduce, so kept as a list
+        self.fetch_node, self.fetch_col = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         super().start()
 
     def _grow(self, cols: int) -> None:
         first, n = self.cols == 0, self.nodes
         self.backlog = widened(None if first else self.backlog, cols, 0.0, float, n)  # MB no copier took yet
-        self.fetching = widened(None if first else self.fetching, cols, False, bool, n)  # a copier is on (node, c)
         self.rotation = widened(None if first else self.rotation, cols, 0, np.int64, n)  # nodes in visiting order
         self.next_at = widened(None if first else self.next_at, cols, 0, np.int64)  # where the rotation goes on
         self.in_flight = widened(None if first else self.in_flight, cols, 0, np.int64)  # fetches under way
@@ -65,17 +67,24 @@ class CopierShuffle(ShuffleServer):
         super()._grow(cols)
 
     @property
+    def fetching(self) -> np.ndarray:
+        """nodes x columns: True where a copier is on (node, reduce column); for inspection and tests."""
+        on = np.zeros((self.nodes, self.cols), dtype=bool)
+        on[self.fetch_node, self.fetch_col] = True
+        return on
+
+    @property
     def busy(self) -> bool:
         return super().busy or bool(self.in_flight.any())
 
     # ---- events ---------------------------------------------------------------------------------------
     def add_reduce(self, attempt: TaskAttempt) -> None:
-        """A reduce attempt starts: its copiers draw their rotation and take their first nodes."""
+        """A reduce attempt starts: its copiers draw their rotation; they take their first nodes before the next
+        tick's physics (`before_tick`), as any free copier."""
         super().add_reduce(attempt)  # the outputs already there join its backlog (_enqueue)
         c = attempt.shuffle_col
         self.rotation[:, c] = self.rotation_rng.permutation(self.nodes)
         self.next_at[c], self.to_node[c] = 0, attempt.tracker.node
-        self._take(np.array([c]))
 
     def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
         self.queued_mb += float(per_node_mb.sum()) * len(cols)
@@ -98,7 +107,10 @@ class CopierShuffle(ShuffleServer):
         super().drop_reduce(attempt)
 
     def _free(self, c: int) -> None:
-        self.backlog[:, c], self.fetching[:, c] = 0.0, False
+        self.backlog[:, c] = 0.0
+        if self.in_flight[c]:
+            keep = self.fetch_col != c
+            self.fetch_node, self.fetch_col = self.fetch_node[keep], self.fetch_col[keep]
         self.in_flight[c] = self.waiting[c] = 0
         super()._free(c)
 
@@ -106,6 +118,17 @@ class CopierShuffle(ShuffleServer):
         if closing is None:
             closing = np.flatnonzero(self.closing)
         super()._close_drained(closing[self.waiting[closing] == 0])  # a backlog is still to fetch
+
+    def check_row_sums(self) -> None:
+        """Also: each (node, reduce) fetch is under way once, the counts are those of the fetches and backlogs."""
+        super().check_row_sums()
+        pairs = self.fetch_node * self.cols + self.fetch_col
+        if np.unique(pairs).size != pairs.size:
+            raise InvariantError("a reduce fetches twice from one node at once (uniqueHosts)")
+        if not np.array_equal(self.in_flight, np.bincount(self.fetch_col, minlength=self.cols)):
+            raise InvariantError("a reduce's count of fetches under way is not its fetches'")
+        if not np.array_equal(self.waiting, np.count_nonzero(self.backlog, axis=0)):
+            raise InvariantError("a reduce's count of nodes with a backlog is not its backlog's")
 
     # ---- the copiers ----------------------------------------------------------------------------------
     def before_tick(self) -> None:
@@ -120,13 +143,12 @@ class CopierShuffle(ShuffleServer):
         """Copiers whose fetch the servlet has read in full are free again. Its send is still to come: the servlet
         streams a fetch (reads and sends at once), which the queues stage a tick apart, so holding the copier until
         the send would idle the disk a tick between fetches."""
-        cols = np.flatnonzero(self.in_flight)
-        if not cols.size:
+        if not self.fetch_col.size:
             return
-        done = self.fetching[:, cols] & (self.queue[: self.nodes, cols] <= DRAINED_MB)
+        done = self.queue[self.fetch_node, self.fetch_col] <= DRAINED_MB
         if done.any():
-            self.fetching[:, cols] &= ~done
-            self.in_flight[cols] -= done.sum(axis=0)
+            self.in_flight -= np.bincount(self.fetch_col[done], minlength=self.cols)
+            self.fetch_node, self.fetch_col = self.fetch_node[~done], self.fetch_col[~done]
 
     def stream_mb(self, nodes: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """What one fetch from `nodes` for reduce columns `cols` moves in a tick at most: the serving host's disk,
@@ -147,6 +169,13 @@ class CopierShuffle(ShuffleServer):
         nodes = self.rotation[at, cols[None, :]]
         mb = self.backlog[nodes, cols[None, :]]
         waits = mb > 0
+        if self.fetch_col.size:  # a node with a fetch of the reduce under way is not taken again (uniqueHosts)
+            k_of = np.full(self.cols, -1, dtype=np.int64)
+            k_of[cols] = np.arange(cols.size)
+            mine = k_of[self.fetch_col] >= 0
+            under_way = np.zeros((n, cols.size), dtype=bool)
+            under_way[self.fetch_node[mine], k_of[self.fetch_col[mine]]] = True
+            waits &= ~under_way[nodes, np.arange(cols.size)[None, :]]
         cost = np.where(waits, mb / self.stream_mb(nodes, cols), 0.0)  # copier-ticks at best
         free = (self.copiers - self.in_flight[cols])[None, :]
         before = np.cumsum(cost, axis=0) - cost
@@ -158,7 +187,8 @@ class CopierShuffle(ShuffleServer):
         node, c = nodes[pos, k], cols[k]
         self.queue[node, c] += mb[pos, k]
         self.backlog[node, c] = 0.0
-        self.fetching[node, c] = True
+        self.fetch_node = np.concatenate((self.fetch_node, node))
+        self.fetch_col = np.concatenate((self.fetch_col, c))
         self._stale[node] = True
         taken = take.sum(axis=0)
         self.in_flight[cols] += taken

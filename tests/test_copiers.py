@@ -103,6 +103,37 @@ def test_nodes_are_fetched_in_a_random_rotation_drawn_from_their_own_stream():
     assert any(order(s)[0] != served for s in (4, 5, 6))
 
 
+def test_a_node_is_fetched_from_once_at_a_time():
+    """Two maps in turn on one node, the reduce waiting from the start (slowstart 0): the 10 MB map, run second, is
+    done while the other's 400 MB are still read (8 ticks of the disk); its output waits for that fetch
+    (uniqueHosts: the tick's invariant check fails on a second fetch of the node at once), though four copiers are
+    free, and is fetched right after it."""
+    cfg = HadoopConfig(map_slots=1, reduce_slots=1, heartbeat_formula="1.0", replication=1, io_sort_mb=150,
+                       child_heap_mb=400, reduce_slowstart=0.0, shuffle_copiers=True)  # fmt: skip
+    model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=FifoScheduler(),
+                        page_cache=PageCacheSettings(enabled=False))  # fmt: skip
+    for i, disk in enumerate((DISK_MBPS, NIC_MBPS)):
+        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=disk, nic_mbps=NIC_MBPS)
+        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
+    model.trackers[0].reduce_slots, model.trackers[1].map_slots = 0, 0
+    maps = [{"input_mb": 1.0, "cpu_mc": 200.0, "output_mb": mb, "output_records": 1e4} for mb in (10.0, 400.0)]
+    model.add_job("one", PUMA["tera-sort"], 0.0, maps, 1)
+    s = model.serving
+    waited = []
+    tick = s.tick
+
+    def watched() -> None:
+        tick()
+        if s.in_flight.any() and s.backlog.any():
+            waited.append(float(s.backlog.sum()))
+
+    s.tick = watched
+    model.run_until(600)
+    assert model.jobtracker.jobs[0].state == "succeeded"
+    assert waited and waited == pytest.approx([10.0] * len(waited))  # the second output waited for the first
+    assert s.served_read_mb.sum() == pytest.approx(410.0)
+
+
 def test_copiers_need_the_servlets():
     with pytest.raises(ValidationError, match=r"shuffle_copiers=true needs hadoop\.shuffle_serving=true"):
         HadoopConfig(shuffle_copiers=True, shuffle_serving=False)
