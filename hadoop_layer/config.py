@@ -41,9 +41,10 @@ class HadoopConfig(BaseModel):
         True, description="charge map-output fetches to the serving node's disk and NIC (ours; hadoop_layer/shuffle.py)"
     )
     shuffle_copiers: bool = Field(
-        False,
+        True,
         description="each reduce fetches from at most parallel_copies nodes at a time, in a random rotation "
-        "(ReduceCopier, algorithms.md 2.3; hadoop_layer/copiers.py); off: every pending fetch at once",
+        "(ReduceCopier, algorithms.md 2.3; hadoop_layer/copiers.py); off: every pending fetch at once. With "
+        "shuffle_serving only (without the servlets no fetch is served)",
     )
     datanode_serving: bool = Field(
         True,
@@ -76,14 +77,6 @@ class HadoopConfig(BaseModel):
         if not float(value).is_integer():
             raise ValueError("must be a whole number of MB (Hadoop reads io.sort.mb as an int)")
         return value
-
-    @model_validator(mode="after")
-    def _copiers_fetch_from_servers(self) -> HadoopConfig:
-        """The copiers take from the TaskTrackers' servlets; without them (shuffle_serving off) a fetch costs no
-        servlet and nothing would limit."""
-        if self.shuffle_copiers and not self.shuffle_serving:
-            raise ValueError("hadoop.shuffle_copiers=true needs hadoop.shuffle_serving=true (they fetch from servlets)")
-        return self
 
     @model_validator(mode="after")
     def _sort_buffer_fits_the_heap(self) -> HadoopConfig:

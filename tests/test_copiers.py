@@ -3,7 +3,6 @@
 
 import numpy as np
 import pytest
-from pydantic import ValidationError
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.copiers import CopierShuffle
@@ -134,6 +133,9 @@ def test_a_node_is_fetched_from_once_at_a_time():
     assert s.served_read_mb.sum() == pytest.approx(410.0)
 
 
-def test_copiers_need_the_servlets():
-    with pytest.raises(ValidationError, match=r"shuffle_copiers=true needs hadoop\.shuffle_serving=true"):
-        HadoopConfig(shuffle_copiers=True, shuffle_serving=False)
+def test_copiers_are_on_by_default_and_need_the_servlets():
+    """Hadoop's mapred.reduce.parallel.copies copiers per reduce, by default; without the servlets
+    (shuffle_serving off) fetches cost the reducer only, and there are no copiers."""
+    assert HadoopConfig().shuffle_copiers and HadoopConfig().parallel_copies == 5
+    model = HadoopModel(rng=1, hadoop=HadoopConfig(shuffle_serving=False), scheduler=FifoScheduler())
+    assert model.serving is None and not isinstance(model.shuffle, CopierShuffle)
