@@ -39,6 +39,14 @@ if TYPE_CHECKING:
 _ROTATION_STREAM = 0x5C0  # the spawn key of the copiers' random stream (any constant no other stream uses)
 
 
+def _rows_grown(a: np.ndarray | None, rows: int, width: int, fill) -> np.ndarray:
+    """`a` (None: nothing yet) with `rows` rows of `width`, the new rows `fill`."""
+    b = np.full((rows, width), fill, dtype=np.asarray(fill).dtype)
+    if a is not None:
+        b[: a.shape[0]] = a
+    return b
+
+
 class CopierShuffle(ShuffleServer):
     """The serving queues of `ShuffleServer`, fed by each reduce's copiers (see the module docstring)."""
 
@@ -58,12 +66,15 @@ class CopierShuffle(ShuffleServer):
 
     def _grow(self, cols: int) -> None:
         first, n = self.cols == 0, self.nodes
-        self.backlog = widened(None if first else self.backlog, cols, 0.0, float, n)  # MB no copier took yet
-        self.rotation = widened(None if first else self.rotation, cols, 0, np.int64, n)  # nodes in visiting order
+        # by reduce column, then node (a reduce's row is contiguous: the copiers look at a few reduces' rows)
+        self.backlog = _rows_grown(None if first else self.backlog, cols, n, 0.0)  # MB no copier took yet
+        self.position = _rows_grown(None if first else self.position, cols, n, 0)  # a node's place in the rotation
         self.next_at = widened(None if first else self.next_at, cols, 0, np.int64)  # where the rotation goes on
         self.in_flight = widened(None if first else self.in_flight, cols, 0, np.int64)  # fetches under way
         self.waiting = widened(None if first else self.waiting, cols, 0, np.int64)  # nodes with a backlog
         self.to_node = widened(None if first else self.to_node, cols, 0, np.int64)  # the reduce's node
+        # something changed since the copiers last looked (new backlog, a copier freed): else they would take nothing
+        self.changed = widened(None if first else self.changed, cols, False, bool)
         super()._grow(cols)
 
     @property
@@ -83,31 +94,33 @@ class CopierShuffle(ShuffleServer):
         tick's physics (`before_tick`), as any free copier."""
         super().add_reduce(attempt)  # the outputs already there join its backlog (_enqueue)
         c = attempt.shuffle_col
-        self.rotation[:, c] = self.rotation_rng.permutation(self.nodes)
+        self.position[c, self.rotation_rng.permutation(self.nodes)] = np.arange(self.nodes)
         self.next_at[c], self.to_node[c] = 0, attempt.tracker.node
 
     def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
         self.queued_mb += float(per_node_mb.sum()) * len(cols)
-        self.backlog[:, cols] += per_node_mb[:, None]
-        self.waiting[cols] = np.count_nonzero(self.backlog[:, cols], axis=0)
+        self.backlog[cols] += per_node_mb[None, :]
+        self.waiting[cols] = np.count_nonzero(self.backlog[cols], axis=1)
+        self.changed[cols] = True
 
     def map_done(self, job, node: int, share_mb: float) -> None:
         """A map of `job` on `node` finished: its partitions wait for the copiers of the job's running reduces."""
         cols = job.shuffle_cols
         if not len(cols) or share_mb <= 0:
             return
-        self.waiting[cols] += self.backlog[node, cols] == 0
-        self.backlog[node, cols] += share_mb
+        self.waiting[cols] += self.backlog[cols, node] == 0
+        self.backlog[cols, node] += share_mb
+        self.changed[cols] = True
         self.queued_mb += share_mb * len(cols)
 
     def drop_reduce(self, attempt: TaskAttempt) -> None:
         c = getattr(attempt, "shuffle_col", None)
         if c is not None:
-            self.dropped_mb[0] += self.backlog[:, c].sum()
+            self.dropped_mb[0] += self.backlog[c].sum()
         super().drop_reduce(attempt)
 
     def _free(self, c: int) -> None:
-        self.backlog[:, c] = 0.0
+        self.backlog[c] = 0.0
         if self.in_flight[c]:
             keep = self.fetch_col != c
             self.fetch_node, self.fetch_col = self.fetch_node[keep], self.fetch_col[keep]
@@ -127,13 +140,15 @@ class CopierShuffle(ShuffleServer):
             raise InvariantError("a reduce fetches twice from one node at once (uniqueHosts)")
         if not np.array_equal(self.in_flight, np.bincount(self.fetch_col, minlength=self.cols)):
             raise InvariantError("a reduce's count of fetches under way is not its fetches'")
-        if not np.array_equal(self.waiting, np.count_nonzero(self.backlog, axis=0)):
+        if not np.array_equal(self.waiting, np.count_nonzero(self.backlog, axis=1)):
             raise InvariantError("a reduce's count of nodes with a backlog is not its backlog's")
 
     # ---- the copiers ----------------------------------------------------------------------------------
     def before_tick(self) -> None:
-        """Free copiers take nodes before the tick's physics, so what they took is served in the tick."""
-        self._take(np.flatnonzero((self.waiting > 0) & (self.in_flight < self.copiers)))
+        """Free copiers take nodes before the tick's physics, so what they took is served in the tick. A reduce
+        whose backlog and copiers did not change since its copiers last looked is skipped: they took then all they
+        could (each free copier takes a node if one is not under way), so they would take nothing now."""
+        self._take(np.flatnonzero(self.changed & (self.waiting > 0) & (self.in_flight < self.copiers)))
 
     def tick(self) -> None:
         super().tick()
@@ -148,52 +163,63 @@ class CopierShuffle(ShuffleServer):
         done = self.queue[self.fetch_node, self.fetch_col] <= DRAINED_MB
         if done.any():
             self.in_flight -= np.bincount(self.fetch_col[done], minlength=self.cols)
+            self.changed[self.fetch_col[done]] = True
             self.fetch_node, self.fetch_col = self.fetch_node[~done], self.fetch_col[~done]
 
+    def rotation(self, c: int) -> np.ndarray:
+        """The nodes in reduce column `c`'s visiting order (for inspection and tests)."""
+        return np.argsort(self.position[c])
+
     def stream_mb(self, nodes: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """What one fetch from `nodes` for reduce columns `cols` moves in a tick at most: the serving host's disk,
-        its NIC and the receiving host's NIC at full rate (the disk alone on the same node)."""
+        """What one fetch from `nodes` for reduce columns `cols` (same shape) moves in a tick at most: the serving
+        host's disk, its NIC and the receiving host's NIC at full rate (the disk alone on the same node)."""
         model = self.model
         host_of = model.vms.view("host")[self.vm_rows]
         disk, nic = model.hosts.view("disk_mbps")[host_of], model.hosts.view("nic_mbps")[host_of]
         to = self.to_node[cols]
-        remote = np.minimum(np.minimum(disk[nodes], nic[nodes]), nic[to][None, :])
-        return model.dt * np.where(nodes == to[None, :], disk[nodes], remote)
+        remote = np.minimum(np.minimum(disk[nodes], nic[nodes]), nic[to])
+        return model.dt * np.where(nodes == to, disk[nodes], remote)
 
     def _take(self, cols: np.ndarray) -> None:
-        """The free copiers of reduce columns `cols` take nodes in their rotation (module docstring)."""
+        """The free copiers of reduce columns `cols` take nodes in their rotation (module docstring). Only the
+        (reduce, node) pairs with a backlog are looked at: a few percent of nodes x reduces."""
         if not cols.size:
             return
-        n = self.nodes
-        at = (self.next_at[cols][None, :] + np.arange(n)[:, None]) % n  # rotation positions from where it stopped
-        nodes = self.rotation[at, cols[None, :]]
-        mb = self.backlog[nodes, cols[None, :]]
-        waits = mb > 0
+        self.changed[cols] = False
+        n, backlog = self.nodes, self.backlog[cols]
+        waits = backlog > 0
         if self.fetch_col.size:  # a node with a fetch of the reduce under way is not taken again (uniqueHosts)
             k_of = np.full(self.cols, -1, dtype=np.int64)
             k_of[cols] = np.arange(cols.size)
             mine = k_of[self.fetch_col] >= 0
-            under_way = np.zeros((n, cols.size), dtype=bool)
-            under_way[self.fetch_node[mine], k_of[self.fetch_col[mine]]] = True
-            waits &= ~under_way[nodes, np.arange(cols.size)[None, :]]
-        cost = np.where(waits, mb / self.stream_mb(nodes, cols), 0.0)  # copier-ticks at best
-        free = (self.copiers - self.in_flight[cols])[None, :]
-        before = np.cumsum(cost, axis=0) - cost
-        rank = np.cumsum(waits, axis=0) - 1
-        take = waits & ((before < free) | (rank < free)) & (free > 0)
-        if not take.any():
+            waits[k_of[self.fetch_col[mine]], self.fetch_node[mine]] = False
+        k, node = np.nonzero(waits)
+        if not k.size:
             return
-        pos, k = np.nonzero(take)
-        node, c = nodes[pos, k], cols[k]
-        self.queue[node, c] += mb[pos, k]
-        self.backlog[node, c] = 0.0
+        c = cols[k]
+        at = (self.position[c, node] - self.next_at[c]) % n  # places in the rotation, from where it stopped
+        order = np.lexsort((at, k))  # by reduce, then rotation
+        k, node, c, at = k[order], node[order], c[order], at[order]
+        mb = backlog[k, node]
+        cost = mb / self.stream_mb(node, c)  # copier-ticks at best
+        first = np.searchsorted(k, k)  # each reduce's first entry
+        rank = np.arange(k.size) - first
+        spent = np.zeros((cols.size, int(rank.max()) + 1))  # each reduce's costs in rotation order, one row each
+        spent[k, rank] = cost
+        before = np.cumsum(spent, axis=1)[k, rank] - cost
+        free = self.copiers - self.in_flight[c]
+        take = (before < free) | (rank < free)
+        node, c, k, at, mb = node[take], c[take], k[take], at[take], mb[take]
+        self.queue[node, c] += mb
+        self.backlog[c, node] = 0.0
         self.fetch_node = np.concatenate((self.fetch_node, node))
         self.fetch_col = np.concatenate((self.fetch_col, c))
         self._stale[node] = True
-        taken = take.sum(axis=0)
+        taken = np.bincount(k, minlength=cols.size)
         self.in_flight[cols] += taken
         self.waiting[cols] -= taken
-        last = n - 1 - np.argmax(take[::-1], axis=0)  # the last position taken in each column
+        last = np.full(cols.size, -1, dtype=np.int64)
+        np.maximum.at(last, k, at)  # the last place taken in each reduce's rotation
         moved = taken > 0
         self.next_at[cols[moved]] = (self.next_at[cols[moved]] + last[moved] + 1) % n
         self._set_work()

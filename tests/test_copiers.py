@@ -93,7 +93,7 @@ def test_nodes_are_fetched_in_a_random_rotation_drawn_from_their_own_stream():
     def order(seed: int) -> tuple[list[int], list[int]]:
         model, seen = shuffle_of(200.0, 1, seed=seed)
         served = list(dict.fromkeys(node for _, nodes in seen for node in nodes))
-        rotation = model.serving.rotation[:, 0].tolist()  # the reduce's column (freed, not overwritten)
+        rotation = model.serving.rotation(0).tolist()  # the reduce's column (freed, not overwritten)
         return served, [n for n in rotation if n != SERVERS]
 
     served, rotation = order(3)
