@@ -360,10 +360,12 @@ def map_skewness(runtimes: np.ndarray) -> float | None:
     """Skewness of task runtimes, FlexSlot section 2.2: the third standardized moment.
 
     The paper prints sum_i (x_i - mu)^3 / sigma^3; its values (2.65, 2.25, 0.31 for thousands of tasks)
-    are those of the mean of that sum, i.e. the usual (population) skewness, which is what we report.
+    are those of the mean of that sum, i.e. the usual (population) skewness, which is what we report: m3 / m2^1.5
+    of the central moments, `scipy.stats.skew(bias=True)`'s formula (within 3e-16 of it on 300 random samples),
+    written out because importing scipy.stats costs a run 0.3-0.5 s.
     """
-    from scipy.stats import skew  # scipy.stats takes 0.5 s to import: only when a summary is made
-
     if len(runtimes) < 3 or np.std(runtimes) == 0:
         return None
-    return float(skew(runtimes, bias=True))
+    deviation = np.asarray(runtimes, dtype=np.float64)
+    deviation = deviation - deviation.mean()
+    return float(np.mean(deviation**3) / np.mean(deviation**2) ** 1.5)

@@ -6,6 +6,7 @@ import pytest
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.hdfs import Locality, place_blocks
 from hadoop_layer.interfaces import SlotManager, SpeculationPolicy
+from hadoop_layer.model import map_skewness
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.speculation.hadoop import HadoopSpeculation, speculatable
@@ -236,3 +237,11 @@ def test_fifos_padding_from_the_ledger_is_hadoops_queue_scan():
                 assert FifoScheduler._exceeded_padding(ledger, kind, view, capacity, slots) == want
                 seen.add(want)
     assert seen == {True, False}
+
+
+def test_map_skewness_is_the_population_third_standardized_moment():
+    """FlexSlot section 2.2's skewness, by hand: runtimes 1, 2, 3, 10 s have mean 4, central moments m2 = 50 / 4 =
+    12.5 and m3 = 180 / 4 = 45, so 45 / 12.5^1.5 = 1.01823...; fewer than 3 runtimes or all alike: none."""
+    assert map_skewness(np.array([1.0, 2.0, 3.0, 10.0])) == pytest.approx(45 / 12.5**1.5, rel=1e-15)
+    assert map_skewness([1.0, 2.0, 3.0, 10.0]) == pytest.approx(1.0182337649086284)
+    assert map_skewness(np.array([5.0, 5.0, 5.0])) is None and map_skewness(np.array([1.0, 9.0])) is None
