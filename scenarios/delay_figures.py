@@ -20,6 +20,7 @@ SMALL, MEDIUM = ("1", "2", "3"), ("4", "5", "6")  # bins of 1-20 and 21-300 maps
 
 def _summaries(runs: Any) -> dict[str, dict]:
     scale = 0.2 if runs.quick else 1.0
+    runs.prefetch("delay-scheduling", [{"scale": scale, **s} for s in POLICIES.values()])
     return {label: delay_summary(runs.get("delay-scheduling", scale=scale, **s)) for label, s in POLICIES.items()}
 
 

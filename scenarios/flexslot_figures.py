@@ -29,6 +29,11 @@ def _run(runs: Any, benchmark: str, **settings) -> HadoopModel:
     return runs.get("flexslot", benchmark=benchmark, **{"allocator": "drs", **settings})
 
 
+def _prefetch(runs: Any, cases: list[tuple[str, dict]]) -> None:
+    """Start the `flexslot` runs of (benchmark, settings) `cases` at once (`Runs.prefetch`), as `_run` spells them."""
+    runs.prefetch("flexslot", [{"benchmark": bench, "allocator": "drs", **s} for bench, s in cases])
+
+
 def _benchmarks(runs: Any) -> tuple[str, ...]:
     return QUICK_BENCHMARKS if runs.quick else BENCHMARKS
 
@@ -68,6 +73,7 @@ def _change(new: float, base: float) -> str:
 
 def _normalized(runs: Any, policies: dict[str, dict], **common) -> pd.DataFrame:
     """Job completion time of each benchmark under each policy, over the first policy's."""
+    _prefetch(runs, [(bench, {**common, **s}) for bench in _benchmarks(runs) for s in policies.values()])
     rows = {}
     for bench in _benchmarks(runs):
         times = {name: makespan(_run(runs, bench, **common, **s)) for name, s in policies.items()}
@@ -82,6 +88,7 @@ SLOT_POLICIES = {name: {"slot_manager": manager} for name, manager in POLICIES.i
 def fig7(runs: Any) -> tuple[str, bool, Figure]:
     """Skewness of successful map attempts (the paper's), and of task times from the first launch (which charge
     FlexSlot's kills; SkewTune's pieces count as tasks in both)."""
+    _prefetch(runs, [("inverted-index", s) for s in SLOT_POLICIES.values()])
     models = {name: _run(runs, "inverted-index", **s) for name, s in SLOT_POLICIES.items()}
     skews = {name: skewness(m) for name, m in models.items()}
     task = {name: m.hadoop_summary()["map_task_time_skewness"] for name, m in models.items()}
@@ -96,6 +103,7 @@ def fig8(runs: Any) -> tuple[str, bool, Figure]:
         "stock Homo.": {"allocator": "static"},
         "SkewTune Homo.": {"allocator": "static", "slot_manager": "skewtune"},
     }
+    _prefetch(runs, [("inverted-index", s) for s in cases.values()])
     parts = pd.DataFrame({case: breakdown(_run(runs, "inverted-index", **s)) for case, s in cases.items()}).T
     flex = parts.loc["FlexSlot DRS"]
     text = (
@@ -143,6 +151,7 @@ def fig11(runs: Any) -> tuple[str, bool, Figure]:
 
 
 def fig12(runs: Any) -> tuple[str, bool, Figure]:
+    _prefetch(runs, [(b, {"slot_manager": m}) for b in _benchmarks(runs) for m in ("flexslot", "flexslot-unlimited")])
     rows = {}
     for bench in _benchmarks(runs):
         limited = utilization(_run(runs, bench, slot_manager="flexslot"))
@@ -158,6 +167,7 @@ def fig12(runs: Any) -> tuple[str, bool, Figure]:
 
 
 def fig13(runs: Any) -> tuple[str, bool, Figure]:
+    _prefetch(runs, [(b, {"slot_manager": "flexslot"}) for b in _benchmarks(runs)])
     kills = pd.Series({b: kills_per_straggler(_run(runs, b, slot_manager="flexslot")) for b in _benchmarks(runs)})
     text = ", ".join(f"{b} {k:.2f}" for b, k in kills.items())
     resized = kills[kills > 0]
@@ -175,6 +185,7 @@ def fig14(runs: Any) -> tuple[str, bool, Figure]:
     def kills(bench: str, alpha: float) -> float:
         return kills_per_straggler(_run(runs, bench, slot_manager="flexslot", flexslot={"alpha": alpha}))
 
+    _prefetch(runs, [(b, {"slot_manager": "flexslot", "flexslot": {"alpha": a}}) for b in benches for a in alphas])
     table = pd.DataFrame({b: {a: kills(b, a) for a in alphas} for b in benches})
     text = "; ".join(f"{b}: " + ", ".join(f"{a} -> {k:.2f}" for a, k in table[b].items()) for b in benches)
     same = bool(table.iloc[-1]["inverted-index"] < 0.9 * table.iloc[0]["inverted-index"])  # a clear fall

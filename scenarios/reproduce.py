@@ -81,17 +81,30 @@ class Runs:
         self._pending: dict[tuple[str, int, str], Future] = {}  # runs computed elsewhere
         self._submit, self._turn = submit, turn
 
-    def get(self, scenario: str, seed: int | None = None, **settings) -> HadoopModel:
-        """The run of `scenario` with `settings` on `seed` (default: the report's seed)."""
+    def _keyed(self, scenario: str, seed: int | None, settings: dict[str, Any]) -> tuple[tuple, int, dict[str, Any]]:
+        """The run's cache key, seed and settings (the report's scale added)."""
         seed = self.seed if seed is None else seed
         if scenario == "flexslot":
             settings = {"scale": self.scale, **settings}
         elif scenario in COUPLING_SCENARIOS and self.scale < 1.0:  # a scaled copy: inputs and arrival times
             quick = {"scale": self.scale, "max_jobs": 40} if scenario == "coupling-200-jobs" else {"scale": self.scale}
             settings = {**quick, **settings}
-        sc = SCENARIOS[scenario]
-        validated = validate(sc.Settings, settings)
-        key = (scenario, seed, validated.model_dump_json())  # equal configurations share a run, however spelled
+        validated = validate(SCENARIOS[scenario].Settings, settings)
+        return (scenario, seed, validated.model_dump_json()), seed, settings  # equal configurations share a run
+
+    def prefetch(self, scenario: str, cases: list[dict[str, Any]], seed: int | None = None) -> None:
+        """Start the runs an entry will ask for one by one, all at once: else each waits for the one before, and at
+        the end of a report the long entries' chains leave workers idle. Does nothing when runs are made here."""
+        if self._submit is None:
+            return
+        for case in cases:
+            key, seed_, settings = self._keyed(scenario, seed, case)
+            if key not in self._done and key not in self._pending:
+                self._pending[key] = self._submit(run, scenario, seed_, settings)
+
+    def get(self, scenario: str, seed: int | None = None, **settings) -> HadoopModel:
+        """The run of `scenario` with `settings` on `seed` (default: the report's seed)."""
+        key, seed, settings = self._keyed(scenario, seed, settings)
         if key in self._done:
             return self._done[key]
         # the settings as given, not the validated dump: a scenario may read which fields were set (a coupling
@@ -129,13 +142,19 @@ def _max_over_min(model: HadoopModel) -> float:
     return model.hadoop_summary()["maps_per_node_max_over_min"] or 0.0
 
 
+def _static_and_drs(runs: Runs) -> None:
+    runs.prefetch("flexslot", [{"allocator": "static"}, {"allocator": "drs"}])
+
+
 def fig3(runs: Runs):
+    _static_and_drs(runs)
     homo, drs = runs.get("flexslot", allocator="static"), runs.get("flexslot", allocator="drs")
     fig = plots.runtime_cdf({"static (Homo.)": homo.tasks_frame(), "DRS": drs.tasks_frame()}, "FlexSlot Fig 3")
     return f"skewness {_skew(homo):.2f} static -> {_skew(drs):.2f} DRS", _skew(drs) > _skew(homo), fig
 
 
 def fig4(runs: Runs):
+    _static_and_drs(runs)
     homo, drs = runs.get("flexslot", allocator="static"), runs.get("flexslot", allocator="drs")
     text = f"maps per node max/min {_max_over_min(homo):.2f} static, {_max_over_min(drs):.2f} DRS"
     return text, _max_over_min(drs) > 2 * _max_over_min(homo), plots.tasks_per_node(drs.tasks_frame(), title="Fig 4")
@@ -148,6 +167,7 @@ def fig6(runs: Runs):
         rate = maps.steal_s / runtime
         return float(rate[runtime > runtime.quantile(0.9)].mean() / rate.mean())
 
+    _static_and_drs(runs)
     homo, drs = runs.get("flexslot", allocator="static"), runs.get("flexslot", allocator="drs")
     text = f"steal rate of the slowest 10 % over all maps: {ratio(homo):.2f} static, {ratio(drs):.2f} DRS"
     return text, ratio(drs) > ratio(homo), plots.task_breakdown(drs.tasks_frame(), "FlexSlot Fig 6 (DRS)")
@@ -156,6 +176,7 @@ def fig6(runs: Runs):
 def table1(runs: Runs):
     names = {"Homo.": {"allocator": "static"}, "Heter.": {"allocator": "heterogeneous"},
              "Heter. + Skew-sched": {"allocator": "heterogeneous", "skew_sched": True}}  # fmt: skip
+    runs.prefetch("flexslot", list(names.values()))
     skews = {name: _skew(runs.get("flexslot", **s)) for name, s in names.items()}
     text = ", ".join(f"{k} {v:.2f}" for k, v in skews.items())
     values = list(skews.values())
@@ -166,6 +187,7 @@ def table1(runs: Runs):
 
 def _coupling(runs: Runs, scenario: str) -> tuple[HadoopModel, dict, dict]:
     """The scenario under Fair and under Coupling: the Fair model and both summaries."""
+    runs.prefetch(scenario, [{"scheduler": "fair"}, {"scheduler": "coupling"}])
     fair, coupling = runs.get(scenario, scheduler="fair"), runs.get(scenario, scheduler="coupling")
     summary = SCENARIOS[scenario].summary
     return fair, summary(fair), summary(coupling)
@@ -207,6 +229,9 @@ def coupling_fig1(runs: Runs):
 def coupling_fig12(runs: Runs):
     """Table II / Fig. 12: each single job under Fair and Coupling, mean and range over seeds (the paper: 15 runs)."""
     seeds = range(1, 2 if runs.quick else 4)  # quick: one seed (the jobs are small: the full input even then)
+    for seed in seeds:
+        cases = [{"job": job, "scheduler": s} for job in TABLE_II_JOBS for s in ("fair", "coupling")]
+        runs.prefetch("coupling-single-job", cases, seed=seed)
     minutes = {  # job time = end: each job is submitted at 0
         (job, scheduler): [runs.get("coupling-single-job", seed=seed, job=job, scheduler=scheduler)
                            .jobtracker.jobs[0].end_s / 60.0 for seed in seeds]
@@ -242,6 +267,9 @@ def mean_running_maps(model: HadoopModel) -> float:
 
 
 def coupling_fig10_11(runs: Runs):
+    runs.prefetch("delay-locality", [{"scheduler": "fair"}] + [
+        {"scheduler": "coupling", "coupling.beta": b} for b in (0.1, 0.5)
+    ])  # fmt: skip
     fair = runs.get("delay-locality", scheduler="fair")
     peeks = {b: runs.get("delay-locality", scheduler="coupling", **{"coupling.beta": b}) for b in (0.1, 0.5)}
     time = {k: SCENARIOS["delay-locality"].summary(m)["mean_job_s"] for k, m in {"fair": fair, **peeks}.items()}
@@ -297,6 +325,7 @@ def samr_fig9(runs: Runs):
     from scenarios.samr_experiments import POLICIES, backup_counts, job_time
 
     gb = 6.0 if runs.scale < 1 else 12.0
+    runs.prefetch("samr-heterogeneous", [{"input_gb": gb, **settings} for settings in POLICIES.values()])
     models = {name: runs.get("samr-heterogeneous", input_gb=gb, **settings) for name, settings in POLICIES.items()}
     times = {name: job_time(m) or 0.0 for name, m in models.items()}
     parts = []
@@ -324,6 +353,7 @@ def capacity_queues(runs: Runs):
 
 def quincy_locality(runs: Runs):
     jobs = 6 if runs.quick else 12
+    runs.prefetch("quincy-locality", [{"jobs": jobs, **v} for v in QUINCY_POLICIES.values()])
     summaries = {k: SCENARIOS["quincy-locality"].summary(runs.get("quincy-locality", jobs=jobs, **v))
                  for k, v in QUINCY_POLICIES.items()}  # fmt: skip
     cross = {k: s["moved_mb"]["cross_rack_mb"] / 1024 for k, s in summaries.items()}
