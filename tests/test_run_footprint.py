@@ -85,6 +85,8 @@ def test_an_ended_attempt_keeps_what_its_readers_read_and_leaves_the_agent_regis
     live = set(model.agents)
     for a in ended:
         assert a not in live and a.route is None and a.progress_marks is None
+        # its phase end times, 8 B each: no float object each (WorkItem.settle)
+        assert not [r for r in gc.get_referents(a.phase_end_s) if type(r) is float]
         assert a.progress_score == (1.0 if a.state == "done" else 0.0)  # processed_mb of the tasks table
         if a in at_end:  # finished of itself (not killed): noted at its end
             assert read(a) == at_end[a]
