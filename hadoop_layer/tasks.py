@@ -463,6 +463,13 @@ class Job(Agent):
             self._any.append(task)
         return new
 
+    def forget_pending(self) -> None:
+        """An ended job is searched for no more tasks: its locality caches (its maps again, by node and by rack) go.
+        What the searches had not yet emptied of them held 32 MB at the end of a SWIM day on 600 slaves (issue 16)."""
+        self._node_cache.clear()
+        self._rack_cache.clear()
+        self._any, self._retry = [], []
+
     def forget_retries(self) -> None:
         """With no pending map, the failed-first list holds none either (find_map would empty it so)."""
         if self._retry:

@@ -38,6 +38,8 @@ def test_a_jobs_tasks_are_made_at_its_submission_numbered_as_at_build():
         gids = [t.gid for t in (*job.maps, *job.reduces)]
         assert job.splits is None and gids == list(range(first, first + len(gids)))
         first += len(gids)
+        # an ended job is searched for no more maps: it keeps no locality caches (Job.forget_pending)
+        assert job.end_s is not None and not (job._node_cache or job._rack_cache or job._any)
     assert model.tasks == first
 
 
