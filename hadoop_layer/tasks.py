@@ -58,8 +58,8 @@ class JobState(StrEnum):
 
 class Task:
     """A TaskInProgress: one split or one partition, and its attempts. Slots, not a dict, and the containers most
-    tasks never fill or fill only while they run (`active`, `nodes_tried`, `children`, `replay`) are tuples, the
-    shared empty one when empty: a day of a 600-node trace makes 460,000 of them (issue 16)."""
+    tasks never fill, fill once or fill only while they run (`attempts`, `active`, `nodes_tried`, `children`,
+    `replay`) are tuples, the shared empty one when empty: a 600-node trace's day makes 460,000 (issue 16)."""
 
     __slots__ = (
         "active",
@@ -108,7 +108,7 @@ class Task:
         self.output_mb, self.output_records = output_mb, output_records
         self.replicas = replicas if replicas is not None else np.zeros(0, dtype=np.int64)
         self.state = TaskState.PENDING  # changed only by Job.set_state
-        self.attempts: list[TaskAttempt] = []
+        self.attempts: tuple[TaskAttempt, ...] = ()  # a tuple: most tasks run once (64 B, a list's 104)
         self.active: tuple[TaskAttempt, ...] = ()  # its running attempts (AttemptRegistry)
         self.nodes_tried: tuple[int, ...] = ()  # nodes an attempt ran on (a tuple: most tasks run once)
         self.start_s: float | None = None
