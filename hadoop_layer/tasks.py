@@ -294,13 +294,20 @@ class MapSplits:
     def tasks(self, job: Job, first_gid: int) -> list[Task]:
         """The map tasks, numbered from `first_gid` in the model's task arrays."""
         own, placed = self.own_replicas, self.replicas
-        columns = zip(*(getattr(self, f).tolist() for f in self.FIELDS), strict=True)
+        columns = zip(*(_shared(getattr(self, f).tolist()) for f in self.FIELDS), strict=True)
         tasks = []
         for i, (input_mb, cpu_mc, output_mb, records) in enumerate(columns):
             task = Task(job, TaskKind.MAP, i, input_mb, cpu_mc, output_mb, records, own.get(i, placed[i]))
             task.gid = first_gid + i
             tasks.append(task)
         return tasks
+
+
+def _shared(values: list[float]) -> list[float]:
+    """Equal numbers as one float object: a job's splits are mostly of one size, and a SWIM day's 406,005 maps hold
+    6,726 distinct values a field (4 x 32 B a map otherwise: 51 MB). Zeros keep their own (0.0 == -0.0)."""
+    seen: dict[float, float] = {}
+    return [seen.setdefault(v, v) if v else v for v in values]
 
 
 class Job(Agent):
