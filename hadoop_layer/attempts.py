@@ -25,7 +25,7 @@ class AttemptRegistry:
     def add(self, attempt: TaskAttempt) -> None:
         """A launched attempt runs in its tracker's slot."""
         task = attempt.task
-        task.attempts.append(attempt)
+        task.attempts = (*task.attempts, attempt)
         task.active = (*task.active, attempt)
         attempt.tracker.running[task.kind].add(attempt)
         if task.role:

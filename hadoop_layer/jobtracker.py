@@ -139,6 +139,7 @@ class JobTracker:
         for node in np.flatnonzero(job.map_output_node_mb):  # the TaskTrackers purge the job's map outputs
             self.model.files.drop_map_output(int(node), float(job.map_output_node_mb[node]))
         job.map_output_node_mb = _NOTHING  # a row per node of every job of a long run adds up (issue 16)
+        job.forget_pending()
         if job in self.running_jobs:
             self._stop_running(job)
         if job in self.other_jobs:

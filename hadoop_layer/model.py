@@ -6,6 +6,7 @@ the policies it is handed (scheduler, speculation, slot manager). It knows no pa
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -187,42 +188,24 @@ class HadoopModel(CloudModel):
         return [a for job in self.jobtracker.jobs for t in (*job.maps, *job.reduces) for a in t.attempts]
 
     def tasks_frame(self) -> pd.DataFrame:
-        """One row per attempt (DESIGN.md 7), built column by column: a list of one dict per attempt held twice
-        the memory at the end of a long run (476,734 attempts in a SWIM day). The charges come as arrays
-        (`CloudModel.charges_of`), not as a float object per value."""
+        """One row per attempt (DESIGN.md 7), built `_ROWS_AT_ONCE` rows at a time, each column typed as it is made
+        (`TASK_DTYPES`): a list of Python values per column for every attempt held 0.4 GB at the end of a SWIM day
+        on 600 slaves (476,734 attempts), the run's peak. The charges come as arrays (`CloudModel.charges_of`)."""
         lifecycle = [a for job in self.jobtracker.jobs for t in job.lifecycle_tasks for a in t.attempts]
         attempts = [*self.attempts(), *lifecycle]
-        columns: dict[str, Any] = {c: [] for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS}
-        add = [columns[c].append for c in columns]
-        for a in attempts:
-            t = a.task
-            values = (
-                t.job.job_id,
-                t.task_id,
-                a.name,
-                t.role or t.kind.value,  # m, r, or a job's setup / cleanup (job_setup_cleanup)
-                a.tracker.name,
-                a.tracker.vm.host.name,
-                a.locality.name.lower() if a.locality is not None else "",
-                a.start_s,
-                a.end_s,
-                a.state,
-                a.speculative,
-                t.input_mb,
-                t.input_mb * a.progress_score,
-                a.output_mb,
-                a.spills,
-                t.kill_count,
-                t.parent.task_id if t.parent is not None else "",
-            )
-            for append, value in zip(add, values, strict=True):
-                append(value)
+        names = [c for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS]
+        parts: dict[str, list] = {c: [] for c in names}
+        for batch in itertools.batched(attempts, _ROWS_AT_ONCE):
+            for c, values in zip(names, zip(*map(_task_row, batch), strict=True), strict=True):
+                parts[c].append(pd.array(values, dtype=TASK_DTYPES[c]))
+        columns: dict[str, Any] = {c: _joined(chunks, TASK_DTYPES[c]) for c, chunks in parts.items()}
+        del parts
         charges = self.charges_of(attempts)
         of = {c: charges[:, CHARGES.index(c)] for c in CHARGES}
         columns["cputime_s"] = of["usr_s"] + of["sys_s"]
         for c in _CHARGE_COLUMNS[1:]:
             columns[c] = of[c]
-        return pd.DataFrame(columns, columns=TASK_COLUMNS)
+        return pd.DataFrame({c: columns[c] for c in TASK_COLUMNS}, copy=False)
 
     def jobs_frame(self) -> pd.DataFrame:
         rows = [
@@ -349,6 +332,46 @@ TASK_COLUMNS = [
     "parent",
 ]
 _CHARGE_COLUMNS = ("cputime_s", "steal_s", "iowait_s", "read_disk_mb", "read_cache_mb")  # from the charges arrays
+TASK_DTYPES = {
+    **dict.fromkeys(("job", "task", "attempt", "kind", "vm", "host", "locality", "state", "parent"), "str"),
+    **dict.fromkeys(("start_s", "end_s", "input_mb", "processed_mb", "output_mb"), "float64"),  # None: NaN
+    "speculative": "bool",
+    **dict.fromkeys(("spills", "kill_count"), "int64"),
+}
+_ROWS_AT_ONCE = 65_536  # rows of the tasks table whose Python values exist at once (tasks_frame)
+
+
+def _task_row(a: TaskAttempt) -> tuple:
+    """An attempt's values in the tasks table's columns, but the charges' (`TASK_COLUMNS`)."""
+    t = a.task
+    return (
+        t.job.job_id,
+        t.task_id,
+        a.name,
+        t.role or t.kind.value,  # m, r, or a job's setup / cleanup (job_setup_cleanup)
+        a.tracker.name,
+        a.tracker.vm.host.name,
+        a.locality.name.lower() if a.locality is not None else "",
+        a.start_s,
+        a.end_s,
+        a.state,
+        a.speculative,
+        t.input_mb,
+        t.input_mb * a.progress_score,
+        a.output_mb,
+        a.spills,
+        t.kill_count,
+        t.parent.task_id if t.parent is not None else "",
+    )
+
+
+def _joined(chunks: list, dtype: str) -> Any:
+    """One column from its chunks; a string column keeps them as the chunks of one Arrow array (no copy)."""
+    if len(chunks) < 2:
+        return chunks[0] if chunks else pd.array([], dtype=dtype)
+    return pd.concat([pd.Series(c, copy=False) for c in chunks], ignore_index=True).array
+
+
 JOB_COLUMNS = ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces", "state"]
 
 

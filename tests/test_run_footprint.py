@@ -38,6 +38,8 @@ def test_a_jobs_tasks_are_made_at_its_submission_numbered_as_at_build():
         gids = [t.gid for t in (*job.maps, *job.reduces)]
         assert job.splits is None and gids == list(range(first, first + len(gids)))
         first += len(gids)
+        # an ended job is searched for no more maps: it keeps no locality caches (Job.forget_pending)
+        assert job.end_s is not None and not (job._node_cache or job._rack_cache or job._any)
     assert model.tasks == first
 
 
@@ -85,6 +87,8 @@ def test_an_ended_attempt_keeps_what_its_readers_read_and_leaves_the_agent_regis
     live = set(model.agents)
     for a in ended:
         assert a not in live and a.route is None and a.progress_marks is None
+        # its phase end times, 8 B each: no float object each (WorkItem.settle)
+        assert not [r for r in gc.get_referents(a.phase_end_s) if type(r) is float]
         assert a.progress_score == (1.0 if a.state == "done" else 0.0)  # processed_mb of the tasks table
         if a in at_end:  # finished of itself (not killed): noted at its end
             assert read(a) == at_end[a]

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from ortools.graph.python import min_cost_flow
 
 
 class Unfeasible(ValueError):
@@ -23,7 +22,10 @@ def network_simplex(
 ) -> np.ndarray:
     """The flow on each edge of a min-cost flow; `demand[v]` > 0 means v takes in that much (networkx's sign).
 
-    Integer capacities and costs (OR-Tools works in int64)."""
+    Integer capacities and costs (OR-Tools works in int64). OR-Tools is imported here, when a Quincy run first
+    solves: importing it holds 20 MB of a process's memory, and other schedulers never need it (issue 16)."""
+    from ortools.graph.python import min_cost_flow
+
     solver = min_cost_flow.SimpleMinCostFlow()
     arcs = solver.add_arcs_with_capacity_and_unit_cost(
         np.asarray(src, dtype=np.int64), np.asarray(tgt, dtype=np.int64),
