@@ -94,9 +94,23 @@ class Streams:
     file: np.ndarray  # the file it reads or writes through the page cache (-1: none)
     write: np.ndarray
     multi: np.ndarray  # per item: the phase needs more than one resource
+    starts: np.ndarray  # where each item's streams start (the streams are ordered by item) ...
+    owners: np.ndarray  # ... and those items, ascending
     any_multi: bool
     file_rows: np.ndarray  # the streams that go through a page-cache file
     any_file: bool
+    # the file streams' columns (of `file_rows`), and the files they touch: fixed while the layout is
+    f_file: np.ndarray
+    f_item: np.ndarray
+    f_vm: np.ndarray
+    f_need: np.ndarray
+    f_write: np.ndarray
+    f_hit: np.ndarray  # reads: the file's cached share when the phase began (ItemTable.stream_hit)
+    f_touched: np.ndarray  # the files, ascending (np.unique of f_file) ...
+    f_inv: np.ndarray  # ... and each file stream's place among them
+
+
+Ratios = tuple[np.ndarray, np.ndarray]  # grant / need: per item of its CPU, per stream of the stream
 
 
 @dataclass
@@ -162,7 +176,6 @@ class TickState:
     host_pools: hostpool.HostPools | None = None  # when some host has a pool limit (vcloud/hostpool.py)
     has_cpu: np.ndarray = field(default=None)  # per item: the phase needs CPU
     s_has_need: np.ndarray = field(default=None)  # per item stream: it needs disk or NIC
-    ratio_at: np.ndarray = field(default=None)
     wait_rows: np.ndarray = field(default=None)
     load_rows: np.ndarray = field(default=None)
     swap_got1: np.ndarray = field(default=None)
@@ -214,21 +227,28 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
 
 
 def flat_streams(items: ItemTable) -> Streams:
-    """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases)."""
+    """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases). Ordered by
+    item, then column; gathered through the flat index of the stream columns (cheaper than a 2-D fancy index)."""
     cached = getattr(items, "_flat_streams", None)
     if cached is not None and cached[0] == items.layout:
         return cached[1]
-    n = items.n
-    svm = items.stream_vm[:n]
-    item, col = np.nonzero(svm >= 0)
+    n, width = items.n, items.width
+    svm = items.stream_vm[:n].ravel()  # the leading rows of a C-ordered table: a view
+    at = np.flatnonzero(svm >= 0)
+    item, col = np.divmod(at, width)
     count = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0)
     multi = count > 1
-    device, file = items.stream_device[:n][item, col].astype(np.int64), items.stream_file[:n][item, col]
-    file = np.where(device == _DISK, file, -1)
+    device = items.stream_device[:n].ravel()[at].astype(np.int64)
+    file = np.where(device == _DISK, items.stream_file[:n].ravel()[at], -1)
+    need, write = items.stream_need[:n].ravel()[at], items.stream_write[:n].ravel()[at]
     file_rows = (file >= 0).nonzero()[0]
-    streams = Streams(item, col, svm[item, col], device, items.stream_need[:n][item, col], file,
-                      items.stream_write[:n][item, col], multi, bool(multi.any()), file_rows,
-                      file_rows.size > 0)  # fmt: skip
+    f_file = file[file_rows]
+    f_touched, f_inv = np.unique(f_file, return_inverse=True)
+    starts = np.flatnonzero(np.diff(item, prepend=-1))  # the first stream of each item that has one
+    streams = Streams(item, col, svm[at], device, need, file, write, multi, starts, item[starts], bool(multi.any()),
+                      file_rows, file_rows.size > 0, f_file, item[file_rows], svm[at][file_rows], need[file_rows],
+                      write[file_rows], items.stream_hit[:n].ravel()[at[file_rows]], f_touched,
+                      f_inv)  # fmt: skip
     items._flat_streams = (items.layout, streams)
     return streams
 
@@ -276,18 +296,17 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     due = np.maximum(np.maximum(expired, dirty_vm - cfg.dirty_background_ratio * cap), 0.0)
     st.wb_want = np.minimum(due / st.dt, hosts.disk_mbps[: hosts.n][st.vm_host])
     if fs.any_file:
-        k = fs.file_rows
-        f = fs.file[k]
+        k, f = fs.file_rows, fs.f_file
         size = files.size_mb[f]
         hit = np.divide(files.cached_mb[f], size, out=np.zeros(k.size), where=size > 0)
-        np.minimum(hit, items.stream_hit[fs.item[k], fs.col[k]], out=hit)
-        write = fs.write[k]
+        np.minimum(hit, fs.f_hit, out=hit)
+        write = fs.f_write
         st.s_factor[k] = np.where(write, 1.0, 1.0 - hit)
         # the headroom below the dirty limit, shared by the VM's writers that still have something to write
-        writing = write & (items.remaining[fs.item[k]] > 0)
-        writers = np.bincount(fs.vm[k], writing, minlength=n_vm)
+        writing = write & (items.remaining[fs.f_item] > 0)
+        writers = np.bincount(fs.f_vm, writing, minlength=n_vm)
         headroom = np.maximum(cfg.dirty_ratio * cap - dirty_vm, 0.0) / st.dt
-        st.s_bonus[k] = np.divide(headroom, writers, out=np.zeros(n_vm), where=writers > 0)[fs.vm[k]] * writing
+        st.s_bonus[k] = np.divide(headroom, writers, out=np.zeros(n_vm), where=writers > 0)[fs.f_vm] * writing
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -371,53 +390,53 @@ def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, ph
     st.got_io1, st.swap_got1, st.wb_got1 = _share_io(st, st.s_want)
 
 
-def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray):
-    """Each item's rate (min over its needs of grant / need) and the ratios: one column per item, row 0 its CPU,
-    row 1 + c its stream in column c (inf where it has no such need). Needs by rows: the minimum over an item's
-    needs is then a reduction over a few long contiguous rows, not over many short ones."""
+def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray) -> tuple[np.ndarray, Ratios]:
+    """Each item's rate (min over its needs of grant / need) and the ratios grant / need: per item of its CPU, per
+    stream of the stream (inf where there is no such need)."""
     n = items.n
     k = st.streams.item.size
-    ratio = np.full((items.width + 1, n), np.inf)
-    np.divide(got_cpu, items.need_cpu[:n], out=ratio[0], where=st.has_cpu)
-    ratio.ravel()[st.ratio_at] = np.divide(got_io[:k] + st.s_bonus, st.s_need[:k], out=np.full(k, np.inf),
-                                           where=st.s_has_need)  # fmt: skip
-    rate = _least(ratio)
+    cpu = np.divide(got_cpu, items.need_cpu[:n], out=np.full(n, np.inf), where=st.has_cpu)
+    io = np.divide(got_io[:k] + st.s_bonus, st.s_need[:k], out=np.full(k, np.inf), where=st.s_has_need)
+    rate = np.minimum(cpu, _least(st.streams, io, n))
     rate[st.wait_rows] = 1.0
     rate[st.load_rows] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
-    return rate, ratio
+    return rate, (cpu, io)
 
 
-def _asks(st: TickState, items: ItemTable, ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _asks(st: TickState, items: ItemTable, ratios: Ratios) -> tuple[np.ndarray, np.ndarray]:
     """What each need of a multi-resource phase asks for in the next round: as much as the phase's other needs let
     it use (their last grants), never more than its standalone want. Single-resource phases ask their want."""
     n, fs = items.n, st.streams
     k = fs.item.size
-    if ratio.shape[0] > 1:
-        # per item: its lowest ratio (the first need that has it), the second lowest (that value again on a tie)
-        # and the lowest over its streams (the other needs of its CPU)
-        lowest = _least(ratio)
-        first = np.zeros(n, dtype=np.int64)
-        for j in range(ratio.shape[0] - 1, 0, -1):  # the first need that has the lowest (argmin's choice)
-            first[ratio[j] == lowest] = j
-        rest = ratio.copy()
-        rest[first, np.arange(n)] = np.inf
-        second = _least(rest)
-        other_cpu = _least(ratio[1:])
-    else:
-        first = lowest = second = other_cpu = np.full(n, np.inf)  # no streams: the CPU has no other need
+    cpu, io = ratios
+    # per item: the lowest ratio over its streams (the other needs of its CPU) and over all its needs; a stream's
+    # other needs are the item's lowest, except for its first stream that has the lowest (argmin's choice, the
+    # CPU coming after the streams): the least of the CPU and of the other streams (that value again on a tie)
+    other_cpu = _least(fs, io, n)
+    lowest = np.minimum(cpu, other_cpu)
+    other = lowest[fs.item]
+    at = (io == other).nonzero()[0]
+    if at.size:
+        by = fs.item[at]
+        first = at[np.concatenate(([True], by[1:] != by[:-1]))]  # streams are ordered by item
+        rest = io.copy()
+        rest[first] = np.inf
+        other[first] = np.minimum(cpu, _least(fs, rest, n))[fs.item[first]]
     want = st.want_cpu.copy()
     multi = fs.multi & np.isfinite(other_cpu)
     np.minimum(want, np.multiply(items.need_cpu[:n], other_cpu, out=np.full(n, np.inf), where=multi), out=want)
     s_want = st.s_want.copy()
-    other = np.where(first[fs.item] == fs.col + 1, second[fs.item], lowest[fs.item])  # min over the other needs
     ask = np.multiply(st.s_need[:k], other, out=np.full(k, np.inf), where=fs.multi[fs.item] & np.isfinite(other))
     np.minimum(s_want[:k], np.maximum(ask - st.s_bonus, 0.0), out=s_want[:k])
     return want, s_want
 
 
-def _least(ratio: np.ndarray) -> np.ndarray:
-    """Each item's least ratio over its needs (the rows): a minimum is exact in any order."""
-    return np.minimum.reduce(ratio, axis=0)
+def _least(fs: Streams, io: np.ndarray, n: int) -> np.ndarray:
+    """Each item's least ratio over its streams (inf if it has none): a minimum is exact in any order."""
+    least = np.full(n, np.inf)
+    if fs.starts.size:
+        least[fs.owners] = np.minimum.reduceat(io, fs.starts)
+    return least
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
@@ -433,7 +452,6 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     need_cpu, kind = items.need_cpu[:n], items.kind[:n]
     st.has_cpu = need_cpu > 0
     st.s_has_need = st.s_need[:k] > 0
-    st.ratio_at = (fs.col + 1) * n + fs.item  # each stream's place in the flattened ratio matrix
     st.wait_rows, st.load_rows = (kind == _WAIT).nonzero()[0], (kind == _LOAD).nonzero()[0]
     rate, ratio = _rates(st, items, st.got_cpu1, st.got_io1)
     got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
@@ -443,7 +461,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
         for _ in range(physics.pipeline_rounds - 1):
             # a need's potential: the larger of what it got competing with its standalone want (round 1) and now
             # (two needs that cap each other's asks would otherwise never grow again)
-            want, s_want = _asks(st, items, np.maximum(first, ratio))
+            want, s_want = _asks(st, items, (np.maximum(first[0], ratio[0]), np.maximum(first[1], ratio[1])))
             if asked is not None and _close(want, asked[0]) and _close(s_want, asked[1]):
                 break
             asked = (want, s_want)
@@ -590,17 +608,16 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
         return
     files = cache.files
     if fs.any_file:
-        k = fs.file_rows
-        f, item, vm = fs.file[k], fs.item[k], fs.vm[k]
-        logical = st.progress[item] * fs.need[k]
-        write = fs.write[k]
+        k, item, vm = fs.file_rows, fs.f_item, fs.f_vm
+        logical = st.progress[item] * fs.f_need
+        write = fs.f_write
         dirtied = np.minimum(logical, st.s_bonus[k] * st.dt) * write
         disk_mb = logical * st.s_factor[k] - dirtied
         read = ~write
         hit = (logical - disk_mb) * read
         miss = disk_mb * read
         written = logical * write
-        u, inv = np.unique(f, return_inverse=True)  # the files touched in the tick (a handful of the table)
+        u, inv = fs.f_touched, fs.f_inv  # the files touched in the tick (a handful of the table)
         m = u.size
         cache.touch(u)
         files.size_mb[u] += np.bincount(inv, written, minlength=m)
