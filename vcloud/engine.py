@@ -166,6 +166,9 @@ class TickState:
     cache: PageCache | None = None
     streams: Streams | None = None
     has_load: bool = False
+    is_load: np.ndarray = field(default=None)  # per item: a LOAD phase (a background tenant)
+    core_mhz_vm: np.ndarray = field(default=None)  # per VM: its host's core MHz ...
+    core_mhz: np.ndarray = field(default=None)  # ... and per item
     vm_host: np.ndarray = field(default=None)
     io_bw: np.ndarray = field(default=None)  # datastores then NICs, MB/s
     io_group: np.ndarray = field(default=None)  # the streams' devices, then each VM's datastore twice (swap, flusher)
@@ -311,10 +314,11 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     n_host, n_vm, n = hosts.n, vms.n, items.n
-    vm, kind = items.vm[:n], items.kind[:n]
+    vm = items.vm[:n]
     vm_host = vms.host[:n_vm]
-    core_mhz = hosts.core_mhz[:n_host][vm_host][vm]
-    is_load = kind == _LOAD
+    st.core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
+    st.core_mhz = core_mhz = st.core_mhz_vm[vm]
+    is_load = st.is_load
     cpu_threads = items.threads[:n] * (items.need_cpu[:n] > 0)
     want_cpu = cpu_threads * core_mhz
     cpu_weight = cpu_threads
@@ -376,7 +380,7 @@ def _share_io(st: TickState, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     n_host, n_vm = hosts.n, vms.n
     # what the rounds of the pipeline stage share again: computed once per tick
-    st.vm_vcpu_mhz = vms.vcpus[:n_vm] * hosts.core_mhz[:n_host][st.vm_host]
+    st.vm_vcpu_mhz = vms.vcpus[:n_vm] * st.core_mhz_vm
     st.vm_limit = vms.cpu_limit_mhz[:n_vm]
     st.vm_weight = vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ
     st.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
@@ -482,16 +486,15 @@ def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     remaining = items.remaining[:n]
     progress = st.rate * dt
     done = progress >= remaining
-    is_load = items.kind[:n] == _LOAD
     if st.has_load:
-        done &= ~is_load
+        done &= ~st.is_load
     rows = done.nonzero()[0]  # phases that run out of work in this tick; open ones wait for more
     frac_dt = np.full(n, dt)
     if rows.size:
         possible, left = progress[rows], remaining[rows]
         frac_dt[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0) * dt
         progress[rows] = left
-    remaining -= np.where(is_load, 0.0, progress) if st.has_load else progress
+    remaining -= np.where(st.is_load, 0.0, progress) if st.has_load else progress
     if rows.size:
         remaining[rows] = 0.0
     st.progress, st.frac_dt, st.done_rows = progress, frac_dt, rows
@@ -501,12 +504,11 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     n_host, n_vm, n, dt = hosts.n, vms.n, items.n, st.dt
     vm = items.vm[:n]
     vcpus = vms.vcpus[:n_vm]
-    core_mhz_vm = hosts.core_mhz[:n_host][st.vm_host]
-    core_mhz = core_mhz_vm[vm]
+    core_mhz_vm, core_mhz = st.core_mhz_vm, st.core_mhz
     fs = st.streams
     k = fs.item.size
     need_cpu = items.need_cpu[:n]
-    is_load = items.kind[:n] == _LOAD
+    is_load = st.is_load
 
     # what each item and stream moved in the tick
     cpu_mc = st.progress * need_cpu
@@ -534,7 +536,7 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
                                   <= st.rate)  # fmt: skip
     f_run = np.divide(used_mhz, st.runnable_mhz, out=np.zeros(n), where=st.runnable_mhz > 0)
     np.minimum(f_run, 1.0, out=f_run)
-    f_run[cpu_bound | is_load] = 1.0
+    f_run[(cpu_bound | is_load) if st.has_load else cpu_bound] = 1.0
     runnable_s = f_run * st.want_cpu * st.frac_dt / core_mhz
     io_active = (np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0).astype(float)
     fed = items.open[:n]
@@ -545,7 +547,8 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
         io_active = np.where(fed, np.divide(busy * dt, st.frac_dt, out=np.zeros(n), where=st.frac_dt > 0), io_active)
     cpu_threads = items.threads[:n] * (need_cpu > 0)
     # page-ins stall the threads in the share they run, I/O blocks one thread in the share it binds
-    blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt
+    not_load = 1.0 - f_run * ~is_load if st.has_load else 1.0 - f_run
+    blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * not_load) * st.frac_dt
     # a stream on another VM's datastore: that VM's daemon thread is blocked while its requests are outstanding
     # (outstanding: the share of the tick its requests take at the rate a request is served, the first round's)
     remote = s_disk & ~own & (st.got_io > 0) & (st.got_io1 > 0)
@@ -669,7 +672,8 @@ def begin(
     st = TickState()
     st.dt, st.cache, st.now = dt, cache, now
     st.streams = flat_streams(items)
-    st.has_load = bool((items.kind[: items.n] == _LOAD).any())
+    st.is_load = items.kind[: items.n] == _LOAD
+    st.has_load = bool(st.is_load.any())
     st.vm_host = vms.host[: vms.n]
     return st
 
