@@ -108,6 +108,10 @@ class Streams:
     f_hit: np.ndarray  # reads: the file's cached share when the phase began (ItemTable.stream_hit)
     f_touched: np.ndarray  # the files, ascending (np.unique of f_file) ...
     f_inv: np.ndarray  # ... and each file stream's place among them
+    # set by the first tick that uses them (hosts and VMs stay where they are; a row's ceiling is set at its start):
+    group: np.ndarray | None = None  # each stream's row of `io_bw` (io_group) ...
+    ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
+    shared_rows: np.ndarray | None = None  # the io stage's groups: the streams', then each VM's datastore twice
 
 
 Ratios = tuple[np.ndarray, np.ndarray]  # grant / need: per item of its CPU, per stream of the stream
@@ -330,16 +334,19 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
 
     fs = st.streams
     s_item, s_vm, s_need = fs.item, fs.vm, fs.need * st.s_factor
-    s_group = io_group(hosts, vm_host[s_vm], fs.device)
+    uplink = rack_uplink_mbps(hosts, physics)
+    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink))
+    if fs.group is None:
+        fs.group = io_group(hosts, vm_host[s_vm], fs.device)
+        fs.ceiling = np.minimum(items.io_mbps_max[:n][s_item], io_bw[fs.group])
+    s_group = fs.group
     if st.has_load:
         load = is_load.nonzero()[0]
         s_item = np.concatenate((s_item, load))
         s_vm = np.concatenate((s_vm, vm[load]))
         s_need = np.concatenate((s_need, np.zeros(load.size)))
         s_group = np.concatenate((s_group, vm_host[vm[load]]))
-    uplink = rack_uplink_mbps(hosts, physics)
-    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink))
-    s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
+    s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group]) if st.has_load else fs.ceiling.copy()
     # nothing left, all of it in the cache, or all of it fits below the dirty limit: no I/O
     left = items.remaining[:n][s_item]
     s_want *= (left > 0) & (s_need > 0)
@@ -390,7 +397,13 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
 
 
 def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    st.io_group = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+    fs = st.streams
+    if st.has_load:
+        st.io_group = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+    else:
+        if fs.shared_rows is None:
+            fs.shared_rows = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+        st.io_group = fs.shared_rows
     st.got_io1, st.swap_got1, st.wb_got1 = _share_io(st, st.s_want)
 
 
