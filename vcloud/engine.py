@@ -94,9 +94,27 @@ class Streams:
     file: np.ndarray  # the file it reads or writes through the page cache (-1: none)
     write: np.ndarray
     multi: np.ndarray  # per item: the phase needs more than one resource
+    starts: np.ndarray  # where each item's streams start (the streams are ordered by item) ...
+    owners: np.ndarray  # ... and those items, ascending
     any_multi: bool
     file_rows: np.ndarray  # the streams that go through a page-cache file
     any_file: bool
+    # the file streams' columns (of `file_rows`), and the files they touch: fixed while the layout is
+    f_file: np.ndarray
+    f_item: np.ndarray
+    f_vm: np.ndarray
+    f_need: np.ndarray
+    f_write: np.ndarray
+    f_hit: np.ndarray  # reads: the file's cached share when the phase began (ItemTable.stream_hit)
+    f_touched: np.ndarray  # the files, ascending (np.unique of f_file) ...
+    f_inv: np.ndarray  # ... and each file stream's place among them
+    # set by the first tick that uses them (hosts and VMs stay where they are; a row's ceiling is set at its start):
+    group: np.ndarray | None = None  # each stream's row of `io_bw` (io_group) ...
+    ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
+    shared_rows: np.ndarray | None = None  # the io stage's groups: the streams', then each VM's datastore twice
+
+
+Ratios = tuple[np.ndarray, np.ndarray]  # grant / need: per item of its CPU, per stream of the stream
 
 
 @dataclass
@@ -152,6 +170,9 @@ class TickState:
     cache: PageCache | None = None
     streams: Streams | None = None
     has_load: bool = False
+    is_load: np.ndarray = field(default=None)  # per item: a LOAD phase (a background tenant)
+    core_mhz_vm: np.ndarray = field(default=None)  # per VM: its host's core MHz ...
+    core_mhz: np.ndarray = field(default=None)  # ... and per item
     vm_host: np.ndarray = field(default=None)
     io_bw: np.ndarray = field(default=None)  # datastores then NICs, MB/s
     io_group: np.ndarray = field(default=None)  # the streams' devices, then each VM's datastore twice (swap, flusher)
@@ -162,7 +183,6 @@ class TickState:
     host_pools: hostpool.HostPools | None = None  # when some host has a pool limit (vcloud/hostpool.py)
     has_cpu: np.ndarray = field(default=None)  # per item: the phase needs CPU
     s_has_need: np.ndarray = field(default=None)  # per item stream: it needs disk or NIC
-    ratio_at: np.ndarray = field(default=None)
     wait_rows: np.ndarray = field(default=None)
     load_rows: np.ndarray = field(default=None)
     swap_got1: np.ndarray = field(default=None)
@@ -214,21 +234,28 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
 
 
 def flat_streams(items: ItemTable) -> Streams:
-    """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases)."""
+    """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases). Ordered by
+    item, then column; gathered through the flat index of the stream columns (cheaper than a 2-D fancy index)."""
     cached = getattr(items, "_flat_streams", None)
     if cached is not None and cached[0] == items.layout:
         return cached[1]
-    n = items.n
-    svm = items.stream_vm[:n]
-    item, col = np.nonzero(svm >= 0)
+    n, width = items.n, items.width
+    svm = items.stream_vm[:n].ravel()  # the leading rows of a C-ordered table: a view
+    at = np.flatnonzero(svm >= 0)
+    item, col = np.divmod(at, width)
     count = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0)
     multi = count > 1
-    device, file = items.stream_device[:n][item, col].astype(np.int64), items.stream_file[:n][item, col]
-    file = np.where(device == _DISK, file, -1)
+    device = items.stream_device[:n].ravel()[at].astype(np.int64)
+    file = np.where(device == _DISK, items.stream_file[:n].ravel()[at], -1)
+    need, write = items.stream_need[:n].ravel()[at], items.stream_write[:n].ravel()[at]
     file_rows = (file >= 0).nonzero()[0]
-    streams = Streams(item, col, svm[item, col], device, items.stream_need[:n][item, col], file,
-                      items.stream_write[:n][item, col], multi, bool(multi.any()), file_rows,
-                      file_rows.size > 0)  # fmt: skip
+    f_file = file[file_rows]
+    f_touched, f_inv = np.unique(f_file, return_inverse=True)
+    starts = np.flatnonzero(np.diff(item, prepend=-1))  # the first stream of each item that has one
+    streams = Streams(item, col, svm[at], device, need, file, write, multi, starts, item[starts], bool(multi.any()),
+                      file_rows, file_rows.size > 0, f_file, item[file_rows], svm[at][file_rows], need[file_rows],
+                      write[file_rows], items.stream_hit[:n].ravel()[at[file_rows]], f_touched,
+                      f_inv)  # fmt: skip
     items._flat_streams = (items.layout, streams)
     return streams
 
@@ -276,26 +303,26 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     due = np.maximum(np.maximum(expired, dirty_vm - cfg.dirty_background_ratio * cap), 0.0)
     st.wb_want = np.minimum(due / st.dt, hosts.disk_mbps[: hosts.n][st.vm_host])
     if fs.any_file:
-        k = fs.file_rows
-        f = fs.file[k]
+        k, f = fs.file_rows, fs.f_file
         size = files.size_mb[f]
         hit = np.divide(files.cached_mb[f], size, out=np.zeros(k.size), where=size > 0)
-        np.minimum(hit, items.stream_hit[fs.item[k], fs.col[k]], out=hit)
-        write = fs.write[k]
+        np.minimum(hit, fs.f_hit, out=hit)
+        write = fs.f_write
         st.s_factor[k] = np.where(write, 1.0, 1.0 - hit)
         # the headroom below the dirty limit, shared by the VM's writers that still have something to write
-        writing = write & (items.remaining[fs.item[k]] > 0)
-        writers = np.bincount(fs.vm[k], writing, minlength=n_vm)
+        writing = write & (items.remaining[fs.f_item] > 0)
+        writers = np.bincount(fs.f_vm, writing, minlength=n_vm)
         headroom = np.maximum(cfg.dirty_ratio * cap - dirty_vm, 0.0) / st.dt
-        st.s_bonus[k] = np.divide(headroom, writers, out=np.zeros(n_vm), where=writers > 0)[fs.vm[k]] * writing
+        st.s_bonus[k] = np.divide(headroom, writers, out=np.zeros(n_vm), where=writers > 0)[fs.f_vm] * writing
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     n_host, n_vm, n = hosts.n, vms.n, items.n
-    vm, kind = items.vm[:n], items.kind[:n]
+    vm = items.vm[:n]
     vm_host = vms.host[:n_vm]
-    core_mhz = hosts.core_mhz[:n_host][vm_host][vm]
-    is_load = kind == _LOAD
+    st.core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
+    st.core_mhz = core_mhz = st.core_mhz_vm[vm]
+    is_load = st.is_load
     cpu_threads = items.threads[:n] * (items.need_cpu[:n] > 0)
     want_cpu = cpu_threads * core_mhz
     cpu_weight = cpu_threads
@@ -307,16 +334,19 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
 
     fs = st.streams
     s_item, s_vm, s_need = fs.item, fs.vm, fs.need * st.s_factor
-    s_group = io_group(hosts, vm_host[s_vm], fs.device)
+    uplink = rack_uplink_mbps(hosts, physics)
+    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink))
+    if fs.group is None:
+        fs.group = io_group(hosts, vm_host[s_vm], fs.device)
+        fs.ceiling = np.minimum(items.io_mbps_max[:n][s_item], io_bw[fs.group])
+    s_group = fs.group
     if st.has_load:
         load = is_load.nonzero()[0]
         s_item = np.concatenate((s_item, load))
         s_vm = np.concatenate((s_vm, vm[load]))
         s_need = np.concatenate((s_need, np.zeros(load.size)))
         s_group = np.concatenate((s_group, vm_host[vm[load]]))
-    uplink = rack_uplink_mbps(hosts, physics)
-    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink))
-    s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
+    s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group]) if st.has_load else fs.ceiling.copy()
     # nothing left, all of it in the cache, or all of it fits below the dirty limit: no I/O
     left = items.remaining[:n][s_item]
     s_want *= (left > 0) & (s_need > 0)
@@ -357,7 +387,7 @@ def _share_io(st: TickState, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     n_host, n_vm = hosts.n, vms.n
     # what the rounds of the pipeline stage share again: computed once per tick
-    st.vm_vcpu_mhz = vms.vcpus[:n_vm] * hosts.core_mhz[:n_host][st.vm_host]
+    st.vm_vcpu_mhz = vms.vcpus[:n_vm] * st.core_mhz_vm
     st.vm_limit = vms.cpu_limit_mhz[:n_vm]
     st.vm_weight = vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ
     st.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
@@ -367,57 +397,63 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
 
 
 def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    st.io_group = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+    fs = st.streams
+    if st.has_load:
+        st.io_group = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+    else:
+        if fs.shared_rows is None:
+            fs.shared_rows = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+        st.io_group = fs.shared_rows
     st.got_io1, st.swap_got1, st.wb_got1 = _share_io(st, st.s_want)
 
 
-def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray):
-    """Each item's rate (min over its needs of grant / need) and the ratios: one column per item, row 0 its CPU,
-    row 1 + c its stream in column c (inf where it has no such need). Needs by rows: the minimum over an item's
-    needs is then a reduction over a few long contiguous rows, not over many short ones."""
+def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray) -> tuple[np.ndarray, Ratios]:
+    """Each item's rate (min over its needs of grant / need) and the ratios grant / need: per item of its CPU, per
+    stream of the stream (inf where there is no such need)."""
     n = items.n
     k = st.streams.item.size
-    ratio = np.full((items.width + 1, n), np.inf)
-    np.divide(got_cpu, items.need_cpu[:n], out=ratio[0], where=st.has_cpu)
-    ratio.ravel()[st.ratio_at] = np.divide(got_io[:k] + st.s_bonus, st.s_need[:k], out=np.full(k, np.inf),
-                                           where=st.s_has_need)  # fmt: skip
-    rate = _least(ratio)
+    cpu = np.divide(got_cpu, items.need_cpu[:n], out=np.full(n, np.inf), where=st.has_cpu)
+    io = np.divide(got_io[:k] + st.s_bonus, st.s_need[:k], out=np.full(k, np.inf), where=st.s_has_need)
+    rate = np.minimum(cpu, _least(st.streams, io, n))
     rate[st.wait_rows] = 1.0
     rate[st.load_rows] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
-    return rate, ratio
+    return rate, (cpu, io)
 
 
-def _asks(st: TickState, items: ItemTable, ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _asks(st: TickState, items: ItemTable, ratios: Ratios) -> tuple[np.ndarray, np.ndarray]:
     """What each need of a multi-resource phase asks for in the next round: as much as the phase's other needs let
     it use (their last grants), never more than its standalone want. Single-resource phases ask their want."""
     n, fs = items.n, st.streams
     k = fs.item.size
-    if ratio.shape[0] > 1:
-        # per item: its lowest ratio (the first need that has it), the second lowest (that value again on a tie)
-        # and the lowest over its streams (the other needs of its CPU)
-        lowest = _least(ratio)
-        first = np.zeros(n, dtype=np.int64)
-        for j in range(ratio.shape[0] - 1, 0, -1):  # the first need that has the lowest (argmin's choice)
-            first[ratio[j] == lowest] = j
-        rest = ratio.copy()
-        rest[first, np.arange(n)] = np.inf
-        second = _least(rest)
-        other_cpu = _least(ratio[1:])
-    else:
-        first = lowest = second = other_cpu = np.full(n, np.inf)  # no streams: the CPU has no other need
+    cpu, io = ratios
+    # per item: the lowest ratio over its streams (the other needs of its CPU) and over all its needs; a stream's
+    # other needs are the item's lowest, except for its first stream that has the lowest (argmin's choice, the
+    # CPU coming after the streams): the least of the CPU and of the other streams (that value again on a tie)
+    other_cpu = _least(fs, io, n)
+    lowest = np.minimum(cpu, other_cpu)
+    other = lowest[fs.item]
+    at = (io == other).nonzero()[0]
+    if at.size:
+        by = fs.item[at]
+        first = at[np.concatenate(([True], by[1:] != by[:-1]))]  # streams are ordered by item
+        rest = io.copy()
+        rest[first] = np.inf
+        other[first] = np.minimum(cpu, _least(fs, rest, n))[fs.item[first]]
     want = st.want_cpu.copy()
     multi = fs.multi & np.isfinite(other_cpu)
     np.minimum(want, np.multiply(items.need_cpu[:n], other_cpu, out=np.full(n, np.inf), where=multi), out=want)
     s_want = st.s_want.copy()
-    other = np.where(first[fs.item] == fs.col + 1, second[fs.item], lowest[fs.item])  # min over the other needs
     ask = np.multiply(st.s_need[:k], other, out=np.full(k, np.inf), where=fs.multi[fs.item] & np.isfinite(other))
     np.minimum(s_want[:k], np.maximum(ask - st.s_bonus, 0.0), out=s_want[:k])
     return want, s_want
 
 
-def _least(ratio: np.ndarray) -> np.ndarray:
-    """Each item's least ratio over its needs (the rows): a minimum is exact in any order."""
-    return np.minimum.reduce(ratio, axis=0)
+def _least(fs: Streams, io: np.ndarray, n: int) -> np.ndarray:
+    """Each item's least ratio over its streams (inf if it has none): a minimum is exact in any order."""
+    least = np.full(n, np.inf)
+    if fs.starts.size:
+        least[fs.owners] = np.minimum.reduceat(io, fs.starts)
+    return least
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
@@ -433,7 +469,6 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     need_cpu, kind = items.need_cpu[:n], items.kind[:n]
     st.has_cpu = need_cpu > 0
     st.s_has_need = st.s_need[:k] > 0
-    st.ratio_at = (fs.col + 1) * n + fs.item  # each stream's place in the flattened ratio matrix
     st.wait_rows, st.load_rows = (kind == _WAIT).nonzero()[0], (kind == _LOAD).nonzero()[0]
     rate, ratio = _rates(st, items, st.got_cpu1, st.got_io1)
     got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
@@ -443,7 +478,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
         for _ in range(physics.pipeline_rounds - 1):
             # a need's potential: the larger of what it got competing with its standalone want (round 1) and now
             # (two needs that cap each other's asks would otherwise never grow again)
-            want, s_want = _asks(st, items, np.maximum(first, ratio))
+            want, s_want = _asks(st, items, (np.maximum(first[0], ratio[0]), np.maximum(first[1], ratio[1])))
             if asked is not None and _close(want, asked[0]) and _close(s_want, asked[1]):
                 break
             asked = (want, s_want)
@@ -464,16 +499,15 @@ def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     remaining = items.remaining[:n]
     progress = st.rate * dt
     done = progress >= remaining
-    is_load = items.kind[:n] == _LOAD
     if st.has_load:
-        done &= ~is_load
+        done &= ~st.is_load
     rows = done.nonzero()[0]  # phases that run out of work in this tick; open ones wait for more
     frac_dt = np.full(n, dt)
     if rows.size:
         possible, left = progress[rows], remaining[rows]
         frac_dt[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0) * dt
         progress[rows] = left
-    remaining -= np.where(is_load, 0.0, progress) if st.has_load else progress
+    remaining -= np.where(st.is_load, 0.0, progress) if st.has_load else progress
     if rows.size:
         remaining[rows] = 0.0
     st.progress, st.frac_dt, st.done_rows = progress, frac_dt, rows
@@ -483,12 +517,11 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     n_host, n_vm, n, dt = hosts.n, vms.n, items.n, st.dt
     vm = items.vm[:n]
     vcpus = vms.vcpus[:n_vm]
-    core_mhz_vm = hosts.core_mhz[:n_host][st.vm_host]
-    core_mhz = core_mhz_vm[vm]
+    core_mhz_vm, core_mhz = st.core_mhz_vm, st.core_mhz
     fs = st.streams
     k = fs.item.size
     need_cpu = items.need_cpu[:n]
-    is_load = items.kind[:n] == _LOAD
+    is_load = st.is_load
 
     # what each item and stream moved in the tick
     cpu_mc = st.progress * need_cpu
@@ -516,7 +549,7 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
                                   <= st.rate)  # fmt: skip
     f_run = np.divide(used_mhz, st.runnable_mhz, out=np.zeros(n), where=st.runnable_mhz > 0)
     np.minimum(f_run, 1.0, out=f_run)
-    f_run[cpu_bound | is_load] = 1.0
+    f_run[(cpu_bound | is_load) if st.has_load else cpu_bound] = 1.0
     runnable_s = f_run * st.want_cpu * st.frac_dt / core_mhz
     io_active = (np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0).astype(float)
     fed = items.open[:n]
@@ -527,7 +560,8 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
         io_active = np.where(fed, np.divide(busy * dt, st.frac_dt, out=np.zeros(n), where=st.frac_dt > 0), io_active)
     cpu_threads = items.threads[:n] * (need_cpu > 0)
     # page-ins stall the threads in the share they run, I/O blocks one thread in the share it binds
-    blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * (1.0 - f_run * ~is_load)) * st.frac_dt
+    not_load = 1.0 - f_run * ~is_load if st.has_load else 1.0 - f_run
+    blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * not_load) * st.frac_dt
     # a stream on another VM's datastore: that VM's daemon thread is blocked while its requests are outstanding
     # (outstanding: the share of the tick its requests take at the rate a request is served, the first round's)
     remote = s_disk & ~own & (st.got_io > 0) & (st.got_io1 > 0)
@@ -590,17 +624,16 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
         return
     files = cache.files
     if fs.any_file:
-        k = fs.file_rows
-        f, item, vm = fs.file[k], fs.item[k], fs.vm[k]
-        logical = st.progress[item] * fs.need[k]
-        write = fs.write[k]
+        k, item, vm = fs.file_rows, fs.f_item, fs.f_vm
+        logical = st.progress[item] * fs.f_need
+        write = fs.f_write
         dirtied = np.minimum(logical, st.s_bonus[k] * st.dt) * write
         disk_mb = logical * st.s_factor[k] - dirtied
         read = ~write
         hit = (logical - disk_mb) * read
         miss = disk_mb * read
         written = logical * write
-        u, inv = np.unique(f, return_inverse=True)  # the files touched in the tick (a handful of the table)
+        u, inv = fs.f_touched, fs.f_inv  # the files touched in the tick (a handful of the table)
         m = u.size
         cache.touch(u)
         files.size_mb[u] += np.bincount(inv, written, minlength=m)
@@ -652,7 +685,8 @@ def begin(
     st = TickState()
     st.dt, st.cache, st.now = dt, cache, now
     st.streams = flat_streams(items)
-    st.has_load = bool((items.kind[: items.n] == _LOAD).any())
+    st.is_load = items.kind[: items.n] == _LOAD
+    st.has_load = bool(st.is_load.any())
     st.vm_host = vms.host[: vms.n]
     return st
 

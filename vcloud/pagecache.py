@@ -70,25 +70,35 @@ class PageCache:
         self._free: list[int] = []  # ids of deleted files, for reuse
         self._maybe = np.zeros(0, dtype=bool)  # per file: may hold cached or dirty data
         self._resident: np.ndarray | None = np.zeros(0, dtype=np.int64)  # its rows, ascending (None: rebuild)
+        self._kept = np.zeros(0, dtype=np.int64)  # the rows the last rebuild kept, ascending ...
+        self._added: list[np.ndarray] = []  # ... and the rows touched since (with them: where `_maybe` is True)
 
     def touch(self, rows: np.ndarray | list[int]) -> None:
         """These files' cached or dirty data may have grown (everything else only shrinks them)."""
         n = self.files.n
         if len(self._maybe) < n:
             self._maybe = np.concatenate([self._maybe, np.zeros(max(n, 2 * len(self._maybe)) - len(self._maybe), bool)])
-        if not self._maybe[rows].all():
-            self._maybe[rows] = True
+        rows = np.asarray(rows, dtype=np.int64)
+        new = rows[~self._maybe[rows]]
+        if new.size:
+            self._maybe[new] = True
+            self._added.append(new)
             self._resident = None
 
     def resident(self) -> np.ndarray:
         """The files that may hold cached or dirty data, ascending (the rest hold none). The per-tick sums over
         files run over these, not over every file ever created (a day of a 600-node trace creates 400,000 split
-        replicas): files holding nothing add exact zeros, so the sums are the same, in the same order."""
+        replicas): files holding nothing add exact zeros, so the sums are the same, in the same order. Rebuilt from
+        the last rebuild's rows and those touched since (the rows where `_maybe` is True), not from a scan of every
+        file's flag."""
         if self._resident is None:
-            files, rows = self.files, np.flatnonzero(self._maybe[: self.files.n])
+            added = np.unique(np.concatenate(self._added))  # none of them is in `_kept` (touch adds new rows only)
+            rows = np.insert(self._kept, np.searchsorted(self._kept, added), added)
+            files = self.files
             keep = (files.cached_mb[rows] > 0) | (files.dirty_mb[rows] > 0)
             self._maybe[rows[~keep]] = False
-            self._resident = rows[keep]
+            self._resident = self._kept = rows[keep]
+            self._added = []
         return self._resident
 
     def create(self, vm: int, size_mb: float = 0.0, cached_mb: float = 0.0, now: float = 0.0) -> int:
