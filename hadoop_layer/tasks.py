@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from hadoop_layer.tracker import TaskTracker
 
 
+_NO_REPLICAS = np.zeros(0, dtype=np.int64)  # a reduce's (one array for all, read-only)
+_NO_REPLICAS.flags.writeable = False
 SETUP, SHUFFLE, AFTER_SHUFFLE = 0, 1, 2  # reduce phase indices: setup, shuffle, then the rest (plans.py)
 
 
@@ -62,6 +64,7 @@ class Task:
     `replay`) are tuples, the shared empty one when empty: a 600-node trace's day makes 460,000 (issue 16)."""
 
     __slots__ = (
+        "_replicas",
         "active",
         "after_shuffle_s",
         "attempts",
@@ -83,7 +86,6 @@ class Task:
         "parent",
         "ready_s",
         "replay",
-        "replicas",
         "role",
         "split_mb",
         "start_s",
@@ -106,7 +108,7 @@ class Task:
         self.gid = 0  # number in the model's task arrays (HadoopModel.add_job), the item table's tag of its attempts
         self.input_mb, self.cpu_mc = input_mb, cpu_mc
         self.output_mb, self.output_records = output_mb, output_records
-        self.replicas = replicas if replicas is not None else np.zeros(0, dtype=np.int64)
+        self._replicas = replicas if replicas is not None else _NO_REPLICAS  # None: its row of the job's placement
         self.state = TaskState.PENDING  # changed only by Job.set_state
         self.attempts: tuple[TaskAttempt, ...] = ()  # a tuple: most tasks run once (64 B, a list's 104)
         self.active: tuple[TaskAttempt, ...] = ()  # its running attempts (AttemptRegistry)
@@ -130,6 +132,23 @@ class Task:
         # reduces of a replayed trace (durations mode): the recorded seconds after the shuffle, which the merges,
         # the reduce and its output take alone on the node (JobTracker._finish_shuffle sizes the CPU to it)
         self.after_shuffle_s: float | None = None
+
+    @property
+    def replicas(self) -> np.ndarray:
+        """The nodes that hold its block: a map made from its job's splits reads its row of the job's placement
+        (`Job.split_replicas`) when asked, as a view kept per task held 130 B (56 MB for a SWIM day's maps);
+        others keep their own (a trace's recorded locations, a piece of a repartitioned map, none for a reduce)."""
+        own = self._replicas
+        return own if own is not None else self.job.split_replicas[self.index]
+
+    @replicas.setter
+    def replicas(self, nodes: np.ndarray) -> None:
+        self._replicas = nodes
+
+    @property
+    def replicas_key(self) -> object:
+        """Changes (by identity) when its replicas are set anew: for caches of what follows from them (Quincy's)."""
+        return self._replicas
 
     def truncate(self, keep_mb: float) -> None:
         """Stop the split at `keep_mb`: the input and what follows from it (CPU, output, records) shrink in
@@ -293,11 +312,13 @@ class MapSplits:
 
     def tasks(self, job: Job, first_gid: int) -> list[Task]:
         """The map tasks, numbered from `first_gid` in the model's task arrays."""
-        own, placed = self.own_replicas, self.replicas
+        own = self.own_replicas
         columns = zip(*(_shared(getattr(self, f).tolist()) for f in self.FIELDS), strict=True)
         tasks = []
         for i, (input_mb, cpu_mc, output_mb, records) in enumerate(columns):
-            task = Task(job, TaskKind.MAP, i, input_mb, cpu_mc, output_mb, records, own.get(i, placed[i]))
+            task = Task(job, TaskKind.MAP, i, input_mb, cpu_mc, output_mb, records, own.get(i))
+            if i not in own:
+                task._replicas = None  # its row of `self.replicas` (Task.replicas)
             task.gid = first_gid + i
             tasks.append(task)
         return tasks
@@ -333,6 +354,7 @@ class Job(Agent):
         self.priority, self.pool, self.user = priority, pool, user
         self.job_id = f"job_{number:04d}"
         self.splits: MapSplits | None = maps  # until the tasks are made (`maps`)
+        self.split_replicas = _NO_REPLICAS  # then its maps' replicas, a row each (maps, copies): Task.replicas
         self.n_reduces = reduces
         self.first_gid = 0  # its first task's number in the model's task arrays (HadoopModel.add_job)
         self._maps: list[Task] = []
@@ -385,6 +407,7 @@ class Job(Agent):
         splits, self.splits = self.splits, None
         if splits is None:
             return
+        self.split_replicas = splits.replicas
         self._maps = splits.tasks(self, self.first_gid)
         first = self.first_gid + len(self._maps)
         self._reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(self.n_reduces)]

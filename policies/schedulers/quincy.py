@@ -338,9 +338,9 @@ class QuincyScheduler(TaskScheduler):
     def _map_edges(self, task: Task, topology: _Topology, targets: dict[tuple, int]) -> tuple[_Costs, tuple]:
         """A map's costs and its scaled edges to X, its racks and computers, computed once per split."""
         hit = self._map_cache.get(task)
-        if hit is None or hit[0] is not task.replicas:
+        if hit is None or hit[0] is not task.replicas_key:
             costs = _map_costs(task, topology, self.settings)
-            hit = (task.replicas, costs, self._static_edges(costs, targets))
+            hit = (task.replicas_key, costs, self._static_edges(costs, targets))
             self._map_cache[task] = hit
         return hit[1], hit[2]
 
