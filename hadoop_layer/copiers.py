@@ -59,7 +59,12 @@ class CopierShuffle(ShuffleServer):
         super().__init__(model)
 
     def start(self) -> None:
-        self.vm_rows = np.array([t.vm.row for t in self.model.trackers], dtype=np.int64)
+        model = self.model
+        hosts = model.vms.view("host")[np.array([t.vm.row for t in model.trackers], dtype=np.int64)]
+        # per node, what one stream moves in a tick at full rate: hosts and their devices do not change in a run
+        self.disk_mb = model.dt * model.hosts.view("disk_mbps")[hosts]
+        self.nic_mb = model.dt * model.hosts.view("nic_mbps")[hosts]
+        self.send_mb = np.minimum(self.disk_mb, self.nic_mb)  # read and sent by the serving node
         # the fetches under way, (serving node, reduce column) pairs: a few per reduce, so kept as a list
         self.fetch_node, self.fetch_col = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         super().start()
@@ -173,12 +178,8 @@ class CopierShuffle(ShuffleServer):
     def stream_mb(self, nodes: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """What one fetch from `nodes` for reduce columns `cols` (same shape) moves in a tick at most: the serving
         host's disk, its NIC and the receiving host's NIC at full rate (the disk alone on the same node)."""
-        model = self.model
-        host_of = model.vms.view("host")[self.vm_rows]
-        disk, nic = model.hosts.view("disk_mbps")[host_of], model.hosts.view("nic_mbps")[host_of]
         to = self.to_node[cols]
-        remote = np.minimum(np.minimum(disk[nodes], nic[nodes]), nic[to])
-        return model.dt * np.where(nodes == to, disk[nodes], remote)
+        return np.where(nodes == to, self.disk_mb[nodes], np.minimum(self.send_mb[nodes], self.nic_mb[to]))
 
     def _take(self, cols: np.ndarray) -> None:
         """The free copiers of reduce columns `cols` take nodes in their rotation (module docstring). Only the
