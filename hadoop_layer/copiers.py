@@ -29,22 +29,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hadoop_layer.shuffle import DRAINED_MB, ShuffleServer, widened
+from hadoop_layer.shuffle import DRAINED_MB, ShuffleServer
 from vcloud.model import InvariantError
+from vcloud.tables import grown
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.tasks import TaskAttempt
 
 _ROTATION_STREAM = 0x5C0  # the spawn key of the copiers' random stream (any constant no other stream uses)
-
-
-def _rows_grown(a: np.ndarray | None, rows: int, width: int, fill) -> np.ndarray:
-    """`a` (None: nothing yet) with `rows` rows of `width`, the new rows `fill`."""
-    b = np.full((rows, width), fill, dtype=np.asarray(fill).dtype)
-    if a is not None:
-        b[: a.shape[0]] = a
-    return b
 
 
 class CopierShuffle(ShuffleServer):
@@ -72,14 +65,14 @@ class CopierShuffle(ShuffleServer):
     def _grow(self, cols: int) -> None:
         first, n = self.cols == 0, self.nodes
         # by reduce column, then node (a reduce's row is contiguous: the copiers look at a few reduces' rows)
-        self.backlog = _rows_grown(None if first else self.backlog, cols, n, 0.0)  # MB no copier took yet
-        self.position = _rows_grown(None if first else self.position, cols, n, 0)  # a node's place in the rotation
-        self.next_at = widened(None if first else self.next_at, cols, 0, np.int64)  # where the rotation goes on
-        self.in_flight = widened(None if first else self.in_flight, cols, 0, np.int64)  # fetches under way
-        self.waiting = widened(None if first else self.waiting, cols, 0, np.int64)  # nodes with a backlog
-        self.to_node = widened(None if first else self.to_node, cols, 0, np.int64)  # the reduce's node
+        self.backlog = grown(None if first else self.backlog, (cols, n), 0.0, float)  # MB no copier took yet
+        self.position = grown(None if first else self.position, (cols, n), 0, np.int64)  # place in the rotation
+        self.next_at = grown(None if first else self.next_at, (cols,), 0, np.int64)  # where the rotation goes on
+        self.in_flight = grown(None if first else self.in_flight, (cols,), 0, np.int64)  # fetches under way
+        self.waiting = grown(None if first else self.waiting, (cols,), 0, np.int64)  # nodes with a backlog
+        self.to_node = grown(None if first else self.to_node, (cols,), 0, np.int64)  # the reduce's node
         # something changed since the copiers last looked (new backlog, a copier freed): else they would take nothing
-        self.changed = widened(None if first else self.changed, cols, False, bool)
+        self.changed = grown(None if first else self.changed, (cols,), False, bool)
         super()._grow(cols)
 
     @property

@@ -28,6 +28,7 @@ from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
 from vcloud.agents import CHARGES
 from vcloud.model import InvariantError
+from vcloud.tables import grown
 from vcloud.work import ItemState
 
 
@@ -110,8 +111,8 @@ class HadoopModel(CloudModel):
         self.tasks += n
         if self.tasks > len(self.task_job):
             size = max(2 * len(self.task_job), self.tasks)
-            self.task_job, self.task_kind = _grown(self.task_job, size, 0), _grown(self.task_kind, size, 0)
-            self.task_start = _grown(self.task_start, size, np.nan)
+            self.task_job, self.task_kind = grown(self.task_job, (size,), 0), grown(self.task_kind, (size,), 0)
+            self.task_start = grown(self.task_start, (size,), np.nan)
         self.task_job[first : self.tasks] = job.number
         self.task_kind[first : first + len(splits)], self.task_kind[first + len(splits) : self.tasks] = 0, 1
         self.schedule_event(job.submit_event, at=float(submit_s))
@@ -300,11 +301,6 @@ class HadoopModel(CloudModel):
             split_input = sum(t.split_mb for t in job.maps if t.parent is None)
             if abs(done_input - split_input) > tol * max(split_input, 1.0):
                 raise InvariantError(f"{job.job_id}: input {split_input} MB but {done_input} MB processed")
-
-
-def _grown(a: np.ndarray, size: int, fill: float) -> np.ndarray:
-    """`a` padded to `size` entries with `fill`."""
-    return np.concatenate((a, np.full(size - len(a), fill, dtype=a.dtype)))
 
 
 TASK_COLUMNS = [

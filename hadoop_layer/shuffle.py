@@ -35,6 +35,7 @@ import numpy as np
 from hadoop_layer.tasks import SETUP, SHUFFLE
 from vcloud import WorkItem
 from vcloud.model import InvariantError
+from vcloud.tables import grown
 from vcloud.waterfill import waterfill
 from vcloud.work import Kind, Phase, disk
 
@@ -44,14 +45,6 @@ if TYPE_CHECKING:
 
 _CPU = int(Kind.CPU)  # a reduce's JVM start; its shuffle phase is NET or PIPE
 DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated subtraction)
-
-
-def widened(a: np.ndarray | None, cols: int, fill, dtype, rows: int | None = None) -> np.ndarray:
-    """`a` (None: nothing yet) with its last axis grown to `cols`, the new entries `fill`."""
-    b = np.full((cols,) if rows is None else (rows, cols), fill, dtype=dtype)
-    if a is not None:
-        b[..., : a.shape[-1]] = a
-    return b
 
 
 class ServeItem(WorkItem):
@@ -176,11 +169,11 @@ class ShuffleServer(ShuffleMode):
         old, n = self.cols, self.nodes
         first = old == 0
         # one matrix for both queues (rows 0..n-1 read, n..2n-1 send): one pass of each operation per tick
-        self.queue = widened(None if first else self.queue, cols, 0.0, float, 2 * n)
-        self.remote = widened(None if first else self.remote, cols, 0.0, float, n)  # 1.0 where node != reduce's
-        self.held = widened(None if first else self.held, cols, 0.0, float)
-        self.col_row = widened(None if first else self.col_row, cols, -1, np.int64)
-        self.closing = widened(None if first else self.closing, cols, False, bool)
+        self.queue = grown(None if first else self.queue, (2 * n, cols), 0.0, float)
+        self.remote = grown(None if first else self.remote, (n, cols), 0.0, float)  # 1.0 where node != reduce's
+        self.held = grown(None if first else self.held, (cols,), 0.0, float)
+        self.col_row = grown(None if first else self.col_row, (cols,), -1, np.int64)
+        self.closing = grown(None if first else self.closing, (cols,), False, bool)
         self.col_attempt: list[TaskAttempt | None] = (self.col_attempt if not first else []) + [None] * (cols - old)
         self.cols = cols
         self._stale[:] = True

@@ -10,6 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 
+def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
+    """An array of `shape` filled with `fill`, holding `a` (None: nothing yet) in its leading corner: room for more
+    rows or columns of an array kept by position (the shuffle's queues, the task arrays)."""
+    b = np.full(shape, fill, dtype=dtype if dtype is not None else (a.dtype if a is not None else None))
+    if a is not None:
+        b[tuple(slice(0, k) for k in a.shape)] = a
+    return b
+
+
 class Columns:
     """A bag of equally long NumPy columns declared by name and dtype.
 
@@ -232,9 +241,7 @@ class EndedCharges:
         """Keep one item's charges; returns its row."""
         k = self.n
         if k == len(self.rows):
-            grown = np.zeros((max(1024, 2 * k), self.rows.shape[1]))
-            grown[:k] = self.rows[:k]
-            self.rows = grown
+            self.rows = grown(self.rows, (max(1024, 2 * k), self.rows.shape[1]), 0.0)
         self.rows[k] = values
         self.n = k + 1
         return k

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from vcloud.tables import HostTable, VMTable
+from vcloud.tables import HostTable, VMTable, grown
 
 COLUMNS = (
     "time_s", "vm", "host", "vcpus", "cpu_demand_mhz", "cpu_entitlement_mhz", "cpu_used_mhz",
@@ -51,9 +51,7 @@ class TraceRecorder:
             self._data = {c: np.zeros((self._capacity, n_vm), np.float32) for c in VALUES}
         elif k == len(next(iter(self._data.values()))):
             for c, a in self._data.items():
-                grown = np.zeros((2 * len(a), n_vm), np.float32)
-                grown[:k] = a
-                self._data[c] = grown
+                self._data[c] = grown(a, (2 * len(a), n_vm), 0.0)
         return k
 
     def record(self, now: float, hosts: HostTable, vms: VMTable) -> None:
