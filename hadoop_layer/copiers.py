@@ -130,9 +130,9 @@ class CopierShuffle(ShuffleServer):
             closing = np.flatnonzero(self.closing)
         super()._close_drained(closing[self.waiting[closing] == 0])  # a backlog is still to fetch
 
-    def check_row_sums(self) -> None:
+    def check_queues(self) -> None:
         """Also: each (node, reduce) fetch is under way once, the counts are those of the fetches and backlogs."""
-        super().check_row_sums()
+        super().check_queues()
         pairs = self.fetch_node * self.cols + self.fetch_col
         if np.unique(pairs).size != pairs.size:
             raise InvariantError("a reduce fetches twice from one node at once (uniqueHosts)")

@@ -274,7 +274,7 @@ class HadoopModel(CloudModel):
         if scanned != kept:
             raise InvariantError(f"running-jobs ledger {kept} != a scan of the running jobs {scanned}")
         if self.serving is not None and self.serving.cols:
-            self.serving.check_row_sums()
+            self.serving.check_queues()
 
     def check_hadoop_end(self, tol: float = 1e-6) -> None:
         """After a run: every task of a finished job succeeded exactly once; map

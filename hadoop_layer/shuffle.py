@@ -284,7 +284,7 @@ class ShuffleServer(ShuffleMode):
         if self.items[i] is item:
             self.items[i], self.serve_row[i] = None, -1
 
-    def check_row_sums(self) -> None:
+    def check_queues(self) -> None:
         """The kept row sums are the queue's (check_invariants)."""
         fresh = ~self._stale
         if not np.array_equal(self._row_sum[fresh], self.queue[fresh].sum(axis=1)):

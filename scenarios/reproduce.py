@@ -98,9 +98,9 @@ class Runs:
         if self._submit is None:
             return
         for case in cases:
-            key, seed_, settings = self._keyed(scenario, seed, case)
+            key, run_seed, settings = self._keyed(scenario, seed, case)
             if key not in self._done and key not in self._pending:
-                self._pending[key] = self._submit(run, scenario, seed_, settings)
+                self._pending[key] = self._submit(run, scenario, run_seed, settings)
 
     def get(self, scenario: str, seed: int | None = None, **settings) -> HadoopModel:
         """The run of `scenario` with `settings` on `seed` (default: the report's seed)."""
