@@ -6,13 +6,13 @@ threads; its scheduling loop walks the hosts with known map outputs in a random 
 schedules one output from each host that has no fetch outstanding (`uniqueHosts`); a host comes back after its fetch
 is done. So a reduce fetches from at most `parallel_copies` hosts at a time, each one in turn.
 
-Fluid form, per reduce attempt (one queue column): its map outputs wait in a backlog per serving node until a
-copier takes them; taking moves a node's whole backlog for the reduce into the servlet's read queue, where
-`ShuffleServer` serves it as before. A fetch holds its copier until the servlet has read all it took (its send, which
-the queues stage a tick behind the read, overlaps the next fetch's read, as the servlet streams). Nodes
-are taken in a random rotation drawn when the reduce starts (from a stream of its own, so no other draw moves); the
-rotation goes on from where it stopped, so every node with outputs is visited once a round (Hadoop reshuffles at
-each pass: the same in expectation).
+Fluid form, per reduce attempt (one queue column): its map outputs wait in a backlog per serving node until a copier
+takes them (the copiers start with the reduce task: none while its JVM starts); taking moves a node's whole backlog
+for the reduce into the servlet's read queue, where `ShuffleServer` serves it as before. A fetch holds its copier
+until the servlet has read all it took (its send, which the queues stage a tick behind the read, overlaps the next
+fetch's read, as the servlet streams). Nodes are taken in a random rotation drawn when the reduce starts (from a
+stream of its own, so no other draw moves); the rotation goes on from where it stopped, so every node with outputs
+is visited once a round (Hadoop reshuffles at each pass: the same in expectation).
 
 A fetch is usually far shorter than a tick (SWIM's partitions are ~1 MB; one stream moves tens of MB a second), and
 a copier that finishes one starts the next at once. So within a tick, each free copier has one tick of time: taking
@@ -145,8 +145,12 @@ class CopierShuffle(ShuffleServer):
     def before_tick(self) -> None:
         """Free copiers take nodes before the tick's physics, so what they took is served in the tick. A reduce
         whose backlog and copiers did not change since its copiers last looked is skipped: they took then all they
-        could (each free copier takes a node if one is not under way), so they would take nothing now."""
-        self._take(np.flatnonzero(self.changed & (self.waiting > 0) & (self.in_flight < self.copiers)))
+        could (each free copier takes a node if one is not under way), so they would take nothing now. A reduce in
+        its JVM start has no copiers yet (ReduceTask.run makes its ReduceCopier once the task runs): it is looked at
+        again each tick until its shuffle phase runs (`changed` stays set)."""
+        cols = np.flatnonzero(self.changed & (self.waiting > 0) & (self.in_flight < self.copiers))
+        if cols.size:
+            self._take(cols[self.shuffling(cols)])
 
     def tick(self) -> None:
         super().tick()

@@ -380,6 +380,10 @@ class ShuffleServer(ShuffleMode):
             moved[self._deliver()] = True
         self._close_drained(np.flatnonzero(self.closing & moved))
 
+    def shuffling(self, cols: np.ndarray) -> np.ndarray:
+        """Per reduce column: its attempt's shuffle phase runs (False while its JVM starts)."""
+        return self.model.items.kind[self.col_row[cols]] != _CPU
+
     def _deliver(self) -> np.ndarray:
         """Hand held bytes to the reduces whose shuffle phase runs (a reduce still starting keeps them held); returns
         the columns handed over."""
@@ -387,7 +391,7 @@ class ShuffleServer(ShuffleMode):
         if cols.size == 0:
             return cols
         rows = self.col_row[cols]
-        ready = self.model.items.kind[rows] != _CPU
+        ready = self.shuffling(cols)
         if ready.any():
             self.model.add_work_rows(rows[ready], self.held[cols[ready]])
             self.fetched_remote_mb += float(self.held[cols[ready]].sum())

@@ -79,11 +79,26 @@ def test_big_fetches_hold_a_copier_each_so_the_shuffle_runs_at_the_copiers_disks
 
 def test_small_fetches_are_taken_within_the_tick_so_the_copiers_bind_nothing():
     """6 x 5 MB: each a tenth of a tick of one disk; one copier takes all six nodes in its first tick (the time
-    before the sixth, 0.5 tick, is within the copier's tick): the same shuffle time as all-pairs."""
+    before the sixth, 0.5 tick, is within the copier's tick): the same shuffle time as a copier per node."""
     model, seen = shuffle_of(5.0, 1)
     assert seen and max(on for on, _ in seen) == SERVERS
-    free, _ = shuffle_of(5.0, None)
-    assert shuffle_seconds(model) == pytest.approx(shuffle_seconds(free))
+    many, _ = shuffle_of(5.0, SERVERS)
+    assert shuffle_seconds(model) == pytest.approx(shuffle_seconds(many))
+
+
+@pytest.mark.parametrize("output_mb", [5.0, 200.0])
+def test_copiers_start_with_the_reduce_task_not_during_its_jvm_start(output_mb):
+    """The maps are done before the reduce launches (slowstart 1): with copiers no servlet reads for the reduce
+    before its JVM has started (ReduceTask.run makes the ReduceCopier); the all-pairs servlets read during it."""
+
+    def first_read_after_jvm(copiers: int | None) -> float:
+        model, seen = shuffle_of(output_mb, copiers)
+        (r,) = [a for a in model.attempts() if a.task.kind == TaskKind.REDUCE and a.state == "done"]
+        first = next(i for i, (_, served) in enumerate(seen) if served)  # the tick (from the model's start)
+        return first + 1.0 - r.phase_end_s[0]  # the end of that tick, less the JVM's end
+
+    assert first_read_after_jvm(5) > 0.0
+    assert first_read_after_jvm(None) <= 0.0
 
 
 def test_nodes_are_fetched_in_a_random_rotation_drawn_from_their_own_stream():

@@ -51,10 +51,14 @@ def test_on_sort_the_backup_cap_decides():
     """With sequential task phases, no DataNode serving and no page cache (the model before issue 11).
     Sort's stragglers are the slow nodes' reduces, backed up only after the maps. Eq. 15's cap (BP = 0.1 of the
     job's 192 + 22 tasks: 22 backups) lets SAMR back them up at once; capped like LATE at 10 % of the slots (2 of 24
-    reduce slots) it backs up too few and the job ends later (seeds 1-2: 242/274 s against 279/297 s)."""
-    eq15 = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0, **SEQUENTIAL)
-    slots = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0, **{"samr.backup_base": "slots"}, **SEQUENTIAL)
+    reduce slots) it backs up too few and the job ends later on every seed (seeds 1-4: 282/293/274/275 s against
+    284/300/298/284 s, 3.6 % on the mean; before the copiers waited for the reduce's JVM, session 9,
+    243/276/273/246 s against 281/299/297/282 s: which slow reduces are backed up where moves with a second)."""
+    seeds = (1, 2, 3, 4)
+    eq15 = compare(seeds=seeds, policies=("samr",), input_gb=12.0, **SEQUENTIAL)
+    slots = compare(seeds=seeds, policies=("samr",), input_gb=12.0, **{"samr.backup_base": "slots"}, **SEQUENTIAL)
     assert eq15.backups.sum() > slots.backups.sum()
+    assert (eq15.job_s.to_numpy() <= slots.job_s.to_numpy()).all()
     assert eq15.job_s.mean() < 0.97 * slots.job_s.mean()
 
 
