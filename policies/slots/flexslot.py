@@ -27,12 +27,18 @@ lambda; 0.1 vCPU-s/s (2.5 % of a 4-vCPU node) is our choice.
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from hadoop_layer.interfaces import ClusterView, Kill, Restart, SetSlots, SlotAction, SlotManager
 from hadoop_layer.tasks import Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
+
+if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
 
 
 class FlexSlotPolicySettings(BaseModel):
@@ -65,6 +71,17 @@ def _over_max(x: np.ndarray) -> np.ndarray:
     return x / top if top > 0 else np.zeros_like(x)
 
 
+@functools.cache
+def _openmp() -> ThreadpoolController:
+    """Scikit-learn's Lloyd runs an OpenMP region per iteration. On the few dozen points of a FlexSlot interval the
+    pool's threads, spinning between regions on a busy machine, cost 20 times the fit (6.7 -> 0.3 ms of CPU a call,
+    2 loaded cores); on one thread the chunks' sums also add up in one order, the same in every run. One controller
+    for the process: making one looks up the loaded libraries (3 ms)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
 def stragglers_by_kmeans(performance: np.ndarray, gap: float = 1.0) -> np.ndarray:
     """Boolean mask of the low cluster of a 2-means split of `performance` (FlexSlot 3.2).
 
@@ -77,7 +94,8 @@ def stragglers_by_kmeans(performance: np.ndarray, gap: float = 1.0) -> np.ndarra
 
     x = performance.reshape(-1, 1)
     init = np.array([[performance.min()], [performance.max()]])
-    fit = KMeans(n_clusters=2, init=init, n_init=1).fit(x)
+    with _openmp().limit(limits=1, user_api="openmp"):
+        fit = KMeans(n_clusters=2, init=init, n_init=1).fit(x)
     low = fit.labels_[np.argmin(performance)]
     centres = fit.cluster_centers_.ravel()
     if centres[low] >= gap * centres[1 - low]:
