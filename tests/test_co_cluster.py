@@ -23,3 +23,22 @@ def test_a_co_located_cluster_slows_the_job_and_stays_out_of_the_pool():
     assert neighbours.cpu_used_mhz.mean() > 500  # the replayed neighbour really ran
     # the job's maps are stolen from more with a neighbour on their hosts
     assert shared.hadoop_summary()["map_steal_s"] > 1.5 * alone.hadoop_summary()["map_steal_s"]
+
+
+def test_the_neighbours_loads_are_one_stock_run_shared_by_every_slot_manager(monkeypatch):
+    """The replayed neighbour is a stock run alone, whatever our cluster's slot manager: a process runs it once per
+    (benchmark, cluster, seed) and gives each the same loads; another benchmark gets its own."""
+    import scenarios.flexslot as fs
+
+    fs._LOADS_ALONE.clear()
+    pilots = []
+    real = fs.run_pilot
+    monkeypatch.setattr(fs, "run_pilot", lambda s, seed: pilots.append(s.slot_manager) or real(s, seed))
+    settings = {"scale": 0.05, "allocator": "drs", "co_cluster": True}
+    loads = [fs.co_cluster_loads(validate(SCENARIO.Settings, {**settings, "slot_manager": m}), 3)
+             for m in ("none", "flexslot", "skewtune")]  # fmt: skip
+    assert pilots == ["none"] and loads[0] is loads[1] is loads[2]
+    fs._LOADS_ALONE.clear()
+    assert fs.co_cluster_loads(validate(SCENARIO.Settings, {**settings, "slot_manager": "flexslot"}), 3) == loads[0]
+    other = fs.co_cluster_loads(validate(SCENARIO.Settings, {**settings, "benchmark": "grep"}), 3)
+    assert pilots == ["none"] * 3 and other != loads[0]
