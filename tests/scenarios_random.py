@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -69,6 +70,9 @@ def random_cloud(seed: int, pooled: bool = False, **model_kwargs) -> CloudModel:
                 ]
                 if r.random() < 0.2:  # a consumer that waits for producers: an open I/O phase, maybe empty
                     phases.insert(0, Phase("feed", Kind.NET, float(r.choice([0.0, 50.0])), open=True))
+                elif r.random() < 0.1:  # ... or an open pipelined one (a shuffle server's disk read; maybe CPU too)
+                    amount = float(r.choice([0.0, 50.0]))
+                    phases.insert(0, replace(_random_pipe(r, vm.row, files), name="feed", amount=amount, open=True))
                 vm.run(
                     WorkItem(
                         m,
