@@ -65,7 +65,8 @@ def random_cloud(seed: int, pooled: bool = False, **model_kwargs) -> CloudModel:
             for _ in range(int(r.integers(0, 7))):
                 phases = [
                     PHASE_MAKERS[int(r.integers(0, 5))]("p", float(r.uniform(0, 3000)))
-                    if r.random() < 0.6 else _random_pipe(r, vm.row, files)
+                    if r.random() < 0.6
+                    else _random_pipe(r, vm.row, files)
                     for _ in range(int(r.integers(1, 5)))
                 ]
                 if r.random() < 0.2:  # a consumer that waits for producers: an open I/O phase, maybe empty

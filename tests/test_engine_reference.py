@@ -49,7 +49,8 @@ def compare_states(a: engine.TickState, b: engine.TickState, n: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(25))
-def test_vectorized_and_reference_ticks_agree(seed):
+def test_vectorized_and_reference_ticks_agree(seed, monkeypatch):
+    monkeypatch.setattr(engine, "MIN_IDLE_ROWS", 1)  # idle rows are left out of these small clouds' ticks too
     model = random_cloud(seed)
     model.start()
     for _ in range(3):  # a few ticks in, phases have moved on and counters are non-zero
