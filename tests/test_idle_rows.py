@@ -1,10 +1,13 @@
 """Idle rows (an open phase with nothing left and no CPU need) are left out of the engine's tick: the numbers must be
 bit for bit those of a tick over every row, while items idle, wake up with more work, idle again and end."""
 
+import json
+
 import numpy as np
 import pytest
 
 from tests.scenarios_random import random_cloud
+from tests.test_golden_digests import GOLDEN, RUNS, run_digests
 from vcloud import Kind, Phase, WorkItem, engine
 from vcloud.pagecache import FileTable
 from vcloud.tables import ItemTable, VMTable
@@ -61,3 +64,21 @@ def test_leaving_idle_rows_out_changes_no_number(seed, monkeypatch):
     a, b = skipped.ended_charges, every.ended_charges
     np.testing.assert_array_equal(a.rows[: a.n], b.rows[: b.n])
     assert a.n == b.n
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_golden_runs_give_their_tables_with_every_idle_row_left_out(run, monkeypatch):
+    """The golden runs (shuffle servers, reduces waiting for map outputs) with idle rows left out at every tick that
+    has one, not only above MIN_IDLE_ROWS (which these small clusters never reach)."""
+    monkeypatch.setattr(engine, "MIN_IDLE_ROWS", 1)
+    live_items, left_out = engine.live_items, []
+
+    def counted(items):
+        live = live_items(items)
+        left_out.append(live is not items)
+        return live
+
+    monkeypatch.setattr(engine, "live_items", counted)
+    found = run_digests(*RUNS[run])
+    assert sum(left_out) > len(left_out) // 4  # most ticks had idle rows
+    assert found == json.loads(GOLDEN.read_text())[run]
