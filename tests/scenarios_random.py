@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -64,11 +65,15 @@ def random_cloud(seed: int, pooled: bool = False, **model_kwargs) -> CloudModel:
             for _ in range(int(r.integers(0, 7))):
                 phases = [
                     PHASE_MAKERS[int(r.integers(0, 5))]("p", float(r.uniform(0, 3000)))
-                    if r.random() < 0.6 else _random_pipe(r, vm.row, files)
+                    if r.random() < 0.6
+                    else _random_pipe(r, vm.row, files)
                     for _ in range(int(r.integers(1, 5)))
                 ]
                 if r.random() < 0.2:  # a consumer that waits for producers: an open I/O phase, maybe empty
                     phases.insert(0, Phase("feed", Kind.NET, float(r.choice([0.0, 50.0])), open=True))
+                elif r.random() < 0.1:  # ... or an open pipelined one (a shuffle server's disk read; maybe CPU too)
+                    amount = float(r.choice([0.0, 50.0]))
+                    phases.insert(0, replace(_random_pipe(r, vm.row, files), name="feed", amount=amount, open=True))
                 vm.run(
                     WorkItem(
                         m,

@@ -211,6 +211,18 @@ class ItemTable(Columns):
         self.layout += 1
         return row
 
+    def take(self, rows: np.ndarray, names: tuple[str, ...]) -> ItemTable:
+        """A table of `rows` only (in this order) holding the columns `names`, without owners: what the engine's tick
+        works on when some rows add nothing to it (engine.live_items). Its `layout` is this table's; its `rows` are
+        `rows` (the row in this table of each of its rows)."""
+        sub = ItemTable.__new__(ItemTable)
+        sub.n, sub.width, sub.owner, sub._names, sub.layout = rows.size, self.width, [], names, self.layout
+        sub.rows = rows
+        cols = self.__dict__
+        for name in names:
+            setattr(sub, name, cols[name][rows])
+        return sub
+
     def remove(self, row: int) -> object | None:
         """Free `row`; the last row moves into it. Returns the owner that moved (its row is now `row`)."""
         last = self.n - 1
