@@ -196,18 +196,20 @@ class CopierShuffle(ShuffleServer):
             return
         c = cols[k]
         at = (self.position[c, node] - self.next_at[c]) % n  # places in the rotation, from where it stopped
-        order = np.lexsort((at, k))  # by reduce, then rotation
-        k, node, c, at = k[order], node[order], c[order], at[order]
-        mb = backlog[k, node]
-        cost = mb / self.stream_mb(node, c)  # copier-ticks at best
-        first = np.searchsorted(k, k)  # each reduce's first entry
-        rank = np.arange(k.size) - first
-        spent = np.zeros((cols.size, int(rank.max()) + 1))  # each reduce's costs in rotation order, one row each
-        spent[k, rank] = cost
-        before = np.cumsum(spent, axis=1)[k, rank] - cost
         free = self.copiers - self.in_flight[c]
-        take = (before < free) | (rank < free)
-        node, c, k, at, mb = node[take], c[take], k[take], at[take], mb[take]
+        if (np.bincount(k, minlength=cols.size)[k] > free).any():  # some reduce has more nodes than free copiers
+            order = np.lexsort((at, k))  # by reduce, then rotation
+            k, node, c, at, free = k[order], node[order], c[order], at[order], free[order]
+            mb = backlog[k, node]
+            cost = mb / self.stream_mb(node, c)  # copier-ticks at best
+            rank = np.arange(k.size) - np.searchsorted(k, k)  # place among the reduce's entries
+            spent = np.zeros((cols.size, int(rank.max()) + 1))  # each reduce's costs in rotation order, one row each
+            spent[k, rank] = cost
+            before = np.cumsum(spent, axis=1)[k, rank] - cost
+            take = (before < free) | (rank < free)
+            node, c, k, at, mb = node[take], c[take], k[take], at[take], mb[take]
+        else:  # each free copier takes a node of its own: all are taken, in any order
+            mb = backlog[k, node]
         self.queue[node, c] += mb
         self.backlog[c, node] = 0.0
         self.fetch_node = np.concatenate((self.fetch_node, node))
