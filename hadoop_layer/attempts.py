@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING
 from hadoop_layer.tasks import TaskKind
 
 if TYPE_CHECKING:
+    from hadoop_layer.ended import EndedAttempts
     from hadoop_layer.tasks import TaskAttempt
 
 
 class AttemptRegistry:
-    def __init__(self) -> None:
+    def __init__(self, ended: EndedAttempts) -> None:
+        self.ended = ended  # where an attempt is recorded once it has ended (in its final state)
         self.count: dict[TaskKind, int] = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}  # running maps / reduces
 
     def add(self, attempt: TaskAttempt) -> None:
@@ -35,8 +37,10 @@ class AttemptRegistry:
             task.job.reduce_attempts.append(attempt)
 
     def remove(self, attempt: TaskAttempt) -> None:
-        """An attempt ended (done, killed, failed): its slot is free, it goes to its tracker's history."""
+        """An attempt ended (done, killed, failed; its state is final): its slot is free, it is recorded in the
+        ended attempts' columns and goes to its tracker's history."""
         task, tracker = attempt.task, attempt.tracker
+        self.ended.add(attempt)
         i = task.active.index(attempt)
         task.active = task.active[:i] + task.active[i + 1 :]
         tracker.running[task.kind].discard(attempt)

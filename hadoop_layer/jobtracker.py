@@ -78,7 +78,7 @@ class JobTracker:
         self.running_jobs: list[Job] = []  # changed only by _start_running / _stop_running
         self.ledger = RunningLedger()
         self.expected_jobs = 0
-        self.attempts = AttemptRegistry()
+        self.attempts = AttemptRegistry(model.ended)
         self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
         self.map_slot_freed = False  # since the last look: for SlotManager.idle_map_slot (HadoopModel.after_tick)
         # every reduce of a job fetches the same segments once its maps are done: one merge plan per (job, heap)
@@ -404,20 +404,24 @@ class JobTracker:
         if task.role:
             self._lifecycle_finished(attempt)
             return
-        self._release(attempt)
-        if task.state == TaskState.DONE:  # another attempt of the task finished earlier in the same tick: this one lost
+        lost = task.state == TaskState.DONE  # another attempt of the task finished earlier in the same tick
+        # its final state before its release records it (EndedAttempts): a recorded kill (e.g. a lost tracker) is
+        # retried, not counted as a failure
+        if lost or (attempt.will_fail and attempt.replayed == "KILLED"):
             attempt.state = ItemState.KILLED
+        elif attempt.will_fail:
+            attempt.state = ItemState.FAILED
+        self._release(attempt)
+        if lost:
             task.kill_count += 1
             return
         if attempt.will_fail and attempt.replayed == "KILLED":
-            attempt.state = ItemState.KILLED  # a recorded kill (e.g. a lost tracker): retried, not counted as a failure
             task.kill_count += 1
             if not task.active:
                 job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
         if attempt.will_fail:
-            attempt.state = ItemState.FAILED
             task.failures += 1
             if task.failures >= self.model.hadoop.max_attempts:
                 job.set_state(task, TaskState.FAILED)

@@ -16,6 +16,7 @@ import pandas as pd
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.copiers import CopierShuffle
 from hadoop_layer.datanode import DataNodes
+from hadoop_layer.ended import EndedAttempts
 from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.heartbeats import HeartbeatClock
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
@@ -44,6 +45,7 @@ class HadoopModel(CloudModel):
     ) -> None:
         super().__init__(**cloud_kwargs)
         self.hadoop = hadoop or HadoopConfig()
+        self.ended = EndedAttempts(self)  # the attempts that ended, as columns (hadoop_layer/ended.py)
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
         self.heartbeat_clock = HeartbeatClock(self)
