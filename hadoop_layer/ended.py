@@ -82,14 +82,10 @@ class EndedAttempts:
             self.ends = grown(self.ends, (max(4096, 2 * (used + m)),), np.nan)
         self.ends[used : used + m] = phase_ends
         self.ends_used = used + m
-        group = (
-            2 + task.job.lifecycle_tasks.index(task) if task.role else (MAP if task.kind == TaskKind.MAP else REDUCE)
-        )
         locality = attempt.locality
-        self.task[k], self.gid[k], self.job[k], self.group[k], self.index[k] = (
-            task, task.gid, task.job.number, group, task.index
-        )  # fmt: skip
-        self.number[k], self.node[k], self.state[k] = attempt.number, attempt.tracker.node, _STATE_CODE[attempt.state]
+        self.task[k], self.gid[k] = task, task.gid
+        self.job[k], self.group[k], self.index[k], self.number[k] = self.key_of(attempt)
+        self.node[k], self.state[k] = attempt.tracker.node, _STATE_CODE[attempt.state]
         self.start_s[k] = np.nan if attempt.start_s is None else attempt.start_s
         self.end_s[k] = attempt.end_s
         self.locality[k] = -1 if locality is None else int(locality)
@@ -98,6 +94,14 @@ class EndedAttempts:
         self.ends_from[k], self.ends_n[k] = used, m
         self.n = k + 1
         return k
+
+    @staticmethod
+    def key_of(attempt: TaskAttempt) -> tuple[int, int, int, int]:
+        """(job, group, index, number): where an attempt goes in the tables' order (`HadoopModel.attempt_order`)."""
+        task = attempt.task
+        if task.role:
+            return task.job.number, 2 + task.job.lifecycle_tasks.index(task), task.index, attempt.number
+        return task.job.number, MAP if task.kind == TaskKind.MAP else REDUCE, task.index, attempt.number
 
     def _plan(self, phases) -> int:
         names = tuple(p.name for p in phases)

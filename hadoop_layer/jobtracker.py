@@ -221,8 +221,7 @@ class JobTracker:
 
     def _lifecycle_finished(self, attempt: TaskAttempt) -> None:
         task = attempt.task
-        self._release(attempt)
-        task.state, task.end_s, task.successful = TaskState.DONE, attempt.end_s, attempt
+        task.state, task.end_s, task.won = TaskState.DONE, attempt.end_s, self._release(attempt)
         self._report(attempt.tracker, partial(self._lifecycle_reported, task))
 
     def _lifecycle_reported(self, task: Task) -> None:
@@ -411,7 +410,7 @@ class JobTracker:
             attempt.state = ItemState.KILLED
         elif attempt.will_fail:
             attempt.state = ItemState.FAILED
-        self._release(attempt)
+        row = self._release(attempt)
         if lost:
             task.kill_count += 1
             return
@@ -430,7 +429,7 @@ class JobTracker:
                 job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
-        task.successful, task.end_s = attempt, attempt.end_s
+        task.won, task.end_s = row, attempt.end_s
         job.set_state(task, TaskState.DONE)
         for other in list(task.active):
             self.kill(other)
@@ -462,11 +461,12 @@ class JobTracker:
             task.job.set_state(task, TaskState.PENDING)
             self.wake_idle()
 
-    def _release(self, attempt: TaskAttempt) -> None:
+    def _release(self, attempt: TaskAttempt) -> int:
+        """Free an ended attempt's slot and files; it is recorded in the `ended` columns (its row is returned)."""
         task, tracker = attempt.task, attempt.tracker
         if attempt.route is not None:
             self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
-        self.attempts.remove(attempt)
+        row = self.attempts.remove(attempt)
         if not task.role:  # a setup or cleanup attempt is not a map or reduce to the policies
             if task.kind == TaskKind.MAP:
                 self.map_slot_freed = True
@@ -476,6 +476,7 @@ class JobTracker:
             tracker.wake()
         attempt.route = None  # its files are deleted or handed on: where they were matters no more
         attempt.settle()
+        return row
 
     # ---- shuffle --------------------------------------------------------------------------------------
     def _feed_reduces(self, job: Job, map_output_mb: float, node: int) -> None:

@@ -288,7 +288,7 @@ class QuincyScheduler(TaskScheduler):
                         group_edges.append(((targets[("C", here)], 0),))
                     groups[key].append(task)
                     continue
-                wait = self._scale(s.omega * _waited_s(task, now)) if task.attempts else never_ran
+                wait = self._scale(s.omega * _waited_s(task, now)) if task.launches else never_ran
                 if running_task:  # its own node: it may be killed (sent to U) or kept at the continuation cost
                     attempt = task.active[-1]
                     here = attempt.tracker.node
@@ -392,7 +392,7 @@ class QuincyScheduler(TaskScheduler):
         (a repartitioned map's pieces)."""
         return (
             tuple((j.number, len(j.maps)) for j in cluster.jobs),
-            sum(len(t.history) for t in cluster.trackers),
+            cluster.ended_count(),
             cluster.running(TaskKind.MAP),
             cluster.running(TaskKind.REDUCE),
             (cluster.map_capacity(), cluster.reduce_capacity()),
@@ -425,7 +425,7 @@ def _tasks(job: Job, kind: TaskKind) -> list[Task]:
 def _waited_s(task: Task, now: float) -> float:
     """nu: seconds the task has spent unscheduled since its job started (time in attempts taken off)."""
     job_start = task.job.start_s if task.job.start_s is not None else now
-    ran = sum(a.runtime_s for a in task.attempts)
+    ran = task.ran_s + sum(a.runtime_s for a in task.active)
     return max(now - job_start - ran, 0.0)
 
 
@@ -473,9 +473,10 @@ def _reduce_costs(job: Job, top: _Topology, s: QuincySettings) -> _Costs:
     the computer's rack (not itself), xi per GB from other racks; preferred: >= preferred_fraction of it."""
     racks = np.asarray(top.rack_of)
     share = np.zeros(len(racks))
+    node = job.model.ended.node  # where each map's successful attempt ran (Task.won)
     for t in job.maps:
-        if t.state == TaskState.DONE and t.successful is not None:
-            share[t.successful.tracker.node] += t.output_mb_final / len(job.reduces) / GB_MB
+        if t.state == TaskState.DONE and t.won >= 0:
+            share[node[t.won]] += t.output_mb_final / len(job.reduces) / GB_MB
     total = share.sum()
     by_rack = np.bincount(racks, share, minlength=int(racks.max()) + 1)
     in_rack = by_rack[racks]
