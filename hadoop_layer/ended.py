@@ -37,10 +37,10 @@ class EndedAttempts:
 
     COLUMNS: dict[str, tuple[type, object]] = {
         "task": (object, None),
-        "gid": (np.int64, 0),  # Task.gid (0: a task made after the build or a lifecycle task; see `task`)
-        "job": (np.int64, 0),  # Job.number
+        "gid": (np.int32, 0),  # Task.gid (0: a task made after the build or a lifecycle task; see `task`)
+        "job": (np.int32, 0),  # Job.number
         "group": (np.int8, 0),  # MAP, REDUCE, or 2 + its place in the job's lifecycle tasks: the tables' order
-        "index": (np.int64, 0),  # Task.index
+        "index": (np.int32, 0),  # Task.index
         "number": (np.int32, 0),  # its place among its task's attempts
         "node": (np.int32, 0),  # its TaskTracker
         "start_s": (np.float64, np.nan),
@@ -50,7 +50,7 @@ class EndedAttempts:
         "speculative": (np.bool_, False),
         "output_mb": (np.float64, 0.0),
         "spills": (np.int32, 0),
-        "charges": (np.int64, -1),  # its row in the cloud's `ended_charges`
+        "charges": (np.int32, -1),  # its row in the cloud's `ended_charges`
         "plan": (np.int32, 0),  # its phases' names: `plans[plan]`
         "ends_from": (np.int64, 0),  # its phases' end times: `ends[ends_from : ends_from + ends_n]`
         "ends_n": (np.int16, 0),

@@ -7,7 +7,6 @@ the policies it is handed (scheduler, speculation, slot manager). It knows no pa
 from __future__ import annotations
 
 import collections
-import itertools
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -227,7 +226,8 @@ class HadoopModel(CloudModel):
         names = [c for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS]
         parts: dict[str, list] = {c: [] for c in names}
         places = [(t.name, t.vm.host.name) for t in self.trackers]
-        for batch in itertools.batched(order.tolist(), _ROWS_AT_ONCE):
+        for start in range(0, len(order), _ROWS_AT_ONCE):
+            batch = order[start : start + _ROWS_AT_ONCE].tolist()
             rows = _ended_rows(ended, places, [i for i in batch if i < n])
             values = [next(rows) if i < n else _task_row(running[i - n]) for i in batch]
             for c, column in zip(names, zip(*values, strict=True), strict=True):
@@ -382,7 +382,7 @@ TASK_DTYPES = {
     "speculative": "bool",
     **dict.fromkeys(("spills", "kill_count"), "int64"),
 }
-_ROWS_AT_ONCE = 65_536  # rows of the tasks table whose Python values exist at once (tasks_frame)
+_ROWS_AT_ONCE = 8_192  # rows of the tasks table whose Python values exist at once (tasks_frame)
 
 
 def _task_row(a: TaskAttempt) -> tuple:
