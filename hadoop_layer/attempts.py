@@ -41,7 +41,6 @@ class AttemptRegistry:
         ended attempts' columns, whose row is returned; nothing here holds the object any more."""
         task, tracker = attempt.task, attempt.tracker
         row = self.ended.add(attempt)
-        task.ran_s += attempt.runtime_s
         i = task.active.index(attempt)
         task.active = task.active[:i] + task.active[i + 1 :]
         tracker.running[task.kind].discard(attempt)

@@ -235,13 +235,16 @@ class HadoopModel(CloudModel):
             del values, rows
         columns: dict[str, Any] = {c: _joined(chunks, TASK_DTYPES[c]) for c, chunks in parts.items()}
         del parts
-        charges = self.ended_charges.rows[ended.charges[np.minimum(order, max(n - 1, 0))]] if n else None
-        if running or charges is None:
-            live = self.charges_of(running)
-            charges = np.zeros((len(order), len(CHARGES))) if charges is None else charges
-            charges[order >= n] = live[order[order >= n] - n]
-        of = {c: charges[:, CHARGES.index(c)] for c in CHARGES}
-        columns["cputime_s"] = of["usr_s"] + of["sys_s"]
+        # the charges a column at a time, only those the table shows: no (rows, 7) block held by its columns
+        at = ended.charges[np.minimum(order, n - 1)] if n else np.zeros(len(order), dtype=np.int64)
+        live, alive = self.charges_of(running), order >= n
+        of = {}
+        for c in ("usr_s", "sys_s", *_CHARGE_COLUMNS[1:]):
+            j = CHARGES.index(c)
+            of[c] = self.ended_charges.rows[at, j] if n else np.zeros(len(order))
+            of[c][alive] = live[order[alive] - n, j]
+        del at
+        columns["cputime_s"] = of.pop("usr_s") + of.pop("sys_s")
         for c in _CHARGE_COLUMNS[1:]:
             columns[c] = of[c]
         return pd.DataFrame({c: columns[c] for c in TASK_COLUMNS}, copy=False)

@@ -63,8 +63,8 @@ class Task:
     """A TaskInProgress: one split or one partition, and its attempts. Slots, not a dict, and the containers most
     tasks never fill, fill once or fill only while they run (`active`, `nodes_tried`, `children`, `replay`) are
     tuples, the shared empty one when empty: a 600-node trace's day makes 460,000 (issue 16). Its ended attempts are
-    rows of the model's `ended` columns (hadoop_layer/ended.py), not objects: it keeps their count (`launches`), the
-    row of the one that succeeded (`won`) and their summed run time (`ran_s`)."""
+    rows of the model's `ended` columns (hadoop_layer/ended.py), not objects: it keeps their count (`launches`) and
+    the row of the one that succeeded (`won`)."""
 
     __slots__ = (
         "_replicas",
@@ -74,7 +74,6 @@ class Task:
         "cpu_mc",
         "end_s",
         "failures",
-        "gid",
         "index",
         "input_mb",
         "job",
@@ -87,7 +86,6 @@ class Task:
         "output_mb_final",
         "output_records",
         "parent",
-        "ran_s",
         "ready_s",
         "replay",
         "role",
@@ -109,7 +107,6 @@ class Task:
         replicas: np.ndarray | None = None,
     ) -> None:
         self.job, self.kind, self.index = job, kind, index
-        self.gid = 0  # number in the model's task arrays (HadoopModel.add_job), the item table's tag of its attempts
         self.input_mb, self.cpu_mc = input_mb, cpu_mc
         self.output_mb, self.output_records = output_mb, output_records
         self._replicas = replicas if replicas is not None else _NO_REPLICAS  # None: its row of the job's placement
@@ -122,7 +119,6 @@ class Task:
         self.failures = 0
         self.kill_count = 0
         self.won = -1  # the row of its successful attempt in the model's `ended` columns; -1: none
-        self.ran_s = 0.0  # seconds its ended attempts ran, summed
         self.output_mb_final = 0.0  # maps: output of the successful attempt (what reduces fetch)
         # Repartitioning (a map stopped early, its unprocessed input given to new maps, JobTracker.repartition):
         self.split_mb = input_mb  # the byte range the task was made with; input_mb shrinks when it is stopped
@@ -137,6 +133,19 @@ class Task:
         # reduces of a replayed trace (durations mode): the recorded seconds after the shuffle, which the merges,
         # the reduce and its output take alone on the node (JobTracker._finish_shuffle sizes the CPU to it)
         self.after_shuffle_s: float | None = None
+
+    @property
+    def gid(self) -> int:
+        """Its number in the model's task arrays (HadoopModel.add_job), the item table's tag of its attempts: the
+        job's maps made from its splits, then its reduces; 0 for a repartitioned map's piece and a setup or cleanup
+        task. Worked out when asked: a slot and an int held 40 B a task (19 MB of a SWIM day's, issue 16)."""
+        if self.role:
+            return 0
+        job, index = self.job, self.index
+        made = len(job.split_replicas)  # the maps made from its splits (Job.make_tasks)
+        if self.kind == TaskKind.MAP:
+            return job.first_gid + index if index < made else 0
+        return job.first_gid + made + index
 
     @property
     def attempts(self) -> list[TaskAttempt | EndedAttempt]:
@@ -324,8 +333,8 @@ class MapSplits:
     def __len__(self) -> int:
         return len(self.input_mb)
 
-    def tasks(self, job: Job, first_gid: int) -> list[Task]:
-        """The map tasks, numbered from `first_gid` in the model's task arrays."""
+    def tasks(self, job: Job) -> list[Task]:
+        """The map tasks (numbered from the job's `first_gid` in the model's task arrays: `Task.gid`)."""
         own = self.own_replicas
         columns = zip(*(_shared(getattr(self, f).tolist()) for f in self.FIELDS), strict=True)
         tasks = []
@@ -333,7 +342,6 @@ class MapSplits:
             task = Task(job, TaskKind.MAP, i, input_mb, cpu_mc, output_mb, records, own.get(i))
             if i not in own:
                 task._replicas = None  # its row of `self.replicas` (Task.replicas)
-            task.gid = first_gid + i
             tasks.append(task)
         return tasks
 
@@ -422,11 +430,8 @@ class Job(Agent):
         if splits is None:
             return
         self.split_replicas = splits.replicas
-        self._maps = splits.tasks(self, self.first_gid)
-        first = self.first_gid + len(self._maps)
+        self._maps = splits.tasks(self)
         self._reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(self.n_reduces)]
-        for i, task in enumerate(self._reduces):
-            task.gid = first + i
         self.map_output_node_mb = np.zeros(len(self.model.trackers))
         racks = self.model.node_racks
         for task in reversed(self._maps):  # reversed: pop() from the end gives the lowest index first
@@ -445,6 +450,8 @@ class Job(Agent):
         counts[old] -= 1
         counts[state] += 1
         task.state = state
+        if state == TaskState.DONE or state == TaskState.FAILED:
+            task.nodes_tried = ()  # read of running tasks only (speculation); a SWIM day's ended tasks held 30 MB
         self.model.task_changes += 1
         running = self.running_tasks[task.kind]
         if state == TaskState.RUNNING:

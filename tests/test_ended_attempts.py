@@ -4,6 +4,7 @@ attempt of random runs with failures, speculation, setup and cleanup tasks, and 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from hadoop_layer.config import HadoopConfig
@@ -88,3 +89,23 @@ def test_a_replayed_trace_with_setup_and_cleanup_is_recorded_as_it_ran():
     assert {n[0].split("_")[-2] for n in noted.values()} >= {"setup", "cleanup"}
     for row, said in noted.items():
         assert _read(model.ended.record(row)) == said
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_the_tasks_table_reads_each_attempt_as_its_object_or_record_says_running_ones_too(seed):
+    from hadoop_layer.model import TASK_COLUMNS, TASK_DTYPES, _task_row
+
+    model = _random_run(seed)
+    while not (model.running_attempts() and len(model.ended)):  # some attempts ended, some run
+        model.run_for(5.0)
+    frame = model.tasks_frame()
+    jobs = model.jobtracker.jobs
+    attempts = [*model.attempts(), *(a for j in jobs for t in j.lifecycle_tasks for a in t.attempts)]
+    assert any(a.row is not None for a in attempts) and any(a.row is None for a in attempts)
+    assert frame["attempt"].tolist() == [a.name for a in attempts]
+    names = [c for c in TASK_COLUMNS if c not in ("cputime_s", "steal_s", "iowait_s", "read_disk_mb", "read_cache_mb")]
+    for c, values in zip(names, zip(*map(_task_row, attempts), strict=True), strict=True):  # as it was built
+        pd.testing.assert_series_equal(frame[c], pd.Series(pd.array(values, dtype=TASK_DTYPES[c]), name=c))
+    assert frame["cputime_s"].tolist() == [a.cputime_s for a in attempts]
+    for c in ("steal_s", "iowait_s", "read_disk_mb", "read_cache_mb"):
+        assert frame[c].tolist() == [a.charged(c) for a in attempts]
