@@ -20,6 +20,7 @@ from vcloud.work import ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.config import HadoopConfig
+    from hadoop_layer.ended import EndedAttempt
     from hadoop_layer.jobtracker import JobTracker
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.tracker import TaskTracker
@@ -187,6 +188,14 @@ class ClusterView:
 
     def locality(self, task: Task, tracker: TaskTracker) -> Locality:
         return self._model.locality_of(task, tracker.node)
+
+    def ended_count(self) -> int:
+        """Attempts ended so far (done, killed, failed)."""
+        return self._model.ended.n
+
+    def ended_since(self, seen: int) -> list[EndedAttempt]:
+        """Records of the attempts that ended from the `seen`-th on, tracker by tracker, each's in end order."""
+        return self._model.ended.since(seen)
 
     def standing_key(self) -> tuple[tuple[int, ...], int]:
         """(moves, first launches): `moves` changes whenever a running attempt's progress or a task's state may have

@@ -78,7 +78,7 @@ class JobTracker:
         self.running_jobs: list[Job] = []  # changed only by _start_running / _stop_running
         self.ledger = RunningLedger()
         self.expected_jobs = 0
-        self.attempts = AttemptRegistry()
+        self.attempts = AttemptRegistry(model.ended)
         self.capacity = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
         self.map_slot_freed = False  # since the last look: for SlotManager.idle_map_slot (HadoopModel.after_tick)
         # every reduce of a job fetches the same segments once its maps are done: one merge plan per (job, heap)
@@ -221,8 +221,7 @@ class JobTracker:
 
     def _lifecycle_finished(self, attempt: TaskAttempt) -> None:
         task = attempt.task
-        self._release(attempt)
-        task.state, task.end_s, task.successful = TaskState.DONE, attempt.end_s, attempt
+        task.state, task.end_s, task.won = TaskState.DONE, attempt.end_s, self._release(attempt)
         self._report(attempt.tracker, partial(self._lifecycle_reported, task))
 
     def _lifecycle_reported(self, task: Task) -> None:
@@ -404,20 +403,24 @@ class JobTracker:
         if task.role:
             self._lifecycle_finished(attempt)
             return
-        self._release(attempt)
-        if task.state == TaskState.DONE:  # another attempt of the task finished earlier in the same tick: this one lost
+        lost = task.state == TaskState.DONE  # another attempt of the task finished earlier in the same tick
+        # its final state before its release records it (EndedAttempts): a recorded kill (e.g. a lost tracker) is
+        # retried, not counted as a failure
+        if lost or (attempt.will_fail and attempt.replayed == "KILLED"):
             attempt.state = ItemState.KILLED
+        elif attempt.will_fail:
+            attempt.state = ItemState.FAILED
+        row = self._release(attempt)
+        if lost:
             task.kill_count += 1
             return
         if attempt.will_fail and attempt.replayed == "KILLED":
-            attempt.state = ItemState.KILLED  # a recorded kill (e.g. a lost tracker): retried, not counted as a failure
             task.kill_count += 1
             if not task.active:
                 job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
         if attempt.will_fail:
-            attempt.state = ItemState.FAILED
             task.failures += 1
             if task.failures >= self.model.hadoop.max_attempts:
                 job.set_state(task, TaskState.FAILED)
@@ -426,7 +429,7 @@ class JobTracker:
                 job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
-        task.successful, task.end_s = attempt, attempt.end_s
+        task.won, task.end_s = row, attempt.end_s
         job.set_state(task, TaskState.DONE)
         for other in list(task.active):
             self.kill(other)
@@ -458,11 +461,12 @@ class JobTracker:
             task.job.set_state(task, TaskState.PENDING)
             self.wake_idle()
 
-    def _release(self, attempt: TaskAttempt) -> None:
+    def _release(self, attempt: TaskAttempt) -> int:
+        """Free an ended attempt's slot and files; it is recorded in the `ended` columns (its row is returned)."""
         task, tracker = attempt.task, attempt.tracker
         if attempt.route is not None:
             self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
-        self.attempts.remove(attempt)
+        row = self.attempts.remove(attempt)
         if not task.role:  # a setup or cleanup attempt is not a map or reduce to the policies
             if task.kind == TaskKind.MAP:
                 self.map_slot_freed = True
@@ -472,6 +476,7 @@ class JobTracker:
             tracker.wake()
         attempt.route = None  # its files are deleted or handed on: where they were matters no more
         attempt.settle()
+        return row
 
     # ---- shuffle --------------------------------------------------------------------------------------
     def _feed_reduces(self, job: Job, map_output_mb: float, node: int) -> None:

@@ -6,8 +6,9 @@ the policies it is handed (scheduler, speculation, slot manager). It knows no pa
 
 from __future__ import annotations
 
-import itertools
+import collections
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ import pandas as pd
 from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.copiers import CopierShuffle
 from hadoop_layer.datanode import DataNodes
+from hadoop_layer.ended import DONE, KILLED, MAP, REDUCE, STATES, EndedAttempt, EndedAttempts
 from hadoop_layer.hdfs import Locality, locality, place_blocks
 from hadoop_layer.heartbeats import HeartbeatClock
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
@@ -29,7 +31,6 @@ from vcloud import VM, CloudModel
 from vcloud.agents import CHARGES
 from vcloud.model import InvariantError
 from vcloud.tables import grown
-from vcloud.work import ItemState
 
 
 class HadoopModel(CloudModel):
@@ -44,6 +45,7 @@ class HadoopModel(CloudModel):
     ) -> None:
         super().__init__(**cloud_kwargs)
         self.hadoop = hadoop or HadoopConfig()
+        self.ended = EndedAttempts(self)  # the attempts that ended, as columns (hadoop_layer/ended.py)
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
         self.heartbeat_clock = HeartbeatClock(self)
@@ -185,25 +187,64 @@ class HadoopModel(CloudModel):
         return locality(task.replicas, node, self.node_racks)
 
     # ---- results ----------------------------------------------------------------------------------
-    def attempts(self) -> list[TaskAttempt]:
-        return [a for job in self.jobtracker.jobs for t in (*job.maps, *job.reduces) for a in t.attempts]
+    def running_attempts(self) -> list[TaskAttempt]:
+        """The attempts running now (setup and cleanup ones too), from the trackers' slots."""
+        return [a for t in self.trackers for kind in (TaskKind.MAP, TaskKind.REDUCE) for a in t.running[kind]]
+
+    def attempt_order(self) -> tuple[np.ndarray, list[TaskAttempt], int]:
+        """Every attempt in the tables' order (jobs in submission order, each one's maps then reduces, by task and
+        attempt number; then the setup and cleanup attempts likewise): (`order`, running attempts, maps and reduces'
+        count). `order[i] < ended.n` is an ended attempt's row, else `running[order[i] - ended.n]`; the first
+        `count` entries are the maps' and reduces' attempts (what `attempts()` lists)."""
+        ended, running = self.ended, self.running_attempts()
+        position = np.zeros(max((j.number for j in self.jobtracker.jobs), default=0) + 1, dtype=np.int64)
+        position[[j.number for j in self.jobtracker.jobs]] = np.arange(len(self.jobtracker.jobs))
+        keys = [ended.view(c) for c in ("job", "group", "index", "number")]
+        if running:
+            more = [ended.key_of(a) for a in running]
+            keys = [np.concatenate([k, np.array(m, dtype=k.dtype)]) for k, m in zip(keys, zip(*more, strict=True),
+                                                                                    strict=True)]  # fmt: skip
+        job, group, index, number = keys
+        lifecycle = group >= 2
+        order = np.lexsort((number, index, group, position[job], lifecycle))
+        return order, running, int(np.count_nonzero(~lifecycle))
+
+    def attempts(self) -> list[TaskAttempt | EndedAttempt]:
+        """The maps' and reduces' attempts in the tables' order: records of the ended ones, the running objects. For
+        reports and tests: a long run's are many (476,734 in a SWIM day), the columns (`ended`) read faster."""
+        order, running, count = self.attempt_order()
+        n = self.ended.n
+        return [self.ended.record(i) if i < n else running[i - n] for i in order[:count].tolist()]
 
     def tasks_frame(self) -> pd.DataFrame:
         """One row per attempt (DESIGN.md 7), built `_ROWS_AT_ONCE` rows at a time, each column typed as it is made
         (`TASK_DTYPES`): a list of Python values per column for every attempt held 0.4 GB at the end of a SWIM day
-        on 600 slaves (476,734 attempts), the run's peak. The charges come as arrays (`CloudModel.charges_of`)."""
-        lifecycle = [a for job in self.jobtracker.jobs for t in job.lifecycle_tasks for a in t.attempts]
-        attempts = [*self.attempts(), *lifecycle]
+        on 600 slaves (476,734 attempts), the run's peak. The ended attempts' values come from their columns
+        (`ended`), the charges as arrays."""
+        order, running, _ = self.attempt_order()
+        ended, n = self.ended, self.ended.n
         names = [c for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS]
         parts: dict[str, list] = {c: [] for c in names}
-        for batch in itertools.batched(attempts, _ROWS_AT_ONCE):
-            for c, values in zip(names, zip(*map(_task_row, batch), strict=True), strict=True):
-                parts[c].append(pd.array(values, dtype=TASK_DTYPES[c]))
+        places = [(t.name, t.vm.host.name) for t in self.trackers]
+        for start in range(0, len(order), _ROWS_AT_ONCE):
+            batch = order[start : start + _ROWS_AT_ONCE].tolist()
+            rows = _ended_rows(ended, places, [i for i in batch if i < n])
+            values = [next(rows) if i < n else _task_row(running[i - n]) for i in batch]
+            for c, column in zip(names, zip(*values, strict=True), strict=True):
+                parts[c].append(pd.array(column, dtype=TASK_DTYPES[c]))
+            del values, rows
         columns: dict[str, Any] = {c: _joined(chunks, TASK_DTYPES[c]) for c, chunks in parts.items()}
         del parts
-        charges = self.charges_of(attempts)
-        of = {c: charges[:, CHARGES.index(c)] for c in CHARGES}
-        columns["cputime_s"] = of["usr_s"] + of["sys_s"]
+        # the charges a column at a time, only those the table shows: no (rows, 7) block held by its columns
+        at = ended.charges[np.minimum(order, n - 1)] if n else np.zeros(len(order), dtype=np.int64)
+        live, alive = self.charges_of(running), order >= n
+        of = {}
+        for c in ("usr_s", "sys_s", *_CHARGE_COLUMNS[1:]):
+            j = CHARGES.index(c)
+            of[c] = self.ended_charges.rows[at, j] if n else np.zeros(len(order))
+            of[c][alive] = live[order[alive] - n, j]
+        del at
+        columns["cputime_s"] = of.pop("usr_s") + of.pop("sys_s")
         for c in _CHARGE_COLUMNS[1:]:
             columns[c] = of[c]
         return pd.DataFrame({c: columns[c] for c in TASK_COLUMNS}, copy=False)
@@ -225,16 +266,24 @@ class HadoopModel(CloudModel):
         return pd.DataFrame(rows, columns=JOB_COLUMNS)
 
     def hadoop_summary(self) -> dict[str, Any]:
-        jobs = self.jobtracker.jobs
-        done_maps = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.state == ItemState.DONE]
-        runtimes = np.array([a.runtime_s for a in done_maps])
-        # a task's time runs from its first attempt's launch: what a kill-and-restart policy wastes counts
-        task_times = np.array([a.end_s - min(b.start_s for b in a.task.attempts if b.start_s is not None)
-                               for a in done_maps])  # fmt: skip
-        per_node = {t.name: sum(1 for a in t.history if _map_done(a)) for t in self.trackers}
+        """The run's figures; the ended attempts' from their columns (`ended`), in the tables' order."""
+        jobs, ended = self.jobtracker.jobs, self.ended
+        order, running, count = self.attempt_order()
+        rows = order[:count][order[:count] < ended.n]  # the maps' and reduces' ended attempts
+        group, state = ended.group[rows], ended.state[rows]
+        done_maps = rows[(group == MAP) & (state == DONE)]
+        runtimes = ended.end_s[done_maps] - ended.start_s[done_maps]
+        # a task's time runs from its first attempt's launch (Task.start_s): what a kill-and-restart policy wastes
+        task_times = ended.end_s[done_maps] - np.array([t.start_s for t in ended.task[done_maps]], dtype=np.float64)
+        done = np.bincount(ended.node[done_maps], minlength=len(self.trackers))
+        per_node = {t.name: int(k) for t, k in zip(self.trackers, done, strict=True)}
         counts = np.array(list(per_node.values()))
-        launched = [a for a in self.attempts() if a.task.kind == TaskKind.MAP and a.locality is not None]
+        live = [a for a in running if not a.task.role]
+        levels = [*ended.locality[rows[group == MAP]].tolist(), *(int(a.locality) for a in live
+                  if a.task.kind == TaskKind.MAP and a.locality is not None)]  # fmt: skip
+        levels = [v for v in levels if v >= 0]
         ends = [j.end_s for j in jobs if j.end_s is not None]
+        charge = {c: ended.charge(c, done_maps).tolist() for c in ("usr_s", "sys_s", "steal_s", "iowait_s")}
         return {
             "makespan_s": (max(ends) - min(j.submit_s for j in jobs)) if ends and len(ends) == len(jobs) else None,
             "jobs_succeeded": sum(j.state == JobState.SUCCEEDED for j in jobs),
@@ -246,16 +295,14 @@ class HadoopModel(CloudModel):
             "map_runtime_max_s": float(runtimes.max()) if len(runtimes) else None,
             "maps_per_node": per_node,
             "maps_per_node_max_over_min": float(counts.max() / max(counts.min(), 1)) if len(counts) else None,
-            "locality": {
-                lvl.name.lower(): sum(a.locality == lvl for a in launched) / max(len(launched), 1) for lvl in Locality
-            },
-            "killed_attempts": sum(a.state == ItemState.KILLED for a in self.attempts()),
+            "locality": {lvl.name.lower(): levels.count(int(lvl)) / max(len(levels), 1) for lvl in Locality},
+            "killed_attempts": int(np.count_nonzero(state == KILLED)),
             "repartitioned_maps": sum(bool(t.children) for j in jobs for t in j.maps),
             "mitigator_maps": sum(t.parent is not None for j in jobs for t in j.maps),
-            "speculative_attempts": sum(a.speculative for a in self.attempts()),
-            "map_steal_s": float(sum(a.steal_s for a in done_maps)),
-            "map_iowait_s": float(sum(a.iowait_s for a in done_maps)),
-            "map_cputime_s": float(sum(a.cputime_s for a in done_maps)),
+            "speculative_attempts": int(np.count_nonzero(ended.speculative[rows])) + sum(a.speculative for a in live),
+            "map_steal_s": float(sum(charge["steal_s"])),
+            "map_iowait_s": float(sum(charge["iowait_s"])),
+            "map_cputime_s": float(sum(u + s for u, s in zip(charge["usr_s"], charge["sys_s"], strict=True))),
             "heartbeats": int(self.heartbeat_clock.count.sum()),
             # map outputs served by the TaskTrackers (read from disk; of which fetched by a reduce on the same node)
             **self.shuffle.figures(),
@@ -280,13 +327,17 @@ class HadoopModel(CloudModel):
         """After a run: every task of a finished job succeeded exactly once; map
         input is conserved across repartitions: a stopped map's kept range and its pieces tile its split, in order,
         and the original splits add up to the job's input."""
+        ended = self.ended
+        done = np.flatnonzero(ended.view("state") == DONE)
+        keys = zip(*(getattr(ended, c)[done].tolist() for c in ("job", "group", "index")), strict=True)
+        wins_of = collections.Counter(keys)  # successful attempts by (job, group, task index)
         for job in self.jobtracker.jobs:
             if job.state != JobState.SUCCEEDED:
                 continue
             for task in (*job.maps, *job.reduces):
-                wins = [a for a in task.attempts if a.state == ItemState.DONE]
-                if len(wins) != 1:
-                    raise InvariantError(f"{task.task_id} succeeded {len(wins)} times")
+                wins = wins_of.get((task.job.number, MAP if task.kind == TaskKind.MAP else REDUCE, task.index), 0)
+                if wins != 1:
+                    raise InvariantError(f"{task.task_id} succeeded {wins} times")
             for task in job.maps:
                 end = task.offset_mb + task.input_mb
                 for piece in task.children:
@@ -297,7 +348,7 @@ class HadoopModel(CloudModel):
                     raise InvariantError(
                         f"{task.task_id}: kept + pieces = {end - task.offset_mb} MB != {task.split_mb}"
                     )
-            done_input = sum(t.successful.task.input_mb for t in job.maps)
+            done_input = sum(t.input_mb for t in job.maps)  # each map succeeded once (above)
             split_input = sum(t.split_mb for t in job.maps if t.parent is None)
             if abs(done_input - split_input) > tol * max(split_input, 1.0):
                 raise InvariantError(f"{job.job_id}: input {split_input} MB but {done_input} MB processed")
@@ -334,7 +385,7 @@ TASK_DTYPES = {
     "speculative": "bool",
     **dict.fromkeys(("spills", "kill_count"), "int64"),
 }
-_ROWS_AT_ONCE = 65_536  # rows of the tasks table whose Python values exist at once (tasks_frame)
+_ROWS_AT_ONCE = 8_192  # rows of the tasks table whose Python values exist at once (tasks_frame)
 
 
 def _task_row(a: TaskAttempt) -> tuple:
@@ -361,6 +412,37 @@ def _task_row(a: TaskAttempt) -> tuple:
     )
 
 
+def _ended_rows(ended: EndedAttempts, places: list[tuple[str, str]], rows: list[int]) -> Iterator[tuple]:
+    """The values of ended attempts in the tasks table's columns but the charges' (`_task_row` of their objects)."""
+    cols = {c: getattr(ended, c)[rows].tolist() for c in ("number", "node", "locality", "start_s", "end_s", "state",
+                                                          "speculative", "output_mb", "spills")}  # fmt: skip
+    localities = [lvl.name.lower() for lvl in Locality]
+    for t, number, node, loc, start, end, state, speculative, output_mb, spills in zip(
+        ended.task[rows].tolist(), *cols.values(), strict=True
+    ):
+        task_id = t.task_id
+        vm, host = places[node]
+        yield (
+            t.job.job_id,
+            task_id,
+            f"attempt_{task_id}_{number}",
+            t.role or t.kind.value,
+            vm,
+            host,
+            localities[loc] if loc >= 0 else "",
+            start,
+            end,
+            STATES[state],
+            speculative,
+            t.input_mb,
+            t.input_mb * (1.0 if state == DONE else 0.0),
+            output_mb,
+            spills,
+            t.kill_count,
+            t.parent.task_id if t.parent is not None else "",
+        )
+
+
 def _joined(chunks: list, dtype: str) -> Any:
     """One column from its chunks; a string column keeps them as the chunks of one Arrow array (no copy)."""
     if len(chunks) < 2:
@@ -369,10 +451,6 @@ def _joined(chunks: list, dtype: str) -> Any:
 
 
 JOB_COLUMNS = ["job", "name", "submit_s", "start_s", "end_s", "maps", "reduces", "state"]
-
-
-def _map_done(attempt: TaskAttempt) -> bool:
-    return attempt.state == ItemState.DONE and attempt.task.kind == TaskKind.MAP and not attempt.task.role
 
 
 def map_skewness(runtimes: np.ndarray) -> float | None:

@@ -22,6 +22,7 @@ from vcloud import WorkItem
 from vcloud.work import ItemState, Phase
 
 if TYPE_CHECKING:
+    from hadoop_layer.ended import EndedAttempt
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.profiles import JobProfile, MapSpec
     from hadoop_layer.tracker import TaskTracker
@@ -60,24 +61,25 @@ class JobState(StrEnum):
 
 class Task:
     """A TaskInProgress: one split or one partition, and its attempts. Slots, not a dict, and the containers most
-    tasks never fill, fill once or fill only while they run (`attempts`, `active`, `nodes_tried`, `children`,
-    `replay`) are tuples, the shared empty one when empty: a 600-node trace's day makes 460,000 (issue 16)."""
+    tasks never fill, fill once or fill only while they run (`active`, `nodes_tried`, `children`, `replay`) are
+    tuples, the shared empty one when empty: a 600-node trace's day makes 460,000 (issue 16). Its ended attempts are
+    rows of the model's `ended` columns (hadoop_layer/ended.py), not objects: it keeps their count (`launches`) and
+    the row of the one that succeeded (`won`)."""
 
     __slots__ = (
         "_replicas",
         "active",
         "after_shuffle_s",
-        "attempts",
         "children",
         "cpu_mc",
         "end_s",
         "failures",
-        "gid",
         "index",
         "input_mb",
         "job",
         "kill_count",
         "kind",
+        "launches",
         "nodes_tried",
         "offset_mb",
         "output_mb",
@@ -90,7 +92,7 @@ class Task:
         "split_mb",
         "start_s",
         "state",
-        "successful",
+        "won",
     )
 
     def __init__(
@@ -105,19 +107,18 @@ class Task:
         replicas: np.ndarray | None = None,
     ) -> None:
         self.job, self.kind, self.index = job, kind, index
-        self.gid = 0  # number in the model's task arrays (HadoopModel.add_job), the item table's tag of its attempts
         self.input_mb, self.cpu_mc = input_mb, cpu_mc
         self.output_mb, self.output_records = output_mb, output_records
         self._replicas = replicas if replicas is not None else _NO_REPLICAS  # None: its row of the job's placement
         self.state = TaskState.PENDING  # changed only by Job.set_state
-        self.attempts: tuple[TaskAttempt, ...] = ()  # a tuple: most tasks run once (64 B, a list's 104)
+        self.launches = 0  # attempts made so far (the next one's number)
         self.active: tuple[TaskAttempt, ...] = ()  # its running attempts (AttemptRegistry)
         self.nodes_tried: tuple[int, ...] = ()  # nodes an attempt ran on (a tuple: most tasks run once)
         self.start_s: float | None = None
         self.end_s: float | None = None
         self.failures = 0
         self.kill_count = 0
-        self.successful: TaskAttempt | None = None
+        self.won = -1  # the row of its successful attempt in the model's `ended` columns; -1: none
         self.output_mb_final = 0.0  # maps: output of the successful attempt (what reduces fetch)
         # Repartitioning (a map stopped early, its unprocessed input given to new maps, JobTracker.repartition):
         self.split_mb = input_mb  # the byte range the task was made with; input_mb shrinks when it is stopped
@@ -132,6 +133,32 @@ class Task:
         # reduces of a replayed trace (durations mode): the recorded seconds after the shuffle, which the merges,
         # the reduce and its output take alone on the node (JobTracker._finish_shuffle sizes the CPU to it)
         self.after_shuffle_s: float | None = None
+
+    @property
+    def gid(self) -> int:
+        """Its number in the model's task arrays (HadoopModel.add_job), the item table's tag of its attempts: the
+        job's maps made from its splits, then its reduces; 0 for a repartitioned map's piece and a setup or cleanup
+        task. Worked out when asked: a slot and an int held 40 B a task (19 MB of a SWIM day's, issue 16)."""
+        if self.role:
+            return 0
+        job, index = self.job, self.index
+        made = len(job.split_replicas)  # the maps made from its splits (Job.make_tasks)
+        if self.kind == TaskKind.MAP:
+            return job.first_gid + index if index < made else 0
+        return job.first_gid + made + index
+
+    @property
+    def attempts(self) -> list[TaskAttempt | EndedAttempt]:
+        """All its attempts by number: the ended ones as records, the running ones. Scans the ended columns: for
+        reports and tests, not for a policy's every heartbeat (`launches`, `active`, `won` are at hand)."""
+        ended = self.job.model.ended
+        found = [*ended.records(ended.rows_of(self)), *self.active]
+        return sorted(found, key=lambda a: a.number)
+
+    @property
+    def successful(self) -> EndedAttempt | None:
+        """Its successful attempt's record."""
+        return self.job.model.ended.record(self.won) if self.won >= 0 else None
 
     @property
     def replicas(self) -> np.ndarray:
@@ -216,17 +243,13 @@ class TaskAttempt(WorkItem):
             on_finish=model.jobtracker.attempt_finished,
         )
         self.task, self.tracker, self.locality, self.speculative = task, tracker, locality, speculative
+        self.number = task.launches  # its place among its task's attempts (AttemptRegistry.add counts it)
         self.spills, self.output_mb = spills, output_mb
         self.heap_mb, self.io_sort_mb = tracker.heap_mb, tracker.io_sort_mb  # the slot it runs in (JobTracker.launch)
         self.route = None  # where its HDFS data comes from and goes to (plans.Route; JobTracker.launch)
         self.shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
         self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.fail_fraction: float | None = None  # a failing attempt: where in its plan it fails, drawn at launch
-
-    @property
-    def number(self) -> int:
-        """Its place among its task's attempts (0 first); not an attribute, to keep within the shared-key layout."""
-        return self.task.attempts.index(self)
 
     @property
     def name(self) -> str:
@@ -310,8 +333,8 @@ class MapSplits:
     def __len__(self) -> int:
         return len(self.input_mb)
 
-    def tasks(self, job: Job, first_gid: int) -> list[Task]:
-        """The map tasks, numbered from `first_gid` in the model's task arrays."""
+    def tasks(self, job: Job) -> list[Task]:
+        """The map tasks (numbered from the job's `first_gid` in the model's task arrays: `Task.gid`)."""
         own = self.own_replicas
         columns = zip(*(_shared(getattr(self, f).tolist()) for f in self.FIELDS), strict=True)
         tasks = []
@@ -319,7 +342,6 @@ class MapSplits:
             task = Task(job, TaskKind.MAP, i, input_mb, cpu_mc, output_mb, records, own.get(i))
             if i not in own:
                 task._replicas = None  # its row of `self.replicas` (Task.replicas)
-            task.gid = first_gid + i
             tasks.append(task)
         return tasks
 
@@ -408,11 +430,8 @@ class Job(Agent):
         if splits is None:
             return
         self.split_replicas = splits.replicas
-        self._maps = splits.tasks(self, self.first_gid)
-        first = self.first_gid + len(self._maps)
+        self._maps = splits.tasks(self)
         self._reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(self.n_reduces)]
-        for i, task in enumerate(self._reduces):
-            task.gid = first + i
         self.map_output_node_mb = np.zeros(len(self.model.trackers))
         racks = self.model.node_racks
         for task in reversed(self._maps):  # reversed: pop() from the end gives the lowest index first
@@ -431,6 +450,8 @@ class Job(Agent):
         counts[old] -= 1
         counts[state] += 1
         task.state = state
+        if state == TaskState.DONE or state == TaskState.FAILED:
+            task.nodes_tried = ()  # read of running tasks only (speculation); a SWIM day's ended tasks held 30 MB
         self.model.task_changes += 1
         running = self.running_tasks[task.kind]
         if state == TaskState.RUNNING:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from mesa import Agent
 
 from hadoop_layer.tasks import TaskAttempt, TaskKind
-from vcloud.work import ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.heartbeats import HeartbeatClock
@@ -77,15 +76,10 @@ class TaskTracker(Agent):
             TaskKind.MAP: AttemptSet(self.clock, node, 0),
             TaskKind.REDUCE: AttemptSet(self.clock, node, 1),
         }
-        self.history: list[TaskAttempt] = []  # finished attempts (done, killed, failed), in end order
 
     def free(self, kind: TaskKind) -> int:
         slots = self._map_slots if kind == TaskKind.MAP else self._reduce_slots
         return max(slots - len(self.running[kind]), 0)
-
-    @property
-    def tasks_done(self) -> int:
-        return sum(1 for a in self.history if a.state == ItemState.DONE)
 
     # ---- heartbeat clock (hadoop_layer/heartbeats.py) -----------------------------------------------------
     @property

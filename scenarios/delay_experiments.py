@@ -53,7 +53,7 @@ from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA, SplitSkew, splits
-from hadoop_layer.tasks import Job
+from hadoop_layer.tasks import Job, TaskKind
 from scenarios import limits as L
 from scenarios.hadoop_base import HadoopScenario, SchedulerName, build_cluster
 from scenarios.scheduler_experiments import StaticNodesSettings
@@ -104,7 +104,9 @@ class DelaySchedulingSettings(StaticNodesSettings):
     )
     racks: int = Field(4, ge=1, le=L.MAX_HOSTS, description="racks the hosts are spread over (ours)")
     rack_oversubscription: float | None = Field(
-        25.0, ge=1, le=1000,
+        25.0,
+        ge=1,
+        le=1000,
         description="a rack's NICs over its core uplink: 25 hosts on 1 GbE under a 1 Gb uplink at the paper's size, "
         "the 2009 Hadoop rack ('Hadoop: The Definitive Guide', ch. 9); None: no rack limit",
     )
@@ -182,11 +184,12 @@ def delay_summary(model: HadoopModel) -> dict[str, Any]:
     s: DelaySchedulingSettings = model.settings
     jobs = model.jobtracker.jobs
     bins: dict[str, dict[str, Any]] = {}
+    maps = [a for a in model.attempts() if a.task.kind == TaskKind.MAP and a.locality is not None]
     for b, _, _ in BINS:
         mine = [j for j in jobs if job_bin(j) == b]
         if not mine:
             continue
-        launched = [a.locality for j in mine for t in j.maps for a in t.attempts if a.locality is not None]
+        launched = [a.locality for a in maps if job_bin(a.task.job) == b]
         times = [j.end_s - j.submit_s for j in mine if j.end_s is not None]
         bins[str(b)] = {
             "jobs": len(mine),

@@ -37,7 +37,7 @@ from hadoop_layer import jobmix
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import COUPLING
-from hadoop_layer.tasks import TaskKind
+from hadoop_layer.tasks import Job, TaskKind
 from policies.schedulers import CapacitySettings
 from scenarios import limits as L
 from scenarios.base import AllocatorName
@@ -275,8 +275,11 @@ def moved_mb(model: HadoopModel) -> dict[str, float]:
     replication is left out: it crosses racks the same way under every scheduler."""
     racks = model.node_racks
     rack_mb = off_rack_mb = shuffle_mb = 0.0
-    for job in model.jobtracker.jobs:
-        for attempt in (a for t in job.maps for a in t.attempts):
+    of_job: dict[Job, list] = {job: [] for job in model.jobtracker.jobs}
+    for attempt in model.attempts():  # by job, maps then reduces, by task and attempt number
+        of_job[attempt.task.job].append(attempt)
+    for job, attempts in of_job.items():
+        for attempt in (a for a in attempts if a.task.kind == TaskKind.MAP):
             got = attempt.task.input_mb * (1.0 if attempt.state == "done" else min(attempt.progress_score, 1.0))
             if attempt.locality == Locality.RACK:
                 rack_mb += got
@@ -288,7 +291,7 @@ def moved_mb(model: HadoopModel) -> dict[str, float]:
         for t in job.maps:
             if t.successful is not None:
                 out[racks[t.successful.tracker.node]] += t.output_mb_final / len(job.reduces)
-        for attempt in (a for t in job.reduces for a in t.attempts):
+        for attempt in (a for a in attempts if a.task.kind == TaskKind.REDUCE):
             shuffled = 1.0 if attempt.state == "done" else min(3.0 * attempt.progress_score, 1.0)
             shuffle_mb += shuffled * (out.sum() - out[racks[attempt.tracker.node]])
     return {

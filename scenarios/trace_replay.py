@@ -41,6 +41,7 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from hadoop_layer.config import HadoopConfig
+from hadoop_layer.ended import DONE, FAILED, MAP, REDUCE
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.plans import Route, cpu_for_runtime, map_plan
@@ -142,7 +143,9 @@ class TraceReplay(HadoopScenario):
             "cluster": replay.cluster,
             "jobs_not_run": [j.name for j in replay.not_run],
             "jobs_killed": sum(job.state == "killed" for _, job in replay.added),
-            "failed_attempts": sum(a.state == "failed" for a in model.attempts()),
+            "failed_attempts": int(
+                np.count_nonzero((model.ended.view("state") == FAILED) & (model.ended.view("group") <= REDUCE))
+            ),
             **error_figures(table),
             **attempt_figures(model),
             "per_job": table.to_dict(orient="records"),
@@ -442,12 +445,15 @@ def error_figures(table: pd.DataFrame) -> dict[str, Any]:
 def attempt_figures(model: HadoopModel) -> dict[str, Any]:
     """Median and p90 of the successful map and reduce attempts' runtimes: recorded against emulated."""
     out: dict[str, Any] = {}
+    ended = model.ended
+    done = np.flatnonzero((ended.view("state") == DONE) & np.isin(ended.view("job"), [j.number for _, j in
+                                                                                      model.replay.added]))  # fmt: skip
     for kind, field in (("m", "map_durations_s"), ("r", "reduce_durations_s")):
         recorded = [d for t, _ in model.replay.added for d in (getattr(t, field) or ())]
-        emulated = [a.runtime_s for _, job in model.replay.added for task in (job.maps if kind == "m" else job.reduces)
-                    for a in task.attempts if a.state == "done"]  # fmt: skip
+        rows = done[ended.group[done] == (MAP if kind == "m" else REDUCE)]
+        emulated = ended.end_s[rows] - ended.start_s[rows]
         name = "map" if kind == "m" else "reduce"
         for q, label in ((50, "median"), (90, "p90")):
             out[f"{name}_runtime_{label}_recorded_s"] = float(np.percentile(recorded, q)) if recorded else None
-            out[f"{name}_runtime_{label}_emulated_s"] = float(np.percentile(emulated, q)) if emulated else None
+            out[f"{name}_runtime_{label}_emulated_s"] = float(np.percentile(emulated, q)) if len(emulated) else None
     return out

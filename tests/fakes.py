@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from types import SimpleNamespace
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.tasks import TaskKind
 
 MAP, REDUCE = TaskKind.MAP, TaskKind.REDUCE
+_ENDED = itertools.count()  # the order attempts end in (`finished`)
 
 
 class FakeTracker:
@@ -15,7 +17,7 @@ class FakeTracker:
         self.node, self.name, self.model = node, f"n{node}", SimpleNamespace(ticks=1)
         self.map_slots, self.reduce_slots = map_slots, reduce_slots
         self.running: dict[TaskKind, set] = {MAP: set(), REDUCE: set()}
-        self.history: list = []
+        self.history: list = []  # its ended attempts (`finished`), which the cluster hands out (`ended_since`)
 
     def free(self, kind: TaskKind) -> int:
         return (self.map_slots if kind == MAP else self.reduce_slots) - len(self.running[kind])
@@ -76,6 +78,16 @@ class FakeCluster:
     def locality(self, task, tracker) -> Locality:
         return Locality.RACK
 
+    def _ended(self) -> list:
+        return sorted((a for t in self.trackers for a in t.history), key=lambda a: a.ended_at)
+
+    def ended_count(self) -> int:
+        return len(self._ended())
+
+    def ended_since(self, seen: int) -> list:
+        """As ClusterView's: the attempts ended from the `seen`-th on, tracker by tracker."""
+        return sorted(self._ended()[seen:], key=lambda a: a.tracker.node)
+
 
 def run(job: FakeJob, tracker: FakeTracker, start_s: float, progress: float, kind=MAP, **kwargs) -> FakeTask:
     """A running task of `job` with one attempt on `tracker`."""
@@ -91,7 +103,7 @@ def run(job: FakeJob, tracker: FakeTracker, start_s: float, progress: float, kin
 def finished(job: FakeJob, tracker: FakeTracker, start_s: float, end_s: float, kind=MAP, **kwargs) -> FakeAttempt:
     """A done attempt in the tracker's history."""
     attempt = FakeAttempt(FakeTask(job, kind), tracker, start_s, 1.0, **kwargs)
-    attempt.state, attempt.end_s = "done", end_s
+    attempt.state, attempt.end_s, attempt.ended_at = "done", end_s, next(_ENDED)
     tracker.history.append(attempt)
     return attempt
 

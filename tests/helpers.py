@@ -85,3 +85,8 @@ def assert_backups_won_off(job, slow) -> None:
         assert first.tracker is slow and first.state == "killed"
         assert backup.speculative and backup.state == "done" and backup.tracker is not slow
         assert backup.start_s - first.start_s >= 60.0
+
+
+def history(model: HadoopModel, tracker) -> list:
+    """The tracker's ended attempts in the order they ended (records of the model's `ended` columns)."""
+    return [a for a in model.ended.records() if a.tracker is tracker]

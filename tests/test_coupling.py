@@ -103,7 +103,10 @@ def two_map_outputs(sched, **settings):
     model.run_until(1.0)
     for task, node, mb in ((job.maps[0], 2, 60.0), (job.maps[1], 3, 20.0)):
         job.set_state(task, "done")
-        task.successful, task.output_mb_final = SimpleNamespace(tracker=model.trackers[node]), mb
+        done = SimpleNamespace(task=task, tracker=model.trackers[node], number=0, locality=None, state="done",
+                               start_s=0.0, end_s=1.0, speculative=False, output_mb=mb, spills=0, ended_row=-1,
+                               phases=(), phase_end_s=())  # fmt: skip
+        task.won, task.output_mb_final = model.ended.add(done), mb  # a successful attempt's record, on `node`
     return model, job
 
 

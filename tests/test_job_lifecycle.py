@@ -14,6 +14,7 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.fifo import FifoScheduler
+from tests.helpers import history
 
 CORE_MHZ = 2000.0
 DT = 0.01  # small ticks: phase ends land within 0.01 s of their exact time
@@ -47,7 +48,7 @@ def test_a_one_map_job_takes_setup_map_cleanup_and_four_heartbeats():
     assert interval == 3.0
     b1 = first_beat_after(model, 1.0)  # initialized at 1 s; the setup task goes out at the next heartbeat
     model.run_until(60.0)
-    setup, cleanup = (a for a in model.trackers[0].history if a.task.role)
+    setup, cleanup = (a for a in history(model, model.trackers[0]) if a.task.role)
     (map_attempt,) = job.maps[0].attempts
     assert setup.start_s == pytest.approx(b1)
     assert setup.end_s == pytest.approx(b1 + 2.0, abs=TOL)  # JVM 1 s + commit 1 s
@@ -67,7 +68,7 @@ def test_without_the_lifecycle_the_job_is_just_its_map():
     b0 = first_beat_after(model, 0.0)
     model.run_until(60.0)
     assert job.end_s == pytest.approx(b0 + 2.0, abs=TOL)
-    assert not any(a.task.role for a in model.trackers[0].history)
+    assert not any(a.task.role for a in history(model, model.trackers[0]))
 
 
 def test_a_job_with_no_tasks_runs_setup_then_cleanup():
@@ -76,7 +77,7 @@ def test_a_job_with_no_tasks_runs_setup_then_cleanup():
     model.start()
     b1 = first_beat_after(model, 1.0)
     model.run_until(60.0)
-    assert [a.task.role for a in model.trackers[0].history] == ["setup", "cleanup"]
+    assert [a.task.role for a in history(model, model.trackers[0])] == ["setup", "cleanup"]
     assert job.state == "succeeded" and job.end_s == pytest.approx(b1 + 2 * 3.0)
 
 
@@ -85,7 +86,7 @@ def test_setup_takes_a_reduce_slot_when_the_map_slots_are_full():
     first = model.add_job("first", PUMA["grep"], 0.0, [cpu_map(100.0)], 0)
     second = model.add_job("second", PUMA["grep"], 10.0, [cpu_map(1.0)], 0)
     model.run_until(400.0)
-    setups = [a for a in model.trackers[0].history if a.task.role == "setup"]
+    setups = [a for a in history(model, model.trackers[0]) if a.task.role == "setup"]
     assert [a.task.job for a in setups] == [first, second]
     assert setups[0].task.kind == TaskKind.MAP and setups[1].task.kind == TaskKind.REDUCE
     assert first.state == second.state == "succeeded"
@@ -102,7 +103,7 @@ def test_a_killed_job_kills_its_attempts_and_still_runs_its_cleanup():
     model.run_until(40.0)
     assert all(a.state == "killed" for a in running)
     assert job.state == "killed" and job.end_s is not None and job.end_s < 40.0
-    assert [a.task.role for a in model.trackers[0].history if a.task.role] == ["setup", "cleanup"]
+    assert [a.task.role for a in history(model, model.trackers[0]) if a.task.role] == ["setup", "cleanup"]
     assert not model.jobtracker.running_jobs and not model.jobtracker.other_jobs
 
 
@@ -127,7 +128,7 @@ def test_recorded_failures_up_to_max_attempts_fail_the_job():
     job.maps[0].replay = [("FAILED", 2.0), ("FAILED", 2.0)]
     model.run_until(120.0)
     assert job.state == "failed" and job.maps[0].failures == 2
-    assert [a.task.role for a in model.trackers[0].history if a.task.role] == ["setup", "cleanup"]
+    assert [a.task.role for a in history(model, model.trackers[0]) if a.task.role] == ["setup", "cleanup"]
 
 
 def test_the_tasks_table_lists_setup_and_cleanup_and_slot_managers_cannot_kill_them():

@@ -57,9 +57,11 @@ def test_tasks_made_at_build_or_at_submission_give_the_same_run():
         pd.testing.assert_frame_equal(runs[0][table], runs[1][table])
 
 
-def test_an_ended_attempt_keeps_what_its_readers_read_and_leaves_the_agent_registry():
-    # what the tables, the summary and SAMR's stage weights (StageWeightHistory.absorb) read of an ended attempt,
-    # noted as it ends, with its whole plan still there, against what its record answers after the run
+def test_an_ended_attempt_is_freed_and_its_record_keeps_what_its_readers_read():
+    # the readers' values of an ended attempt, as it ends with its whole plan still there, against its record in the
+    # model's `ended` columns after the run (hadoop_layer/ended.py); the object itself is garbage once it has ended
+    import weakref
+
     from hadoop_layer.profiles import PUMA
     from hadoop_layer.tasks import TaskAttempt
     from policies.speculation.samr import SamrSpeculation, stage_times
@@ -67,31 +69,32 @@ def test_an_ended_attempt_keeps_what_its_readers_read_and_leaves_the_agent_regis
 
     model = small_cluster(slaves=3, speculation=SamrSpeculation(), task_failure_probability=0.2, max_attempts=8)
     model.add_job("j", PUMA["wordcount"], 0.0, uniform_maps(12), 2)
-    jt, at_end = model.jobtracker, {}
+    jt, at_end, refs = model.jobtracker, {}, []
 
-    def read(a: TaskAttempt) -> tuple:
+    def read(a) -> tuple:
         stages = stage_times(a.task.kind, [p.name for p in a.phases], a.start_s, a.phase_end_s, 3)
         return (a.name, a.tracker, a.locality, a.start_s, a.end_s, a.speculative, a.output_mb, a.spills,
                 a.cputime_s, a.steal_s, a.iowait_s, a.charged("read_disk_mb"), a.charged("read_cache_mb"),
-                a.runtime_s, a.heap_mb, list(a.phase_end_s), [p.name for p in a.phases],
-                stages.tolist())  # fmt: skip
+                a.runtime_s, list(a.phase_end_s), [p.name for p in a.phases], stages.tolist())  # fmt: skip
 
     def finished(attempt: TaskAttempt, original=jt.attempt_finished) -> None:
-        at_end[attempt] = read(attempt)
+        at_end[attempt.name] = read(attempt)
+        refs.append(weakref.ref(attempt))
         original(attempt)
 
     jt.attempt_finished = finished
+    model.run_until(30.0)
+    running = model.running_attempts()
+    assert running and all(a in set(model.agents) for a in running)
+    # every running attempt that is not failing keeps CPython's shared-key layout, no dict of its own (TaskAttempt)
+    assert not [a for a in running if not a.will_fail and any(type(r) is dict for r in gc.get_referents(a))]
+    del running
     model.run_until(3000.0)
     ended = [a for a in model.attempts() if a.state != "running"]
     assert any(a.state == "failed" for a in ended) and any(a.state == "done" for a in ended)
-    live = set(model.agents)
+    assert len(refs) > 12 and not [r for r in refs if r() is not None], "an ended attempt is still referenced"
+    assert not [a for a in gc.get_objects() if isinstance(a, TaskAttempt) and a.model is model and a.row is None]
     for a in ended:
-        assert a not in live and a.route is None and a.progress_marks is None
-        # its phase end times, 8 B each: no float object each (WorkItem.settle)
-        assert not [r for r in gc.get_referents(a.phase_end_s) if type(r) is float]
         assert a.progress_score == (1.0 if a.state == "done" else 0.0)  # processed_mb of the tasks table
-        if a in at_end:  # finished of itself (not killed): noted at its end
-            assert read(a) == at_end[a]
-    assert all(a in live for a in model.attempts() if a.state == "running")
-    # every attempt that is not failing keeps CPython's shared-key layout, no dict of its own (TaskAttempt)
-    assert not [a for a in model.attempts() if not a.will_fail and any(type(r) is dict for r in gc.get_referents(a))]
+        if a.name in at_end:  # finished of itself (not killed): noted at its end
+            assert read(a) == at_end[a.name]

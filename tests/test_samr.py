@@ -20,7 +20,7 @@ from policies.speculation.samr import (
     update_weights,
 )
 from tests.fakes import FakeCluster, FakeJob, FakeTracker, finished, run
-from tests.helpers import small_cluster
+from tests.helpers import history, small_cluster
 
 MAP, REDUCE = TaskKind.MAP, TaskKind.REDUCE
 MAP_PHASES = ["setup", "read", "map", "spill", "merge-read", "merge", "merge-write"]
@@ -160,7 +160,7 @@ def test_nodes_learn_their_stage_weights_on_a_small_cluster():
     model.check_hadoop_end()
     samr.read_history(model.jobtracker.view)  # the last attempts ended after the policy last looked
     for tracker in model.trackers:
-        kinds = {a.task.kind for a in tracker.history if a.state == "done"}
+        kinds = {a.task.kind for a in history(model, tracker) if a.state == "done"}
         assert MAP in kinds
         m1, m2 = samr.weights(tracker, MAP)
         assert m1 + m2 == pytest.approx(1.0) and 0.0 < m2 < m1  # the map function outweighs spill and merge

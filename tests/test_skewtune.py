@@ -167,7 +167,7 @@ def test_repartition_stops_a_map_at_its_offset_and_queues_contiguous_pieces_in_t
 
     def noting_routes(tracker, order):  # an ended attempt keeps no route (WorkItem.settle): note it at launch
         attempt = launch(tracker, order)
-        routes[attempt] = attempt.route
+        routes[attempt.name] = attempt.route
         return attempt
 
     jt.launch = noting_routes
@@ -176,7 +176,7 @@ def test_repartition_stops_a_map_at_its_offset_and_queues_contiguous_pieces_in_t
         attempt = piece.successful
         # a piece's only replica is the straggler's node: read there, or served by that node's DataNode
         source = -1 if attempt.tracker.node == node else model.trackers[node].vm.row
-        assert routes[attempt].source_vm == source
+        assert routes[attempt.name].source_vm == source
         if attempt.start_s < now + 5.0:
             assert attempt.phases[0].name == "input-ready"
             assert attempt.phase_end_s[0] == pytest.approx(now + 5.0, abs=1.0)

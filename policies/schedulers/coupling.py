@@ -190,7 +190,7 @@ def best_level(job: Job, node: int, rack: int, taken: set[Task]) -> Locality | N
         task, level = hit
         if level == Locality.NODE:
             return level
-        if not task.attempts:  # from the locality caches: nothing node-local is left
+        if not task.launches:  # from the locality caches: nothing node-local is left
             return Locality.RACK if level == Locality.RACK else best
         if level == Locality.RACK:
             best = Locality.RACK
@@ -330,9 +330,10 @@ class CouplingScheduler(TaskScheduler):
         takes the other reading of "we avoid multiple ReduceTasks of a job on the same node if possible" (the
         lists hold the nodes where J's reduce could go), for comparison."""
         data: dict[int, float] = {}
+        ran_on = job.model.ended.node  # where each map's successful attempt ran (Task.won)
         for task in job.maps:
-            if task.state == TaskState.DONE and task.successful is not None:
-                node = task.successful.tracker.node
+            if task.state == TaskState.DONE and task.won >= 0:
+                node = int(ran_on[task.won])
                 data[node] = data.get(node, 0.0) + task.output_mb_final
         free = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0]
         if self.settings.lists_skip_job_nodes:

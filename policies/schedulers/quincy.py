@@ -149,6 +149,9 @@ class QuincyScheduler(TaskScheduler):
         self._topology: _Topology | None = None
         self._map_cache: dict[Task, tuple] = {}  # task -> (its replicas, _Costs, static edges)
         self._static_cache: dict[tuple, tuple] = {}  # interned static edge lists of maps
+        # seconds the ended attempts of each unfinished task ran (from ClusterView.ended_since), for its wait
+        self._ran: dict[Task, float] = {}
+        self._ended_seen = 0
         # fair-preemption kills between heartbeats: the model runs `adjust` every period_s (periodic policies)
         fp = self.settings.fairness == "fair-preemption"
         self.period_s: float | None = self.settings.preemption_period_s if fp else None
@@ -193,6 +196,11 @@ class QuincyScheduler(TaskScheduler):
     # ---- solving ----------------------------------------------------------------------------------------------
     def solve(self, cluster: ClusterView) -> None:
         """Rebuild and solve both networks; one entry in solve_times_s per call."""
+        for attempt in cluster.ended_since(self._ended_seen):
+            task = attempt.task
+            if task.state != TaskState.DONE:
+                self._ran[task] = self._ran.get(task, 0) + attempt.runtime_s
+        self._ended_seen = cluster.ended_count()
         spent = 0.0
         for kind in (TaskKind.MAP, TaskKind.REDUCE):
             net = self.build(cluster, kind)
@@ -288,7 +296,7 @@ class QuincyScheduler(TaskScheduler):
                         group_edges.append(((targets[("C", here)], 0),))
                     groups[key].append(task)
                     continue
-                wait = self._scale(s.omega * _waited_s(task, now)) if task.attempts else never_ran
+                wait = self._scale(s.omega * _waited_s(task, now, self._ran)) if task.launches else never_ran
                 if running_task:  # its own node: it may be killed (sent to U) or kept at the continuation cost
                     attempt = task.active[-1]
                     here = attempt.tracker.node
@@ -392,7 +400,7 @@ class QuincyScheduler(TaskScheduler):
         (a repartitioned map's pieces)."""
         return (
             tuple((j.number, len(j.maps)) for j in cluster.jobs),
-            sum(len(t.history) for t in cluster.trackers),
+            cluster.ended_count(),
             cluster.running(TaskKind.MAP),
             cluster.running(TaskKind.REDUCE),
             (cluster.map_capacity(), cluster.reduce_capacity()),
@@ -422,10 +430,11 @@ def _tasks(job: Job, kind: TaskKind) -> list[Task]:
     return job.maps if kind == TaskKind.MAP else job.reduces
 
 
-def _waited_s(task: Task, now: float) -> float:
-    """nu: seconds the task has spent unscheduled since its job started (time in attempts taken off)."""
+def _waited_s(task: Task, now: float, ran_before: dict[Task, float]) -> float:
+    """nu: seconds the task has spent unscheduled since its job started (time in attempts taken off; `ran_before`:
+    its ended attempts')."""
     job_start = task.job.start_s if task.job.start_s is not None else now
-    ran = sum(a.runtime_s for a in task.attempts)
+    ran = ran_before.get(task, 0) + sum(a.runtime_s for a in task.active)
     return max(now - job_start - ran, 0.0)
 
 
@@ -473,9 +482,10 @@ def _reduce_costs(job: Job, top: _Topology, s: QuincySettings) -> _Costs:
     the computer's rack (not itself), xi per GB from other racks; preferred: >= preferred_fraction of it."""
     racks = np.asarray(top.rack_of)
     share = np.zeros(len(racks))
+    node = job.model.ended.node  # where each map's successful attempt ran (Task.won)
     for t in job.maps:
-        if t.state == TaskState.DONE and t.successful is not None:
-            share[t.successful.tracker.node] += t.output_mb_final / len(job.reduces) / GB_MB
+        if t.state == TaskState.DONE and t.won >= 0:
+            share[node[t.won]] += t.output_mb_final / len(job.reduces) / GB_MB
     total = share.sum()
     by_rack = np.bincount(racks, share, minlength=int(racks.max()) + 1)
     in_rack = by_rack[racks]

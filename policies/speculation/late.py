@@ -10,7 +10,7 @@ estimated time to end, (1 - progress) / progress rate, on a node that never ran 
 - node score: the paper's total work performed, the sum of progress scores of the node's succeeded and
   running attempts ("work"); or the sum of its judged running attempts' progress rates ("rate"); or, with
   `use_history`, its speed per kind: the mean progress rate of its finished attempts (1 / runtime, from
-  `tracker.history`) and running ones.
+  `ClusterView.ended_since`) and running ones.
 - `history_weights`: "LATE with history" as SAMR's evaluation means it (Fig. 9): LATE's rules on progress scores
   by SAMR's per-node historical stage weights (`samr.LateWithHistory`, built by the registry).
 
@@ -112,7 +112,7 @@ class TimeToEndSpeculation(SpeculationPolicy):
         self._state_at = -1
         self._state: dict[TaskKind, tuple[list[Task], set[TaskTracker]]] = {}
         self._scores: dict[TaskAttempt, float] = {}
-        self._seen: dict[TaskTracker, int] = {}  # history entries already absorbed
+        self._seen = 0  # ended attempts already absorbed (ClusterView.ended_since)
         self._job_rates: dict[Job, dict[TaskKind, list[float]]] = defaultdict(lambda: defaultdict(list))
         self._node_done: dict[TaskTracker, int] = defaultdict(int)
         self._node_rates: dict[tuple[TaskTracker, TaskKind], list[float]] = defaultdict(lambda: [0.0, 0])
@@ -192,21 +192,19 @@ class TimeToEndSpeculation(SpeculationPolicy):
         return found
 
     def read_history(self, cluster: ClusterView) -> None:
-        """Take in the attempts that ended since the last call (each tracker's history is append-only)."""
-        for tracker in cluster.trackers:
-            history, seen = tracker.history, self._seen.get(tracker, 0)
-            for attempt in history[seen:]:
-                if attempt.state == ItemState.DONE and attempt.end_s is not None and attempt.start_s is not None:
-                    runtime = attempt.end_s - attempt.start_s
-                    if runtime > 0:
-                        kind = attempt.task.kind
-                        self._job_rates[attempt.task.job][kind].append(1.0 / runtime)
-                        self._node_done[tracker] += 1
-                        total = self._node_rates[(tracker, kind)]
-                        total[0] += 1.0 / runtime
-                        total[1] += 1
-                    self.absorb(attempt)
-            self._seen[tracker] = len(history)
+        """Take in the attempts that ended since the last call, tracker by tracker (`ClusterView.ended_since`)."""
+        for attempt in cluster.ended_since(self._seen):
+            if attempt.state == ItemState.DONE and attempt.end_s is not None and attempt.start_s is not None:
+                runtime = attempt.end_s - attempt.start_s
+                if runtime > 0:
+                    kind, tracker = attempt.task.kind, attempt.tracker
+                    self._job_rates[attempt.task.job][kind].append(1.0 / runtime)
+                    self._node_done[tracker] += 1
+                    total = self._node_rates[(tracker, kind)]
+                    total[0] += 1.0 / runtime
+                    total[1] += 1
+                self.absorb(attempt)
+        self._seen = cluster.ended_count()
         for job in [j for j in self._job_rates if j.state != JobState.RUNNING]:
             del self._job_rates[job]
 

@@ -3,8 +3,8 @@
 Two sources give the same `Snapshot`: a live model (`live_snapshot`, read from the model's tables: `model.vms`,
 its trace recorder, the TaskTrackers' slots and running sets, the jobs' counters) and a finished run directory
 at a time t (`replay_snapshot`, from its Parquet tables). Drawing reads only the snapshot, so a redraw costs
-O(VMs x trace samples + nodes + jobs): finished attempts are read once each, as they appear in the trackers'
-histories (`TaskLedger`), never walked per step.
+O(VMs x trace samples + nodes + jobs): finished attempts are read once each, as they appear in the model's ended
+attempts' columns (`TaskLedger`), never walked per step.
 
 Memory columns that the cloud may grow later (page cache, dirty pages, balloon) are shown when the VM table or the
 trace has them (`MEMORY_COLUMNS` lists the names looked for), and left out otherwise.
@@ -23,6 +23,7 @@ from hadoop_layer.tasks import TaskKind
 from scenarios.inspect_run import accounted_s
 
 if TYPE_CHECKING:
+    from hadoop_layer.ended import EndedAttempts
     from hadoop_layer.tracker import TaskTracker
     from vcloud import CloudModel
 
@@ -103,31 +104,30 @@ def heat_grid(trace: pd.DataFrame) -> HeatGrid:
 
 # ---- live model ------------------------------------------------------------------------------------------
 class TaskLedger:
-    """Counts of finished attempts, read once each from the trackers' append-only histories.
+    """Counts of finished attempts, read once each from the model's ended attempts (hadoop_layer/ended.py).
 
     A redraw reads only what finished since the last one, so its cost does not grow with the tasks done."""
 
     def __init__(self) -> None:
-        self.seen: dict[int, int] = {}
+        self.seen = 0  # ended attempts read
         self.maps_done: dict[int, int] = {}
         self.reduces_done: dict[int, int] = {}
         self.runtimes: list[float] = []
         self.kills = 0
         self.speculative_finished = 0
 
-    def update(self, trackers: list[TaskTracker]) -> None:
-        for t in trackers:
-            start = self.seen.get(t.node, 0)
-            for a in t.history[start:]:
-                self.kills += a.state == "killed"
-                self.speculative_finished += bool(a.speculative)
-                if a.state == "done":
-                    if a.task.kind == TaskKind.MAP:
-                        self.maps_done[t.node] = self.maps_done.get(t.node, 0) + 1
-                        self.runtimes.append(a.end_s - a.start_s)
-                    else:
-                        self.reduces_done[t.node] = self.reduces_done.get(t.node, 0) + 1
-            self.seen[t.node] = len(t.history)
+    def update(self, ended: EndedAttempts) -> None:
+        for a in ended.since(self.seen):
+            node = int(ended.node[a.at])
+            self.kills += a.state == "killed"
+            self.speculative_finished += bool(a.speculative)
+            if a.state == "done":
+                if a.task.kind == TaskKind.MAP:
+                    self.maps_done[node] = self.maps_done.get(node, 0) + 1
+                    self.runtimes.append(a.end_s - a.start_s)
+                else:
+                    self.reduces_done[node] = self.reduces_done.get(node, 0) + 1
+        self.seen = ended.n
 
 
 def vm_frame(sim: CloudModel) -> pd.DataFrame:
@@ -182,7 +182,7 @@ def live_snapshot(sim: CloudModel | None, ledger: TaskLedger, error: str | None 
     trackers = getattr(sim, "trackers", None)
     if trackers is None:  # the cloud alone (synthetic-cloud)
         return snap
-    ledger.update(trackers)
+    ledger.update(sim.ended)
     jobs = sim.jobtracker.jobs
     running = [a for t in trackers for kind in t.running.values() for a in kind]  # at most one per slot
     snap.nodes = node_frame(trackers, ledger)

@@ -1,0 +1,251 @@
+"""Ended task attempts as columns: what the tables, the summary, the checks and the policies read of an attempt
+once it has stopped (done, killed, failed).
+
+A long run ends hundreds of thousands of attempts (a SWIM day on 600 slaves: 476,734); as objects (a Mesa agent
+and a cloud work item each) they held 0.3 GB at its end (issue 16). An attempt is recorded here as it ends
+(`AttemptRegistry.remove`) and the object is then dropped: an ended attempt is a row, read through `EndedAttempt`,
+a small view with the names readers used on the object. Running attempts stay objects.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hadoop_layer.hdfs import Locality
+from hadoop_layer.tasks import TaskKind
+from vcloud.agents import CHARGES
+from vcloud.tables import grown
+from vcloud.work import EndedPhase, ItemState
+
+if TYPE_CHECKING:
+    from hadoop_layer.model import HadoopModel
+    from hadoop_layer.tasks import Task, TaskAttempt
+    from hadoop_layer.tracker import TaskTracker
+
+STATES = (ItemState.DONE, ItemState.KILLED, ItemState.FAILED)  # the `state` column's codes
+DONE, KILLED, FAILED = 0, 1, 2
+MAP, REDUCE = 0, 1  # the `group` column: map, reduce, then 2 + the task's place in its job's lifecycle tasks
+_STATE_CODE = {s: i for i, s in enumerate(STATES)}
+_LOCALITIES = tuple(Locality)
+
+
+class EndedAttempts:
+    """One row per ended attempt, in the order they ended: NumPy columns grown by doubling (`grown`), the task as
+    an object column (the tasks outlive their attempts), the phases' end times in one flat array."""
+
+    COLUMNS: dict[str, tuple[type, object]] = {
+        "task": (object, None),
+        "gid": (np.int32, 0),  # Task.gid (0: a task made after the build or a lifecycle task; see `task`)
+        "job": (np.int32, 0),  # Job.number
+        "group": (np.int8, 0),  # MAP, REDUCE, or 2 + its place in the job's lifecycle tasks: the tables' order
+        "index": (np.int32, 0),  # Task.index
+        "number": (np.int32, 0),  # its place among its task's attempts
+        "node": (np.int32, 0),  # its TaskTracker
+        "start_s": (np.float64, np.nan),
+        "end_s": (np.float64, np.nan),
+        "state": (np.int8, 0),  # STATES
+        "locality": (np.int8, -1),  # Locality; -1: none (reduces, setup and cleanup)
+        "speculative": (np.bool_, False),
+        "output_mb": (np.float64, 0.0),
+        "spills": (np.int32, 0),
+        "charges": (np.int32, -1),  # its row in the cloud's `ended_charges`
+        "plan": (np.int32, 0),  # its phases' names: `plans[plan]`
+        "ends_from": (np.int64, 0),  # its phases' end times: `ends[ends_from : ends_from + ends_n]`
+        "ends_n": (np.int16, 0),
+    }
+
+    def __init__(self, model: HadoopModel) -> None:
+        self.model = model
+        self.n = 0
+        for name, (dtype, _) in self.COLUMNS.items():
+            setattr(self, name, np.zeros(0, dtype=dtype))
+        self.ends = np.zeros(0)
+        self.ends_used = 0
+        self.plans: list[tuple[EndedPhase, ...]] = []
+        self._plan_ids: dict[tuple[str, ...], int] = {}
+
+    def __len__(self) -> int:
+        return self.n
+
+    def add(self, attempt: TaskAttempt) -> int:
+        """Record an attempt that has just stopped, in its final state; returns its row."""
+        k, task = self.n, attempt.task
+        if k == len(self.gid):
+            size = max(1024, 2 * k)
+            for name, (_, fill) in self.COLUMNS.items():
+                setattr(self, name, grown(getattr(self, name), (size,), fill))
+        phase_ends = attempt.phase_end_s
+        m, used = len(phase_ends), self.ends_used
+        if used + m > len(self.ends):
+            self.ends = grown(self.ends, (max(4096, 2 * (used + m)),), np.nan)
+        self.ends[used : used + m] = phase_ends
+        self.ends_used = used + m
+        locality = attempt.locality
+        self.task[k], self.gid[k] = task, task.gid
+        self.job[k], self.group[k], self.index[k], self.number[k] = self.key_of(attempt)
+        self.node[k], self.state[k] = attempt.tracker.node, _STATE_CODE[attempt.state]
+        self.start_s[k] = np.nan if attempt.start_s is None else attempt.start_s
+        self.end_s[k] = attempt.end_s
+        self.locality[k] = -1 if locality is None else int(locality)
+        self.speculative[k], self.output_mb[k], self.spills[k] = attempt.speculative, attempt.output_mb, attempt.spills
+        self.charges[k], self.plan[k] = attempt.ended_row, self._plan(attempt.phases)
+        self.ends_from[k], self.ends_n[k] = used, m
+        self.n = k + 1
+        return k
+
+    @staticmethod
+    def key_of(attempt: TaskAttempt) -> tuple[int, int, int, int]:
+        """(job, group, index, number): where an attempt goes in the tables' order (`HadoopModel.attempt_order`)."""
+        task = attempt.task
+        if task.role:
+            return task.job.number, 2 + task.job.lifecycle_tasks.index(task), task.index, attempt.number
+        return task.job.number, MAP if task.kind == TaskKind.MAP else REDUCE, task.index, attempt.number
+
+    def _plan(self, phases) -> int:
+        names = tuple(p.name for p in phases)
+        found = self._plan_ids.get(names)
+        if found is None:
+            found = self._plan_ids[names] = len(self.plans)
+            self.plans.append(tuple(EndedPhase(n) for n in names))
+        return found
+
+    def view(self, name: str) -> np.ndarray:
+        """The live rows of one column (a view)."""
+        return getattr(self, name)[: self.n]
+
+    def charge(self, column: str, rows: np.ndarray | None = None) -> np.ndarray:
+        """One charge (`CHARGES`: usr_s, ..., read_cache_mb) of the given rows (all by default)."""
+        at = self.view("charges") if rows is None else self.charges[rows]
+        return self.model.ended_charges.rows[at, CHARGES.index(column)]
+
+    def record(self, row: int) -> EndedAttempt:
+        return EndedAttempt(self, int(row))
+
+    def records(self, rows=None) -> list[EndedAttempt]:
+        """Views of the given rows (all, in end order, by default): for reports and tests, not for every tick."""
+        return [EndedAttempt(self, int(r)) for r in (range(self.n) if rows is None else rows)]
+
+    def rows_of(self, task: Task) -> np.ndarray:
+        """The rows of one task's ended attempts, by attempt number (a scan of the column: for reports and tests)."""
+        rows = np.flatnonzero(self.view("gid") == task.gid)
+        if not task.gid:  # tasks made after the build and lifecycle tasks share gid 0
+            rows = rows[[t is task for t in self.task[rows]]]
+        return rows[np.argsort(self.number[rows], kind="stable")]
+
+    def since(self, seen: int) -> list[EndedAttempt]:
+        """The attempts that ended from row `seen` on, by tracker, then in end order (what reading each tracker's
+        own list of ended attempts in tracker order gave: the order a policy folds them in)."""
+        rows = np.arange(seen, self.n)
+        return self.records(rows[np.argsort(self.node[seen : self.n], kind="stable")])
+
+
+class EndedAttempt:
+    """An ended attempt, read from its row (`EndedAttempts`): the names its object had, read-only. `row` is None
+    as for a stopped work item (the cloud's item table has no row for it)."""
+
+    __slots__ = ("at", "ended")
+    row = None
+    route = None
+    progress_marks = None
+
+    def __init__(self, ended: EndedAttempts, at: int) -> None:
+        self.ended, self.at = ended, at
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EndedAttempt) and other.ended is self.ended and other.at == self.at
+
+    def __hash__(self) -> int:
+        return hash(self.at)
+
+    @property
+    def task(self) -> Task:
+        return self.ended.task[self.at]
+
+    @property
+    def kind(self) -> TaskKind:
+        return self.task.kind
+
+    @property
+    def number(self) -> int:
+        return int(self.ended.number[self.at])
+
+    @property
+    def name(self) -> str:
+        return f"attempt_{self.task.task_id}_{self.number}"
+
+    @property
+    def tracker(self) -> TaskTracker:
+        return self.ended.model.trackers[int(self.ended.node[self.at])]
+
+    @property
+    def start_s(self) -> float:
+        return float(self.ended.start_s[self.at])
+
+    @property
+    def end_s(self) -> float:
+        return float(self.ended.end_s[self.at])
+
+    @property
+    def runtime_s(self) -> float:
+        return self.end_s - self.start_s
+
+    @property
+    def state(self) -> ItemState:
+        return STATES[self.ended.state[self.at]]
+
+    @property
+    def locality(self) -> Locality | None:
+        code = int(self.ended.locality[self.at])
+        return None if code < 0 else _LOCALITIES[code]
+
+    @property
+    def speculative(self) -> bool:
+        return bool(self.ended.speculative[self.at])
+
+    @property
+    def output_mb(self) -> float:
+        return float(self.ended.output_mb[self.at])
+
+    @property
+    def spills(self) -> int:
+        return int(self.ended.spills[self.at])
+
+    @property
+    def progress(self) -> float:
+        return 1.0 if self.ended.state[self.at] == DONE else 0.0
+
+    progress_score = progress
+
+    def charged(self, column: str) -> float:
+        """usr_s, sys_s, steal_s, iowait_s, io_mb, read_disk_mb or read_cache_mb charged while it ran."""
+        return float(self.ended.model.ended_charges.rows[self.ended.charges[self.at], CHARGES.index(column)])
+
+    @property
+    def cputime_s(self) -> float:
+        return self.charged("usr_s") + self.charged("sys_s")
+
+    @property
+    def steal_s(self) -> float:
+        return self.charged("steal_s")
+
+    @property
+    def iowait_s(self) -> float:
+        return self.charged("iowait_s")
+
+    @property
+    def phases(self) -> tuple[EndedPhase, ...]:
+        """Its plan's phases, by name only (what `WorkItem.settle` kept)."""
+        return self.ended.plans[self.ended.plan[self.at]]
+
+    @property
+    def phase_end_s(self) -> np.ndarray:
+        """When each phase it completed ended (a read-only view)."""
+        i = int(self.ended.ends_from[self.at])
+        view = self.ended.ends[i : i + int(self.ended.ends_n[self.at])]
+        view.flags.writeable = False
+        return view
+
+    def __repr__(self) -> str:
+        return f"EndedAttempt({self.name}, {self.state})"
