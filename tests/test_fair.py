@@ -171,3 +171,37 @@ def test_scenario_settings_build_the_chosen_scheduler():
     assert type(build_cluster(HadoopClusterSettings(slaves=2), seed=1, check=False).jobtracker.scheduler).__name__ == (
         "FifoScheduler"
     )
+
+
+def test_shares_are_updated_every_update_interval_and_at_a_new_job_running_counts_at_every_heartbeat():
+    """H1's UpdateThread recomputes demands and fair shares every update interval (500 ms) and jobAdded at once;
+    assignTasks does not, but the pools' and jobs' running counts it orders by are live (job.runningMaps())."""
+    fair = FairScheduler()
+    model = small_cluster(scheduler=fair, slaves=4)
+    first = model.add_job("a", PUMA["grep"], 0.0, uniform_maps(20), 0)
+    frozen(model, 1.0)
+    view, trackers = model.jobtracker.view, model.trackers
+    updates = []
+    update = fair.update
+    fair.update = lambda cluster: (updates.append(cluster.now), update(cluster))[1]
+
+    def beat(tracker, at):
+        if at > model.time:
+            model.run_until(at)
+        for launch in fair.assign(tracker, view):
+            model.jobtracker.launch(tracker, launch)
+
+    beat(trackers[0], 1.0)  # the first heartbeat: no update yet
+    beat(trackers[1], 1.2)  # 0.2 s later: the shares are the last update's ...
+    assert updates == [1.0]
+    assert fair.infos[first].sched[MAP].running == 4 == running(first)  # ... the running counts are not
+    assert fair.infos[first].sched[MAP].demand == 20  # pending + running, as at the update
+    beat(trackers[2], 1.5)  # the interval has passed
+    assert updates == [1.0, 1.5]
+    model.add_job("b", PUMA["grep"], 1.5, uniform_maps(4), 0)
+    model.run_until(1.6)
+    assert len(view.jobs) == 2  # the new job runs (no setup task here)
+    beat(trackers[3], 1.6)  # 0.1 s after the last update, but a job was added
+    assert updates == [1.0, 1.5, 1.6] and len(fair.infos) == 2
+    beat(trackers[3], 1.7)
+    assert updates == [1.0, 1.5, 1.6]

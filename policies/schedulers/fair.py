@@ -1,12 +1,15 @@
 """Hadoop 1.x FairScheduler (H121 src/contrib/fairscheduler; reference/algorithms.md section 6).
 
 Pools come from the allocation config in `FairSettings.pools` (a job names its pool in `Job.pool`; a pool
-missing there gets the defaults: no min share, weight 1, fair mode). Every heartbeat the scheduler
-recomputes demands and fair shares (`update`; Hadoop every 500 ms), then fills the tracker's free slots one
-task at a time (`FairScheduler.assignTasks`): the task kind with fewer running on the tracker first, pools
-in `FairShareComparator` order (needy pools below min(minShare, demand) first by running/minShare, then by
-running/weight), jobs in their pool's order (fair or FIFO), maps at the level delay scheduling allows
-(`getAllowedLocalityLevel`), under the CapBasedLoadManager cap and the assign-multiple cap.
+missing there gets the defaults: no min share, weight 1, fair mode). Demands, weights, fair shares and the
+starvation clocks are recomputed (`update`) as H1's UpdateThread does, every `update_interval_s` (500 ms), and when
+a job is added (jobAdded) or has ended; between updates a heartbeat reads them as they were, but the running counts
+it orders by are live (`JobSchedulable.getRunningTasks` reads `job.runningMaps()`). A heartbeat fills the
+tracker's free slots one task at a time (`FairScheduler.assignTasks`): the task kind with fewer running on the
+tracker first, pools in `FairShareComparator` order (needy pools below min(minShare, demand) first by
+running/minShare, then by running/weight), jobs in their pool's order (fair or FIFO), maps at the level delay
+scheduling allows (`getAllowedLocalityLevel`), under the CapBasedLoadManager cap and the assign-multiple cap.
+The departures' list below gives the one place where we update where Hadoop does not (an ended job).
 
 Preemption acts outside heartbeats: `preemptions(cluster)` (also `adjust`, with `period_s` = the update
 interval, so the scheduler is also `Periodic`) must be called every
@@ -17,7 +20,9 @@ Departures from Hadoop: fair shares are exact (`vcloud.waterfill.divvy`) instead
 demand counts no pending speculative backup (speculation is a separate policy); the starvation clocks run
 even when preemption is off (Hadoop freezes them then, so a finite timeout would end delay scheduling
 for good); trackers that cannot launch skip heartbeats (`hadoop_layer.tracker`), so a job skipped at one
-heartbeat waits until the next heartbeat of any tracker that could launch, not of any tracker at all.
+heartbeat waits until the next heartbeat of any tracker that could launch, not of any tracker at all; a job that
+ended triggers an update at the next heartbeat (jobRemoved only drops it: its share stays unclaimed until the next
+interval, at most 500 ms).
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ class FairSettings(BaseModel):
     preemption: bool = Field(False, description="mapred.fairscheduler.preemption")
     preemption_interval_s: float = Field(15.0, ge=0.1, le=86400, description="preemption.interval")
     update_interval_s: float = Field(
-        0.5, ge=0.1, le=86400, description="update.interval: the period preemptions() needs"
+        0.5, ge=0.1, le=86400, description="update.interval: demands and fair shares recomputed; preemptions()' period"
     )
     min_share_preemption_timeout_s: float = Field(INF, ge=0, description="defaultMinSharePreemptionTimeout")
     fair_share_preemption_timeout_s: float = Field(INF, ge=0, description="fairSharePreemptionTimeout")
@@ -161,6 +166,7 @@ class FairScheduler(TaskScheduler):
         self.infos: dict[Job, JobInfo] = {}
         self.last_heartbeat_s: float | None = None
         self.last_preempt_check_s = 0.0
+        self.last_update_s = -INF
 
     # ---- update(): runnability, demands, fair shares, starvation clocks --------------------------
     def pool(self, name: str, now: float) -> Pool:
@@ -178,6 +184,7 @@ class FairScheduler(TaskScheduler):
     def update(self, cluster: ClusterView) -> None:
         """FairScheduler.update: drop ended jobs, runnability, demands, fair shares of pools then jobs."""
         now, jobs = cluster.now, cluster.jobs
+        self.last_update_s = now
         for gone in [j for j in self.infos if j.state != JobState.RUNNING]:
             del self.infos[gone]
         for name in ("default", *self.s.pools):  # PoolManager creates these at start
@@ -225,6 +232,24 @@ class FairScheduler(TaskScheduler):
                     pool.last_at_min[kind] = now
                 if not ps.running < math.floor(min(ps.fair_share / 2, ps.demand)):  # isStarvedForFairShare
                     pool.last_at_half[kind] = now
+
+    def _jobs_changed(self, jobs: list[Job]) -> bool:
+        """A job was added or has ended since the last update (jobAdded calls update(); an ended job leaves its pool
+        at once, jobRemoved: we update then too, rather than leave its share unclaimed until the next interval)."""
+        infos = self.infos
+        return len(jobs) != len(infos) or any(job not in infos for job in jobs)
+
+    def _count_running(self) -> None:
+        """Between updates the running counts stay live (JobSchedulable.getRunningTasks reads job.runningMaps());
+        demands, weights, fair shares and the starvation clocks are the last update's."""
+        for kind in KINDS:
+            for pool in self.pools.values():
+                running = 0
+                for job in pool.jobs:
+                    js = self.infos[job].sched[kind]
+                    js.running = sum(len(t.active) for t in job.running_tasks[kind])
+                    running += js.running
+                pool.sched[kind].running = running
 
     def _update_runnability(self, jobs: list[Job]) -> None:
         """updateRunnability: in FIFO order, jobs are runnable until their user's or pool's job limit."""
@@ -285,7 +310,10 @@ class FairScheduler(TaskScheduler):
     def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
         """FairScheduler.assignTasks."""
         now = cluster.now
-        self.update(cluster)
+        if now - self.last_update_s >= self.s.update_interval_s or self._jobs_changed(cluster.jobs):
+            self.update(cluster)
+        else:
+            self._count_running()
         since = 0.0 if self.last_heartbeat_s is None else now - self.last_heartbeat_s  # updateLocalityWaitTimes
         self.last_heartbeat_s = now
         for info in self.infos.values():
