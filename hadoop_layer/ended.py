@@ -15,7 +15,7 @@ import numpy as np
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.tasks import TaskKind
-from vcloud.agents import CHARGES
+from vcloud.agents import ChargeTotals
 from vcloud.tables import grown
 from vcloud.work import EndedPhase, ItemState
 
@@ -118,7 +118,7 @@ class EndedAttempts:
     def charge(self, column: str, rows: np.ndarray | None = None) -> np.ndarray:
         """One charge (`CHARGES`: usr_s, ..., read_cache_mb) of the given rows (all by default)."""
         at = self.view("charges") if rows is None else self.charges[rows]
-        return self.model.ended_charges.rows[at, CHARGES.index(column)]
+        return self.model.ended_charges.of(at, column)
 
     def record(self, row: int) -> EndedAttempt:
         return EndedAttempt(self, int(row))
@@ -141,7 +141,7 @@ class EndedAttempts:
         return self.records(rows[np.argsort(self.node[seen : self.n], kind="stable")])
 
 
-class EndedAttempt:
+class EndedAttempt(ChargeTotals):
     """An ended attempt, read from its row (`EndedAttempts`): the names its object had, read-only. `row` is None
     as for a stopped work item (the cloud's item table has no row for it)."""
 
@@ -220,19 +220,7 @@ class EndedAttempt:
 
     def charged(self, column: str) -> float:
         """usr_s, sys_s, steal_s, iowait_s, io_mb, read_disk_mb or read_cache_mb charged while it ran."""
-        return float(self.ended.model.ended_charges.rows[self.ended.charges[self.at], CHARGES.index(column)])
-
-    @property
-    def cputime_s(self) -> float:
-        return self.charged("usr_s") + self.charged("sys_s")
-
-    @property
-    def steal_s(self) -> float:
-        return self.charged("steal_s")
-
-    @property
-    def iowait_s(self) -> float:
-        return self.charged("iowait_s")
+        return float(self.ended.model.ended_charges.of(self.ended.charges[self.at], column))
 
     @property
     def phases(self) -> tuple[EndedPhase, ...]:

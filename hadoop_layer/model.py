@@ -241,7 +241,7 @@ class HadoopModel(CloudModel):
         of = {}
         for c in ("usr_s", "sys_s", *_CHARGE_COLUMNS[1:]):
             j = CHARGES.index(c)
-            of[c] = self.ended_charges.rows[at, j] if n else np.zeros(len(order))
+            of[c] = self.ended_charges.of(at, c) if n else np.zeros(len(order))
             of[c][alive] = live[order[alive] - n, j]
         del at
         columns["cputime_s"] = of.pop("usr_s") + of.pop("sys_s")

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 
 
 CHARGES = ("usr_s", "sys_s", "steal_s", "iowait_s", "io_mb", "read_disk_mb", "read_cache_mb")  # item table columns
-_CHARGE_INDEX = {column: i for i, column in enumerate(CHARGES)}
 
 
 class Column[T]:
@@ -120,7 +119,29 @@ class VM(Agent):
         return f"VM({self.name})"
 
 
-class WorkItem(Agent):
+class ChargeTotals:
+    """What a work item's readers ask of its charges, from `charged(column)` (a running or stopped item, or an ended
+    attempt's row: hadoop_layer/ended.py)."""
+
+    __slots__ = ()
+
+    def charged(self, column: str) -> float:
+        raise NotImplementedError
+
+    @property
+    def cputime_s(self) -> float:
+        return self.charged("usr_s") + self.charged("sys_s")
+
+    @property
+    def steal_s(self) -> float:
+        return self.charged("steal_s")
+
+    @property
+    def iowait_s(self) -> float:
+        return self.charged("iowait_s")
+
+
+class WorkItem(ChargeTotals, Agent):
     """A unit of guest work: phases run one after another on one VM.
 
     While it runs, its current phase and its charges live in the item table; when it ends (done or
@@ -182,19 +203,7 @@ class WorkItem(Agent):
             return float(self.model.items.view(column)[self.row])
         if self.ended_row < 0:
             return 0.0
-        return float(self.model.ended_charges.rows[self.ended_row, _CHARGE_INDEX[column]])
-
-    @property
-    def cputime_s(self) -> float:
-        return self.charged("usr_s") + self.charged("sys_s")
-
-    @property
-    def steal_s(self) -> float:
-        return self.charged("steal_s")
-
-    @property
-    def iowait_s(self) -> float:
-        return self.charged("iowait_s")
+        return float(self.model.ended_charges.of(self.ended_row, column))
 
     @property
     def progress(self) -> float:

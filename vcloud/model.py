@@ -80,7 +80,7 @@ class CloudModel(Model):
         self.host_agents: list[Host] = []
         self.vm_agents: list[VM] = []
         self.tracer = TraceRecorder(trace_interval_s)
-        self.ended_charges = EndedCharges(len(CHARGES))  # the charges of the items that stopped (WorkItem.charged)
+        self.ended_charges = EndedCharges(CHARGES)  # the charges of the items that stopped (WorkItem.charged)
         self.ticks = 0
         self._started = False
         self._periodic: list[_Periodic] = []

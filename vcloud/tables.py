@@ -245,9 +245,14 @@ class EndedCharges:
     ended: a float64 array grown by doubling. A tuple of seven floats per item held 264 B; a row holds 56 (a SWIM
     day ends 476,734 attempts; issue 16)."""
 
-    def __init__(self, columns: int) -> None:
-        self.rows = np.zeros((0, columns))
+    def __init__(self, columns: tuple[str, ...]) -> None:
+        self.rows = np.zeros((0, len(columns)))
         self.n = 0
+        self.index = {column: i for i, column in enumerate(columns)}
+
+    def of(self, rows, column: str):
+        """One charge of the given rows (an index or an array of them)."""
+        return self.rows[rows, self.index[column]]
 
     def add(self, values: np.ndarray) -> int:
         """Keep one item's charges; returns its row."""
