@@ -197,20 +197,19 @@ class FairScheduler(TaskScheduler):
                 self.infos[job] = JobInfo(sched, no_locations=any(len(t.replicas) == 0 for t in job.maps))
             self.pool(job.pool, now).jobs.append(job)
         self._update_runnability(jobs)
+        self._count_running()
         capacity = {TaskKind.MAP: cluster.map_capacity(), TaskKind.REDUCE: cluster.reduce_capacity()}
         for kind in KINDS:
             for pool in self.pools.values():
-                demand = running = 0
+                demand = 0
                 for job in pool.jobs:
                     info = self.infos[job]
                     js = info.sched[kind]
-                    js.running = sum(len(t.active) for t in job.running_tasks[kind])  # attempts, backups too
                     js.demand = self._job_demand(job, kind, info, js.running)
                     size = math.log2(1 + js.demand) if self.s.size_based_weight else 1.0  # getJobWeight
                     js.weight = size * PRIORITY_FACTOR.get(job.priority, 1.0) if info.runnable else 1.0
-                    demand, running = demand + js.demand, running + js.running
-                ps = pool.sched[kind]
-                ps.demand, ps.running = int(min(demand, pool.max_slots(kind))), running
+                    demand += js.demand
+                pool.sched[kind].demand = int(min(demand, pool.max_slots(kind)))
             pools = list(self.pools.values())
             shares = compute_fair_shares(
                 [p.sched[kind].weight for p in pools],
@@ -247,7 +246,7 @@ class FairScheduler(TaskScheduler):
                 running = 0
                 for job in pool.jobs:
                     js = self.infos[job].sched[kind]
-                    js.running = sum(len(t.active) for t in job.running_tasks[kind])
+                    js.running = sum(len(t.active) for t in job.running_tasks[kind])  # attempts, backups too
                     running += js.running
                 pool.sched[kind].running = running
 
