@@ -14,6 +14,7 @@ from policies.schedulers.coupling import (
     CouplingSettings,
     beta_j,
     centrality_lists,
+    cluster_heartbeats,
     mismatch,
     peek_probability,
     random_peeking,
@@ -229,3 +230,26 @@ def test_wait_scheduling_lists_keep_nodes_running_a_reduce_of_the_job_unless_tol
     assert sched._lists(job, view) == ([2], [0, 3], [1])
     sched.settings = CouplingSettings(lists_skip_job_nodes=True)
     assert sched._lists(job, view) == ([0], [3, 1], [])
+
+
+def test_cluster_heartbeats_counts_each_clock_s_beats_in_the_window():
+    """Beats at offset + k x interval in (since, now], summed over the trackers: read from the clock's arrays, the
+    same count as each tracker's own floor arithmetic, for the whole cluster and for a subset of it."""
+    rng = np.random.default_rng(3)
+    clock = SimpleNamespace(offset=rng.uniform(0, 3, 50), interval=rng.choice([0.3, 1.0, 3.0], 50), trackers=[])
+    clock.trackers = [SimpleNamespace(node=i, clock=clock) for i in range(50)]
+
+    def beats_until(t, at):
+        return int(np.floor((at - clock.offset[t.node]) / clock.interval[t.node] + 1e-9))
+
+    def by_hand(trackers, since, now):
+        return sum(beats_until(t, now) - beats_until(t, since) for t in trackers)
+
+    for since, now in [(0.0, 10.0), (2.5, 2.5), (7.3, 100.9)]:
+        assert cluster_heartbeats(clock.trackers, since, now) == by_hand(clock.trackers, since, now)
+        assert cluster_heartbeats(clock.trackers[::3], since, now) == by_hand(clock.trackers[::3], since, now)
+    one = SimpleNamespace(offset=np.array([0.5]), interval=np.array([3.0]))
+    one.trackers = [SimpleNamespace(node=0, clock=one)]
+    assert cluster_heartbeats(one.trackers, 0.0, 9.5) == 4  # beats at 0.5, 3.5, 6.5 and 9.5 (the window is (0, 9.5])
+    assert cluster_heartbeats(one.trackers, 0.5, 9.4) == 2  # 3.5, 6.5: the beat at `since` is not in it
+    assert cluster_heartbeats([], 0.0, 9.5) == 0

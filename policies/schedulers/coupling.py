@@ -119,13 +119,18 @@ def cluster_heartbeats(trackers: Sequence[TaskTracker], since_s: float, now: flo
     """Heartbeats the N trackers sent in (since_s, now] on their clocks (offset + k x interval).
 
     Hadoop's trackers heartbeat every interval even when full; the emulator skips heartbeats that could launch
-    nothing (tracker.py), so Algorithm 2's counter counts the cluster's heartbeat clocks, not the calls."""
-    count = 0
-    for t in trackers:
-        count += math.floor((now - t.offset_s) / t.interval_s + 1e-9) - math.floor(
-            (since_s - t.offset_s) / t.interval_s + 1e-9
-        )
-    return count
+    nothing (tracker.py), so Algorithm 2's counter counts the cluster's heartbeat clocks, not the calls. Read from
+    the clock's arrays (a tracker's clock row is its node): the same float arithmetic per tracker as a loop."""
+    if not trackers:
+        return 0
+    clock = trackers[0].clock
+    if len(trackers) == len(clock.trackers):
+        offset, interval = clock.offset, clock.interval
+    else:
+        nodes = np.fromiter((t.node for t in trackers), dtype=np.int64, count=len(trackers))
+        offset, interval = clock.offset[nodes], clock.interval[nodes]
+    beats = np.floor((now - offset) / interval + 1e-9) - np.floor((since_s - offset) / interval + 1e-9)
+    return int(beats.sum())
 
 
 @dataclass
