@@ -243,3 +243,27 @@ def test_the_page_caches_resident_files_are_those_holding_data_and_evictions_see
     assert cache.files.cached_mb[[cold[1], warm[0], warm[1], warm[2]]].tolist() == [0.0, 0.0, 24.0, 32.0]
     new = cache.create(1, size_mb=8.0, cached_mb=8.0, now=9.0)  # reuses no row: nothing was deleted
     assert cache.resident().tolist() == [warm[1], warm[2], new]  # the rebuild dropped the files left empty
+
+
+def test_the_cache_arithmetic_helpers_give_clip_s_bits_and_the_plain_running_sums():
+    """`_clip` (evict's and write_back's clamp) equals `np.clip` bit for bit, signed zeros and ties included;
+    `_cum_before` equals the loop that adds each group's earlier amounts in order (0 at a group's first row)."""
+    from vcloud.pagecache import _clip, _cum_before
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 200))
+        x = rng.normal(0.0, 5.0, n)
+        x[rng.random(n) < 0.2], x[rng.random(n) < 0.1] = 0.0, -0.0
+        high = rng.exponential(3.0, n) * (rng.random(n) < 0.8)
+        high[rng.random(n) < 0.1] = -0.0
+        tie = rng.random(n) < 0.1
+        x[tie] = high[tie]
+        assert np.array_equal(np.clip(x, 0.0, high).view(np.int64), _clip(x, 0.0, high).view(np.int64))
+        group = np.sort(rng.integers(0, 8, n))
+        amount = rng.exponential(10.0, n)
+        cum = np.cumsum(amount)  # the helper's running sum, so the comparison is of the same additions
+        start = {g: i for i, g in reversed(list(enumerate(group)))}
+        expected = [cum[i] - amount[i] - (cum[start[g]] - amount[start[g]]) for i, g in enumerate(group)]
+        assert _cum_before(group, amount).tolist() == expected
+    assert _cum_before(np.array([3, 3, 5]), np.array([1.0, 2.0, 4.0])).tolist() == [0.0, 1.0, 0.0]

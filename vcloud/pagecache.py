@@ -92,8 +92,7 @@ class PageCache:
         the last rebuild's rows and those touched since (the rows where `_maybe` is True), not from a scan of every
         file's flag."""
         if self._resident is None:
-            added = np.unique(np.concatenate(self._added))  # none of them is in `_kept` (touch adds new rows only)
-            rows = np.insert(self._kept, np.searchsorted(self._kept, added), added)
+            rows = np.unique(np.concatenate((self._kept, *self._added)))  # `_kept` and `_added` hold no row twice
             files = self.files
             keep = (files.cached_mb[rows] > 0) | (files.dirty_mb[rows] > 0)
             self._maybe[rows[~keep]] = False
@@ -169,16 +168,28 @@ def evict(files: FileTable, resident: np.ndarray, vm_rows: np.ndarray, excess: n
         active = files.active[rows]
     order = np.lexsort((last, active, vm))
     before = _cum_before(vm[order], clean[order])
-    take = np.clip(excess[vm[order]] - before, 0.0, clean[order])
+    take = _clip(excess[vm[order]] - before, 0.0, clean[order])
     files.cached_mb[rows[order]] -= take
 
 
 def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
-    """For rows sorted by group: the sum of `amount` over the earlier rows of the same group."""
+    """For rows sorted by group: the sum of `amount` over the earlier rows of the same group (a running sum less
+    its value where the row's group starts, gathered by each row's group number)."""
     cum = np.cumsum(amount)
-    start = np.concatenate(([True], group[1:] != group[:-1])).nonzero()[0]
-    base = np.repeat(cum[start] - amount[start], np.diff(np.append(start, group.size)))
+    if group.size == 0:
+        return cum
+    first = np.empty(group.size, dtype=bool)
+    first[0] = True
+    np.not_equal(group[1:], group[:-1], out=first[1:])
+    start = first.nonzero()[0]
+    base = (cum[start] - amount[start])[np.cumsum(first) - 1]
     return cum - amount - base
+
+
+def _clip(x: np.ndarray, low: float, high: np.ndarray) -> np.ndarray:
+    """`np.clip(x, low, high)` in two ufunc calls (clip's wrapper costs more than its work on a tick's few hundred
+    files); bit for bit clip's values, signed zeros and ties included (tests/test_pagecache.py)."""
+    return np.minimum(np.maximum(x, low), high)
 
 
 def write_back(files: FileTable, resident: np.ndarray, wb_mb: np.ndarray) -> None:
@@ -190,5 +201,5 @@ def write_back(files: FileTable, resident: np.ndarray, wb_mb: np.ndarray) -> Non
         return
     order = rows[np.lexsort((files.dirty_since_s[rows], vm[rows]))]
     dirty = files.dirty_mb[order]
-    take = np.clip(wb_mb[vm[order]] - _cum_before(vm[order], dirty), 0.0, dirty)
+    take = _clip(wb_mb[vm[order]] - _cum_before(vm[order], dirty), 0.0, dirty)
     files.dirty_mb[order] -= take
