@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vcloud import hostpool, memory
+from vcloud.arrays import run_starts, unique_inverse
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCache, evict, write_back
 from vcloud.tables import HostTable, ItemTable, VMTable
@@ -117,9 +118,10 @@ class Streams:
 Ratios = tuple[np.ndarray, np.ndarray]  # grant / need: per item of its CPU, per stream of the stream
 
 
-@dataclass
+@dataclass(init=False)
 class TickState:
-    """Everything one tick computes, stage by stage (`STAGE_FIELDS`)."""
+    """Everything one tick computes, stage by stage (`STAGE_FIELDS`). No generated __init__: the fields' defaults are
+    class attributes until a stage sets them, so a tick does not pay ~60 assignments to make one."""
 
     # memory (per VM)
     used: np.ndarray = field(default=None)
@@ -251,8 +253,8 @@ def flat_streams(items: ItemTable) -> Streams:
     need, write = items.stream_need[:n].ravel()[at], items.stream_write[:n].ravel()[at]
     file_rows = (file >= 0).nonzero()[0]
     f_file = file[file_rows]
-    f_touched, f_inv = np.unique(f_file, return_inverse=True)
-    starts = np.flatnonzero(np.diff(item, prepend=-1))  # the first stream of each item that has one
+    f_touched, f_inv = unique_inverse(f_file)
+    starts = run_starts(item).nonzero()[0]  # the first stream of each item that has one
     streams = Streams(item, col, svm[at], device, need, file, write, multi, starts, item[starts], bool(multi.any()),
                       file_rows, file_rows.size > 0, f_file, item[file_rows], svm[at][file_rows], need[file_rows],
                       write[file_rows], items.stream_hit[:n].ravel()[at[file_rows]], f_touched,
@@ -482,7 +484,7 @@ def _asks(st: TickState, items: ItemTable, ratios: Ratios) -> tuple[np.ndarray, 
     at = (io == other).nonzero()[0]
     if at.size:
         by = fs.item[at]
-        first = at[np.concatenate(([True], by[1:] != by[:-1]))]  # streams are ordered by item
+        first = at[run_starts(by)]  # streams are ordered by item
         rest = io.copy()
         rest[first] = np.inf
         other[first] = np.minimum(cpu, _least(fs, rest, n))[fs.item[first]]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vcloud.arrays import clip, run_starts
 from vcloud.tables import Columns
 
 
@@ -168,7 +169,7 @@ def evict(files: FileTable, resident: np.ndarray, vm_rows: np.ndarray, excess: n
         active = files.active[rows]
     order = np.lexsort((last, active, vm))
     before = _cum_before(vm[order], clean[order])
-    take = _clip(excess[vm[order]] - before, 0.0, clean[order])
+    take = clip(excess[vm[order]] - before, 0.0, clean[order])
     files.cached_mb[rows[order]] -= take
 
 
@@ -176,20 +177,9 @@ def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
     """For rows sorted by group: the sum of `amount` over the earlier rows of the same group (a running sum less
     its value where the row's group starts, gathered by each row's group number)."""
     cum = np.cumsum(amount)
-    if group.size == 0:
-        return cum
-    first = np.empty(group.size, dtype=bool)
-    first[0] = True
-    np.not_equal(group[1:], group[:-1], out=first[1:])
+    first = run_starts(group)
     start = first.nonzero()[0]
-    base = (cum[start] - amount[start])[np.cumsum(first) - 1]
-    return cum - amount - base
-
-
-def _clip(x: np.ndarray, low: float, high: np.ndarray) -> np.ndarray:
-    """`np.clip(x, low, high)` in two ufunc calls (clip's wrapper costs more than its work on a tick's few hundred
-    files); bit for bit clip's values, signed zeros and ties included (tests/test_pagecache.py)."""
-    return np.minimum(np.maximum(x, low), high)
+    return cum - amount - (cum[start] - amount[start])[np.cumsum(first) - 1]
 
 
 def write_back(files: FileTable, resident: np.ndarray, wb_mb: np.ndarray) -> None:
@@ -201,5 +191,5 @@ def write_back(files: FileTable, resident: np.ndarray, wb_mb: np.ndarray) -> Non
         return
     order = rows[np.lexsort((files.dirty_since_s[rows], vm[rows]))]
     dirty = files.dirty_mb[order]
-    take = _clip(wb_mb[vm[order]] - _cum_before(vm[order], dirty), 0.0, dirty)
+    take = clip(wb_mb[vm[order]] - _cum_before(vm[order], dirty), 0.0, dirty)
     files.dirty_mb[order] -= take
