@@ -1,5 +1,5 @@
 """Two array idioms of the tick, written as plain ufunc calls: on a tick's few hundred rows NumPy's Python-level
-wrappers (`np.clip`, `np.diff`, `np.unique`, `np.repeat`) cost more than the work they do."""
+wrappers (`np.clip`, `np.diff`, `np.unique`, `np.repeat`, `np.full`) cost more than the work they do."""
 
 from __future__ import annotations
 
@@ -30,3 +30,10 @@ def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inverse = np.empty(keys.size, dtype=np.int64)
     inverse[order] = np.cumsum(first) - 1
     return ordered[first], inverse
+
+
+def filled(n: int, value: float) -> np.ndarray:
+    """`np.full(n, value)` for a float64 vector, without np.full's Python-level wrapper (0.6 us instead of 1.4)."""
+    out = np.empty(n)
+    out.fill(value)
+    return out

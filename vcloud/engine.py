@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vcloud import hostpool, memory
-from vcloud.arrays import run_starts, unique_inverse
+from vcloud.arrays import filled, run_starts, unique_inverse
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCache, evict, write_back
 from vcloud.tables import HostTable, ItemTable, VMTable
@@ -212,7 +212,7 @@ def rack_count(hosts: HostTable) -> int:
 def rack_uplink_mbps(hosts: HostTable, physics: Physics) -> np.ndarray:
     """Each rack's uplink bandwidth per direction: its hosts' NICs over the oversubscription (inf: no limit)."""
     if physics.rack_oversubscription is None:
-        return np.full(rack_count(hosts), np.inf)
+        return filled(rack_count(hosts), np.inf)
     nics = np.bincount(hosts.rack[: hosts.n], hosts.nic_mbps[: hosts.n], minlength=rack_count(hosts))
     return nics / physics.rack_oversubscription
 
@@ -408,7 +408,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     st.s_full = s_want
     fed = items.open[:n][s_item]  # an open phase (a queue fed by others) wants no more than it has in the tick
     if fed.any():
-        s_want = np.minimum(s_want, np.multiply(left, s_need / st.dt, out=np.full(left.size, np.inf), where=fed))
+        s_want = np.minimum(s_want, np.multiply(left, s_need / st.dt, out=filled(left.size, np.inf), where=fed))
     st.s_item, st.s_group, st.s_vm, st.s_need, st.s_want = s_item, s_group, s_vm, s_need, s_want
     st.swap_want = np.minimum(st.swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host])
     st.io_bw = io_bw
@@ -461,8 +461,8 @@ def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndar
     stream of the stream (inf where there is no such need)."""
     n = items.n
     k = st.streams.item.size
-    cpu = np.divide(got_cpu, items.need_cpu[:n], out=np.full(n, np.inf), where=st.has_cpu)
-    io = np.divide(got_io[:k] + st.s_bonus, st.s_need[:k], out=np.full(k, np.inf), where=st.s_has_need)
+    cpu = np.divide(got_cpu, items.need_cpu[:n], out=filled(n, np.inf), where=st.has_cpu)
+    io = np.divide(got_io[:k] + st.s_bonus, st.s_need[:k], out=filled(k, np.inf), where=st.s_has_need)
     rate = np.minimum(cpu, _least(st.streams, io, n))
     rate[st.wait_rows] = 1.0
     rate[st.load_rows] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
@@ -490,16 +490,16 @@ def _asks(st: TickState, items: ItemTable, ratios: Ratios) -> tuple[np.ndarray, 
         other[first] = np.minimum(cpu, _least(fs, rest, n))[fs.item[first]]
     want = st.want_cpu.copy()
     multi = fs.multi & np.isfinite(other_cpu)
-    np.minimum(want, np.multiply(items.need_cpu[:n], other_cpu, out=np.full(n, np.inf), where=multi), out=want)
+    np.minimum(want, np.multiply(items.need_cpu[:n], other_cpu, out=filled(n, np.inf), where=multi), out=want)
     s_want = st.s_want.copy()
-    ask = np.multiply(st.s_need[:k], other, out=np.full(k, np.inf), where=fs.multi[fs.item] & np.isfinite(other))
+    ask = np.multiply(st.s_need[:k], other, out=filled(k, np.inf), where=fs.multi[fs.item] & np.isfinite(other))
     np.minimum(s_want[:k], np.maximum(ask - st.s_bonus, 0.0), out=s_want[:k])
     return want, s_want
 
 
 def _least(fs: Streams, io: np.ndarray, n: int) -> np.ndarray:
     """Each item's least ratio over its streams (inf if it has none): a minimum is exact in any order."""
-    least = np.full(n, np.inf)
+    least = filled(n, np.inf)
     if fs.starts.size:
         least[fs.owners] = np.minimum.reduceat(io, fs.starts)
     return least
@@ -551,7 +551,7 @@ def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     if st.has_load:
         done &= ~st.is_load
     rows = done.nonzero()[0]  # phases that run out of work in this tick; open ones wait for more
-    frac_dt = np.full(n, dt)
+    frac_dt = filled(n, dt)
     if rows.size:
         possible, left = progress[rows], remaining[rows]
         frac_dt[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0) * dt
@@ -594,7 +594,7 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     cpu_s = cpu_mc / core_mhz
     used_mhz = np.multiply(st.rate, need_cpu, out=np.zeros(n), where=need_cpu > 0)  # all-cached phases: rate inf
     # CPU binds if the CPU it gets when competing as a runnable thread (the first round's) is what limits it
-    cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu1, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
+    cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu1, need_cpu, out=filled(n, np.inf), where=need_cpu > 0)
                                   <= st.rate)  # fmt: skip
     f_run = np.divide(used_mhz, st.runnable_mhz, out=np.zeros(n), where=st.runnable_mhz > 0)
     np.minimum(f_run, 1.0, out=f_run)
