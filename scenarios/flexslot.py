@@ -157,21 +157,35 @@ def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float
 def co_cluster_loads(s: FlexSlotSettings, seed: int) -> dict[str, TraceLoad]:
     """Per VM of a stock run of the same job, alone: its CPU demand (share of its vCPUs) and disk MB/s over time.
     The same for every slot manager and speculation of the run beside it, so a process computes it once (the paper
-    report runs each co-located benchmark with three slot managers)."""
-    alone = s.model_copy(update={"co_cluster": False, "slot_manager": "none", "speculation": "hadoop"})
+    report runs each co-located benchmark with three slot managers), or is handed it (`remember_loads`)."""
+    alone = pilot_settings(s)
     key = (alone.model_dump_json(), seed)
     if key not in _LOADS_ALONE:
-        while len(_LOADS_ALONE) >= 4:  # ~10 MB each (a value per VM and trace sample): the oldest goes
-            del _LOADS_ALONE[next(iter(_LOADS_ALONE))]
-        _LOADS_ALONE[key] = _loads_alone(alone, seed)
+        remember_loads(alone, seed, loads_of(run_pilot(alone, seed)))
     return _LOADS_ALONE[key]
+
+
+def pilot_settings(s: FlexSlotSettings) -> FlexSlotSettings:
+    """The stock run alone whose loads a co-located run replays: the same job, without the co-located cluster, its
+    slot manager or its speculation. It is a run of its own (`FlexSlot.build` of these settings is the pilot)."""
+    return s.model_copy(update={"co_cluster": False, "slot_manager": "none", "speculation": "hadoop"})
+
+
+def remember_loads(alone: FlexSlotSettings, seed: int, loads: dict[str, TraceLoad]) -> None:
+    """Keep a pilot's loads for the co-located runs of this process (the paper report hands each worker the loads
+    of the run alone it has already made, so no worker runs a pilot)."""
+    while len(_LOADS_ALONE) >= 4:  # ~10 MB each (a value per VM and trace sample): the oldest goes
+        del _LOADS_ALONE[next(iter(_LOADS_ALONE))]
+    _LOADS_ALONE[(alone.model_dump_json(), seed)] = loads
 
 
 _LOADS_ALONE: dict[tuple[str, int], dict[str, TraceLoad]] = {}
 
 
-def _loads_alone(s: FlexSlotSettings, seed: int) -> dict[str, TraceLoad]:
-    trace = run_pilot(s, seed).vm_trace()
+def loads_of(pilot: HadoopModel) -> dict[str, TraceLoad]:
+    """A finished run's per-VM CPU demand (share of its vCPUs) and disk MB/s, as loads to replay beside another."""
+    s = pilot.settings
+    trace = pilot.vm_trace()
     full = trace.vcpus.to_numpy() * s.core_mhz
     trace = trace.assign(cpu=trace.cpu_demand_mhz.to_numpy() / full, start=trace.time_s - s.trace_interval_s)
     loads = {}

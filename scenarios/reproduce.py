@@ -33,7 +33,7 @@ import pandas as pd
 
 from hadoop_layer import jobmix
 from hadoop_layer.model import HadoopModel
-from scenarios import delay_figures, flexslot_figures, plots
+from scenarios import delay_figures, flexslot, flexslot_figures, plots
 from scenarios.coupling_experiments import TABLE_II_JOBS
 from scenarios.dask_client import dask_client
 from scenarios.outputs import atomic_write
@@ -51,19 +51,31 @@ COUPLING_SCENARIOS = {"coupling-two-grep", "coupling-ten-grep", "coupling-map-on
                       "coupling-200-jobs", "delay-locality"}  # fmt: skip
 
 
-def run(scenario: str, seed: int, settings: dict[str, Any]) -> HadoopModel:
-    """One finished run."""
+def run(scenario: str, seed: int, settings: dict[str, Any], pilot_loads: dict | None = None) -> HadoopModel:
+    """One finished run. `pilot_loads`: a co-located flexslot run's neighbour, from its run alone (`loads_of`), so
+    that the process does not run that pilot again."""
     sc = SCENARIOS[scenario]
-    model = sc.build(validate(sc.Settings, settings), seed=seed)
+    validated = validate(sc.Settings, settings)
+    if pilot_loads is not None:
+        flexslot.remember_loads(flexslot.pilot_settings(validated), seed, pilot_loads)
+    model = sc.build(validated, seed=seed)
     run_model(model, sc.horizon_s(model), progress=False)
     return model
 
 
-def _run_packed(scenario: str, seed: int, settings: dict[str, Any]) -> bytes:
+def _run_packed(scenario: str, seed: int, settings: dict[str, Any], pilot_loads: dict | None = None) -> bytes:
     """`run` in a worker process: the model as cloudpickle's bytes (a model holds lambdas that pickle refuses)."""
     import cloudpickle
 
-    return cloudpickle.dumps(run(scenario, seed, settings))
+    return cloudpickle.dumps(run(scenario, seed, settings, pilot_loads))
+
+
+def _relay(to: Future, source: Future) -> None:
+    """`source`'s outcome into `to`."""
+    try:
+        to.set_result(source.result())
+    except BaseException as exc:  # handed to the waiter, who decides
+        to.set_exception(exc)
 
 
 class Runs:
@@ -92,6 +104,42 @@ class Runs:
         validated = validate(SCENARIOS[scenario].Settings, settings)
         return (scenario, seed, validated.model_dump_json()), seed, settings  # equal configurations share a run
 
+    def _alone(self, scenario: str, seed: int, settings: dict[str, Any]) -> tuple[tuple, int, dict[str, Any]] | None:
+        """A co-located flexslot run's pilot, the same job alone (key, seed, settings): a run of its own, which the
+        report makes anyway. None for any other run."""
+        if scenario != "flexslot":
+            return None
+        validated = validate(SCENARIOS[scenario].Settings, settings)
+        if not validated.co_cluster:
+            return None
+        return self._keyed(scenario, seed, flexslot.pilot_settings(validated).model_dump())
+
+    def _started(self, key: tuple, scenario: str, seed: int, settings: dict[str, Any]) -> Future:
+        """The run's future: done, pending, or submitted now. A co-located run is submitted once its run alone has
+        come back, with that run's loads (so no worker runs the pilot again: a fifth of the report's CPU)."""
+        if key in self._done:
+            done: Future = Future()
+            done.set_result(self._done[key])
+            return done
+        if key in self._pending:
+            return self._pending[key]
+        alone = self._alone(scenario, seed, settings)
+        if alone is None:
+            future = self._submit(run, scenario, seed, settings)
+        else:
+            future = Future()
+
+            def beside(pilot: Future) -> None:
+                try:
+                    loads = flexslot.loads_of(pilot.result())
+                    self._submit(run, scenario, seed, settings, loads).add_done_callback(lambda f: _relay(future, f))
+                except BaseException as exc:  # handed to the waiter, who decides
+                    future.set_exception(exc)
+
+            self._started(alone[0], "flexslot", alone[1], alone[2]).add_done_callback(beside)
+        self._pending[key] = future
+        return future
+
     def prefetch(self, scenario: str, cases: list[dict[str, Any]], seed: int | None = None) -> None:
         """Start the runs an entry will ask for one by one, all at once: else each waits for the one before, and at
         the end of a report the long entries' chains leave workers idle. Does nothing when runs are made here."""
@@ -99,8 +147,7 @@ class Runs:
             return
         for case in cases:
             key, run_seed, settings = self._keyed(scenario, seed, case)
-            if key not in self._done and key not in self._pending:
-                self._pending[key] = self._submit(run, scenario, run_seed, settings)
+            self._started(key, scenario, run_seed, settings)
 
     def get(self, scenario: str, seed: int | None = None, **settings) -> HadoopModel:
         """The run of `scenario` with `settings` on `seed` (default: the report's seed)."""
@@ -110,13 +157,14 @@ class Runs:
         # the settings as given, not the validated dump: a scenario may read which fields were set (a coupling
         # experiment's own slave count holds unless `slaves` is given)
         if self._submit is None:
-            self._done[key] = run(scenario, seed, settings)
+            alone = self._alone(scenario, seed, settings)
+            loads = None if alone is None else flexslot.loads_of(self.get("flexslot", alone[1], **alone[2]))
+            self._done[key] = run(scenario, seed, settings, loads)
             return self._done[key]
-        if key not in self._pending:
-            self._pending[key] = self._submit(run, scenario, seed, settings)
+        future = self._started(key, scenario, seed, settings)
         self._turn.release()  # wait for it off our turn: other entries go on meanwhile
         try:
-            model = self._pending[key].result()
+            model = future.result()
         except pickle.PicklingError:  # a model too deep to send back (Coupling's 200 jobs): run it here instead
             model = None
         finally:

@@ -42,3 +42,38 @@ def test_the_neighbours_loads_are_one_stock_run_shared_by_every_slot_manager(mon
     assert fs.co_cluster_loads(validate(SCENARIO.Settings, {**settings, "slot_manager": "flexslot"}), 3) == loads[0]
     other = fs.co_cluster_loads(validate(SCENARIO.Settings, {**settings, "benchmark": "grep"}), 3)
     assert pilots == ["none"] * 3 and other != loads[0]
+
+
+def test_the_report_hands_co_located_runs_the_loads_of_its_run_alone_and_runs_no_pilot(monkeypatch):
+    """`vcloud reproduce` makes the stock run alone anyway: a co-located run is submitted once that run is back, with
+    its loads (`loads_of`), so no worker runs the pilot; the co-located run is the one a pilot would have given."""
+    import threading
+    from concurrent.futures import Future
+
+    import scenarios.flexslot as fs
+    from scenarios.reproduce import Runs
+
+    settings = {"benchmark": "grep", "allocator": "drs", "co_cluster": True}
+    fs._LOADS_ALONE.clear()
+    with_pilot = run(**settings)  # the pilot run here, as a worker used to
+    fs._LOADS_ALONE.clear()
+    submitted = []
+
+    def submit(fn, *args):
+        submitted.append((args[2].get("co_cluster", False), len(args) == 4))
+        done = Future()
+        done.set_result(fn(*args))
+        fs._LOADS_ALONE.clear()  # each run in a fresh worker
+        return done
+
+    monkeypatch.setattr(fs, "run_pilot", lambda *a: (_ for _ in ()).throw(AssertionError("a pilot ran")))
+    turn = threading.Lock()
+    turn.acquire()
+    runs = Runs(scale=0.1, submit=submit, turn=turn)
+    runs.prefetch("flexslot", [{**settings, "slot_manager": m} for m in ("none", "skewtune")], seed=3)
+    shared = runs.get("flexslot", seed=3, **settings, slot_manager="none")
+    assert submitted == [(False, False), (True, True), (True, True)]  # the run alone, then both beside it
+    assert shared.tasks_frame().equals(with_pilot.tasks_frame())
+    assert shared.vm_trace().equals(with_pilot.vm_trace())
+    serial = Runs(scale=0.1)  # one process: the report's own run alone is the pilot too
+    assert serial.get("flexslot", seed=3, **settings).tasks_frame().equals(with_pilot.tasks_frame())

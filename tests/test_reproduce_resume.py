@@ -19,9 +19,9 @@ def _counting_run(monkeypatch) -> list[tuple]:
     calls = []
     real = reproduce.run
 
-    def run(scenario, seed, settings):
+    def run(scenario, seed, settings, *pilot_loads):
         calls.append((scenario, seed, settings))
-        return real(scenario, seed, settings)
+        return real(scenario, seed, settings, *pilot_loads)
 
     monkeypatch.setattr(reproduce, "run", run)
     return calls
