@@ -261,3 +261,14 @@ def test_evict_s_running_sums_are_each_group_s_earlier_amounts_in_order():
         expected = [cum[i] - amount[i] - (cum[start[g]] - amount[start[g]]) for i, g in enumerate(group)]
         assert _cum_before(group, amount).tolist() == expected
     assert _cum_before(np.array([3, 3, 5]), np.array([1.0, 2.0, 4.0])).tolist() == [0.0, 1.0, 0.0]
+
+
+def test_resident_merges_rows_touched_twice_in_one_call_once_and_in_order():
+    from vcloud.pagecache import PageCache
+
+    cache = PageCache()
+    files = [cache.create(0, size_mb=8.0, cached_mb=4.0 * (i % 2), now=0.0) for i in range(6)]
+    assert cache.resident().tolist() == [files[1], files[3], files[5]]
+    cache.files.cached_mb[[files[4], files[0]]] = 1.0
+    cache.touch([files[4], files[0], files[4]])
+    assert cache.resident().tolist() == files[:2] + files[3:]
