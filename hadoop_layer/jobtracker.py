@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 
 _NOTHING = np.zeros(0)  # an ended job's map outputs by node: purged
+_ENDED = (JobState.FAILED, JobState.KILLED)
 
 
 class _PolicySlot:
@@ -403,7 +404,9 @@ class JobTracker:
         if task.role:
             self._lifecycle_finished(attempt)
             return
-        lost = task.state == TaskState.DONE  # another attempt of the task finished earlier in the same tick
+        # another attempt of the task finished earlier in the same tick, or a failure earlier in the tick ended the job
+        # (which killed its running attempts): this attempt's report comes after its task or its job is over
+        lost = task.state == TaskState.DONE or job.state in _ENDED or job.final_state in _ENDED
         # its final state before its release records it (EndedAttempts): a recorded kill (e.g. a lost tracker) is
         # retried, not counted as a failure
         if lost or (attempt.will_fail and attempt.replayed == "KILLED"):
