@@ -29,6 +29,7 @@ from hadoop_layer.ledger import RunningLedger
 from hadoop_layer.plans import (
     Route,
     cpu_for_runtime,
+    jvm_start,
     map_plan,
     reduce_finish_plan,
     reduce_merge_plan,
@@ -209,7 +210,7 @@ class JobTracker:
             job, cfg, core = task.job, self.model.hadoop, self.model.hosts.core_mhz[tracker.vm.host.row]
             own = job.setup_s if task.role == "setup" else job.cleanup_s
             wait_s = max(own - cfg.jvm_start_core_s, 0.0) if own is not None else cfg.setup_cleanup_s
-            phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core)]
+            phases = [jvm_start(cfg.jvm_start_core_s * core)]
             if wait_s > 0:
                 phases.append(Phase.wait(task.role, wait_s))
             attempt = TaskAttempt(self.model, task, tracker, None, False, phases, [(0.0, 1.0)] * len(phases),
@@ -352,7 +353,7 @@ class JobTracker:
         task, model = launch.task, self.model
         (result, runtime_s), task.replay = task.replay[0], task.replay[1:]
         cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
-        phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core)]
+        phases = [jvm_start(cfg.jvm_start_core_s * core)]
         if runtime_s > cfg.jvm_start_core_s:
             phases.append(Phase.cpu("work", (runtime_s - cfg.jvm_start_core_s) * core))
         locality = model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
@@ -380,11 +381,13 @@ class JobTracker:
             source = datanodes.read_source(task.replicas, tracker.node)
             source_file = files.block(task.gid, vm if source < 0 else source, task.input_mb, now)
             mapout = files.map_output[tracker.node]
-        pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng)) if write and datanodes.serving else ()
-        hops = tuple(datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False))
+        pipeline, pipeline_files, hops = (), (), ()  # no HDFS output (a map with reduces), or no DataNodes serving
+        if write and datanodes.serving:
+            pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng))
+            pipeline_files = tuple(files.output_file(v) for v in pipeline)
+            hops = tuple(datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False))
         return Route(source, pipeline, datanodes.serving, source_file, files.scratch(vm, now), mapout,
-                     files.output_file(vm), tuple(files.output_file(v) for v in pipeline),
-                     datanodes.crosses_racks(source, vm), hops)  # fmt: skip
+                     files.output_file(vm), pipeline_files, datanodes.crosses_racks(source, vm), hops)  # fmt: skip
 
     def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:
         """MB a reduce of `job` writes to disk per MB it fetches (its merges during the shuffle), estimated at

@@ -157,9 +157,12 @@ class Phase:
         """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.
         Streams on the same device of the same VM, file and direction are merged."""
         kept = tuple(streams)
-        if len({(s.device, s.vm, s.write, s.file) for s in kept}) < len(kept) or not all(
-            s.mb_per_unit > 0 for s in kept
-        ):  # something to merge or drop (else the streams are kept as they are: 0.0 + x == x)
+        n = len(kept)
+        if n == 1:  # most phases of a plan with a file (a spill, a merge's write): nothing to merge
+            plain = kept[0].mb_per_unit > 0
+        else:
+            plain = all(s.mb_per_unit > 0 for s in kept) and len({(s.device, s.vm, s.write, s.file) for s in kept}) == n
+        if not plain:  # something to merge or drop (else the streams are kept as they are: 0.0 + x == x)
             merged: dict[tuple[Device, int, bool, int], float] = {}
             for s in streams:
                 if s.mb_per_unit > 0:
