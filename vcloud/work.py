@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
+from functools import lru_cache
 
 
 class ItemState(StrEnum):
@@ -75,13 +76,25 @@ def disk(mb_per_unit: float = 1.0, vm: int = -1, write: bool = False, file: int 
     return Stream(Device.DISK, mb_per_unit, vm, write, file)
 
 
+@lru_cache(maxsize=4096, typed=True)
+def _link(device: Device, mb_per_unit: float, vm: int) -> Stream:
+    """A stream of no file (a NIC, a rack link): streams are frozen, and these are few per run (a device of each VM
+    at one or two rates), so each is made once. Task plans make them at every launch."""
+    return Stream(device, mb_per_unit, vm)
+
+
+def _link_of(device: Device, mb_per_unit: float, vm: int) -> Stream:
+    # a zero rate is made anew: 0.0 and -0.0 are one key of the cache
+    return _link(device, mb_per_unit, vm) if mb_per_unit > 0 else Stream(device, mb_per_unit, vm)
+
+
 def nic(mb_per_unit: float = 1.0, vm: int = -1) -> Stream:
-    return Stream(Device.NIC, mb_per_unit, vm)
+    return _link_of(Device.NIC, mb_per_unit, vm)
 
 
 def rack_hop(mb_per_unit: float, from_vm: int = -1, to_vm: int = -1) -> list[Stream]:
     """A transfer between two racks: out through the rack uplink of `from_vm`'s host, in through `to_vm`'s."""
-    return [Stream(Device.UPLINK, mb_per_unit, from_vm), Stream(Device.DOWNLINK, mb_per_unit, to_vm)]
+    return [_link_of(Device.UPLINK, mb_per_unit, from_vm), _link_of(Device.DOWNLINK, mb_per_unit, to_vm)]
 
 
 _READ, _WRITE, _NET = (disk(),), (disk(write=True),), (nic(),)  # the streams of the one-resource kinds (frozen)
