@@ -140,10 +140,11 @@ class HadoopModel(CloudModel):
         super().start_item(item, vm)
         if isinstance(item, TaskAttempt):
             task = item.task
-            self.items.tag[item.row] = task.gid
-            if task.gid and math.isnan(self.task_start[task.gid]):
+            gid = task.gid  # worked out when asked (Task.gid): once here
+            self.items.tag[item.row] = gid
+            if gid and math.isnan(self.task_start[gid]):
                 self.first_launched.append(task)
-            self.task_start[task.gid] = task.start_s
+            self.task_start[gid] = task.start_s
 
     def stop_item(self, item, state: str, at: float | None = None) -> None:
         """Take an item off its VM; the shuffle server follows the item that moves into its row."""

@@ -319,7 +319,8 @@ class CloudModel(Model):
     def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
         """Take `item` off its VM (done or killed); its charges are kept in `ended_charges` (WorkItem.charged)."""
         items, row = self.items, item.row
-        item.ended_row = self.ended_charges.add([items.view(column)[row] for column in CHARGES])
+        columns = items.__dict__  # the row is live: no `view` of each column needed to read it
+        item.ended_row = self.ended_charges.add([columns[column][row] for column in CHARGES])
         moved = self.items.remove(item.row)
         self._progress_moved()
         if moved is not None:
