@@ -15,7 +15,7 @@ Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed; 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 
@@ -55,7 +55,7 @@ class Route:
     def writes(self, replication: int, per_mb: float = 1.0) -> list[Stream]:
         streams = write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files,
                                 self.pipeline_cross_rack)  # fmt: skip
-        return [replace(s, mb_per_unit=s.mb_per_unit * per_mb) for s in streams]
+        return [s.scaled(per_mb) for s in streams]
 
 
 LOCAL = Route()

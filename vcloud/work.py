@@ -71,6 +71,11 @@ class Stream:
         if not (self.mb_per_unit >= 0 and math.isfinite(self.mb_per_unit)):
             raise ValueError(f"stream mb_per_unit must be finite and >= 0, got {self.mb_per_unit}")
 
+    def scaled(self, factor: float) -> Stream:
+        """This stream with `factor` times its MB per unit: `dataclasses.replace(self, mb_per_unit=...)`, without its
+        look at every field (a task's HDFS write streams are scaled to its output at every plan)."""
+        return Stream(self.device, self.mb_per_unit * factor, self.vm, self.write, self.file)
+
 
 def disk(mb_per_unit: float = 1.0, vm: int = -1, write: bool = False, file: int = -1) -> Stream:
     return Stream(Device.DISK, mb_per_unit, vm, write, file)
