@@ -175,18 +175,15 @@ class Phase:
         """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.
         Streams on the same device of the same VM, file and direction are merged."""
         kept = tuple(streams)
-        n = len(kept)
-        if n == 1:  # most phases of a plan with a file (a spill, a merge's write): nothing to merge
-            plain = kept[0].mb_per_unit > 0
-        else:
-            plain = all(s.mb_per_unit > 0 for s in kept) and len({(s.device, s.vm, s.write, s.file) for s in kept}) == n
-        if not plain:  # something to merge or drop (else the streams are kept as they are: 0.0 + x == x)
+        if not all(s.mb_per_unit > 0 for s in kept):  # empty streams are dropped (a map's spill when it spills once)
+            kept = tuple(s for s in kept if s.mb_per_unit > 0)
+        if len(kept) > 1 and len({(s.device, s.vm, s.write, s.file) for s in kept}) < len(kept):
             merged: dict[tuple[Device, int, bool, int], float] = {}
-            for s in streams:
-                if s.mb_per_unit > 0:
-                    key = (s.device, s.vm, s.write, s.file)
-                    merged[key] = merged.get(key, 0.0) + s.mb_per_unit
+            for s in kept:
+                key = (s.device, s.vm, s.write, s.file)
+                merged[key] = merged.get(key, 0.0) + s.mb_per_unit
             kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
+        # (streams with nothing to merge are kept as they are: the merge would make equal ones, 0.0 + x == x)
         return cls(name, Kind.PIPE, units, sys_fraction, cpu_per_unit=cpu_per_unit, streams=kept)  # fmt: skip
 
 
