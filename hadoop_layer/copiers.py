@@ -106,8 +106,10 @@ class CopierShuffle(ShuffleServer):
         cols = job.shuffle_cols
         if not len(cols) or share_mb <= 0:
             return
-        self.waiting[cols] += self.backlog[cols, node] == 0
-        self.backlog[cols, node] += share_mb
+        column = self.backlog[:, node]  # a view: the node's backlog is read once, at every map's end
+        had = column[cols]
+        self.waiting[cols] += had == 0
+        column[cols] = had + share_mb
         self.changed[cols] = True
         self.queued_mb += share_mb * len(cols)
 

@@ -63,6 +63,7 @@ class DataNodes:
     def __init__(self, racks: np.ndarray, vm_rows: list[int], replication: int, serving: bool) -> None:
         self.racks, self.vm_rows, self.replication, self.serving = racks, vm_rows, replication, serving
         self.rack_of_vm = {vm: int(rack) for vm, rack in zip(vm_rows, racks, strict=True)}
+        self._rack_list: list[int] = np.asarray(racks).tolist()  # by node, as Python ints (read_source)
         self.placement = BlockPlacement(racks)
 
     def crosses_racks(self, from_vm: int, to_vm: int) -> bool:
@@ -73,11 +74,13 @@ class DataNodes:
 
     def read_source(self, replicas: np.ndarray, node: int) -> int:
         """VM row of the replica a reader on `node` reads from; -1 when the reader's node holds one."""
-        if len(replicas) == 0 or node in replicas:
+        nodes = replicas.tolist()  # a few: faster as Python ints than as NumPy arrays (every map launch)
+        if not nodes or node in nodes:
             return -1
-        same_rack = replicas[self.racks[replicas] == self.racks[node]]
-        chosen = same_rack[0] if len(same_rack) else replicas[0]
-        return self.vm_rows[int(chosen)]
+        racks = self._rack_list
+        rack = racks[node]
+        chosen = next((n for n in nodes if racks[n] == rack), nodes[0])
+        return self.vm_rows[chosen]
 
     def write_pipeline(self, node: int, rng: np.random.Generator) -> list[int]:
         """VM rows of the further replicas of a block written from `node` (placed as HDFS places them)."""

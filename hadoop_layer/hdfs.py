@@ -79,3 +79,14 @@ def locality(replicas: np.ndarray, node: int, racks: np.ndarray) -> Locality:
     if racks[node] in racks[replicas]:
         return Locality.RACK
     return Locality.OFF_RACK
+
+
+def locality_in(replicas: list[int], node: int, racks: list[int]) -> Locality:
+    """`locality` of plain lists: a block's few replicas are tested faster as Python ints than as NumPy arrays (this
+    runs at every map launch)."""
+    if node in replicas:
+        return Locality.NODE
+    rack = racks[node]
+    if any(racks[r] == rack for r in replicas):
+        return Locality.RACK
+    return Locality.OFF_RACK

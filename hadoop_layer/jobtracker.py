@@ -29,6 +29,7 @@ from hadoop_layer.ledger import RunningLedger
 from hadoop_layer.plans import (
     Route,
     cpu_for_runtime,
+    jvm_start,
     map_plan,
     reduce_finish_plan,
     reduce_merge_plan,
@@ -85,6 +86,8 @@ class JobTracker:
         # every reduce of a job fetches the same segments once its maps are done: one merge plan per (job, heap)
         self._finish_plans: dict[tuple[str, float], ReduceMerge] = {}  # a reduce's merges, by (job, heap)
         self._shuffle_writes: dict[tuple[str, float], float] = {}  # _shuffle_write_per_mb, by (job, heap)
+        self._shuffling: dict[Job, np.ndarray] = {}  # _shuffling_rows by job, for the item table's layout ...
+        self._shuffling_layout = -1  # ... of this number
         # Hadoop 1.x lifecycle (hadoop.job_setup_cleanup): jobs submitted but not in running_jobs (initializing,
         # waiting for or running their setup, or their cleanup), and setup/cleanup tasks waiting for a slot
         self.other_jobs: list[Job] = []
@@ -210,7 +213,7 @@ class JobTracker:
             job, cfg, core = task.job, self.model.hadoop, self.model.hosts.core_mhz[tracker.vm.host.row]
             own = job.setup_s if task.role == "setup" else job.cleanup_s
             wait_s = max(own - cfg.jvm_start_core_s, 0.0) if own is not None else cfg.setup_cleanup_s
-            phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core)]
+            phases = [jvm_start(cfg.jvm_start_core_s * core)]
             if wait_s > 0:
                 phases.append(Phase.wait(task.role, wait_s))
             attempt = TaskAttempt(self.model, task, tracker, None, False, phases, [(0.0, 1.0)] * len(phases),
@@ -353,7 +356,7 @@ class JobTracker:
         task, model = launch.task, self.model
         (result, runtime_s), task.replay = task.replay[0], task.replay[1:]
         cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
-        phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core)]
+        phases = [jvm_start(cfg.jvm_start_core_s * core)]
         if runtime_s > cfg.jvm_start_core_s:
             phases.append(Phase.cpu("work", (runtime_s - cfg.jvm_start_core_s) * core))
         locality = model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
@@ -381,11 +384,13 @@ class JobTracker:
             source = datanodes.read_source(task.replicas, tracker.node)
             source_file = files.block(task.gid, vm if source < 0 else source, task.input_mb, now)
             mapout = files.map_output[tracker.node]
-        pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng)) if write and datanodes.serving else ()
-        hops = tuple(datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False))
+        pipeline, pipeline_files, hops = (), (), ()  # no HDFS output (a map with reduces), or no DataNodes serving
+        if write and datanodes.serving:
+            pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng))
+            pipeline_files = tuple(files.output_file(v) for v in pipeline)
+            hops = tuple(datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False))
         return Route(source, pipeline, datanodes.serving, source_file, files.scratch(vm, now), mapout,
-                     files.output_file(vm), tuple(files.output_file(v) for v in pipeline),
-                     datanodes.crosses_racks(source, vm), hops)  # fmt: skip
+                     files.output_file(vm), pipeline_files, datanodes.crosses_racks(source, vm), hops)  # fmt: skip
 
     def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:
         """MB a reduce of `job` writes to disk per MB it fetches (its merges during the shuffle), estimated at
@@ -497,21 +502,36 @@ class JobTracker:
         copied = job.finished_maps / len(job.maps) / 3.0  # the copy third of a reduce's progress
         shuffle = self.model.shuffle
         shuffle.map_done(job, node, share)
-        # a reduce whose row is None ended in this tick (a failure), its end not yet processed
-        shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index != SETUP]
-        if len(shuffling) < len(job.reduce_attempts):
+        rows = self._shuffling_rows(job)
+        if len(rows) < len(job.reduce_attempts):
             for attempt in job.reduce_attempts:
                 if attempt.row is not None and attempt.phase_index == SETUP:
                     shuffle.grow_planned(attempt, share)
                     attempt.progress_marks[SHUFFLE] = (0.0, copied)
-        if shuffling:
-            rows = np.array(shuffling)
+        if len(rows):
             shuffle.grow_running(rows, share)
             self.model.set_progress_rows(rows, copied)
         if last:
             for attempt in list(job.reduce_attempts):
                 if attempt.row is not None:
                     self._finish_shuffle(attempt)
+
+    def _shuffling_rows(self, job: Job) -> np.ndarray:
+        """Item rows of the job's running reduce attempts past their JVM start, in `reduce_attempts` order (one whose
+        row is None ended in this tick, a failure, its end not yet processed).
+
+        Kept while the item table's `layout` stands: a row moves, a phase changes and an attempt starts only with a
+        new layout, and an attempt leaves `reduce_attempts` after it lost its row. The maps of a job often end in
+        the same tick, in a burst of ends that changes no row (a SWIM day: 12 feeds of 13 reuse the rows, each
+        the job's hundred or so reduce attempts)."""
+        layout = self.model.items.layout
+        if layout != self._shuffling_layout:
+            self._shuffling, self._shuffling_layout = {}, layout
+        rows = self._shuffling.get(job)
+        if rows is None:
+            shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index != SETUP]
+            rows = self._shuffling[job] = np.array(shuffling, dtype=np.int64)
+        return rows
 
     def _finish_shuffle(self, attempt: TaskAttempt) -> None:
         """All map outputs are known: close the shuffle and plan the merges, the reduce and the output."""

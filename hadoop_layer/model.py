@@ -18,7 +18,7 @@ from hadoop_layer.config import HadoopConfig, heartbeat_interval_s
 from hadoop_layer.copiers import CopierShuffle
 from hadoop_layer.datanode import DataNodes
 from hadoop_layer.ended import DONE, KILLED, MAP, REDUCE, STATES, EndedAttempt, EndedAttempts
-from hadoop_layer.hdfs import Locality, locality, place_blocks
+from hadoop_layer.hdfs import Locality, locality_in, place_blocks
 from hadoop_layer.heartbeats import HeartbeatClock
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
@@ -51,6 +51,7 @@ class HadoopModel(CloudModel):
         self.heartbeat_clock = HeartbeatClock(self)
         self.shuffle = self._shuffle_mode()
         self.node_racks = np.zeros(0, dtype=np.int64)
+        self._rack_list: list[int] = []  # node_racks as Python ints (locality_of)
         # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
         # that policies can test running attempts per tick as arrays (ClusterView.running_arrays)
         # (grown by doubling: appending a job's tasks to exact-size arrays copied them all, per job; `tasks` of
@@ -71,6 +72,7 @@ class HadoopModel(CloudModel):
         tracker = TaskTracker(self, vm, len(self.trackers), rack)
         self.trackers.append(tracker)
         self.node_racks = np.append(self.node_racks, rack)
+        self._rack_list.append(rack)
         return tracker
 
     def add_job(
@@ -138,10 +140,11 @@ class HadoopModel(CloudModel):
         super().start_item(item, vm)
         if isinstance(item, TaskAttempt):
             task = item.task
-            self.items.tag[item.row] = task.gid
-            if task.gid and math.isnan(self.task_start[task.gid]):
+            gid = task.gid  # worked out when asked (Task.gid): once here
+            self.items.tag[item.row] = gid
+            if gid and math.isnan(self.task_start[gid]):
                 self.first_launched.append(task)
-            self.task_start[task.gid] = task.start_s
+            self.task_start[gid] = task.start_s
 
     def stop_item(self, item, state: str, at: float | None = None) -> None:
         """Take an item off its VM; the shuffle server follows the item that moves into its row."""
@@ -184,7 +187,7 @@ class HadoopModel(CloudModel):
 
     # ---- what the layer's parts ask of the model -----------------------------------------------------
     def locality_of(self, task: Task, node: int) -> Locality:
-        return locality(task.replicas, node, self.node_racks)
+        return locality_in(task.replicas.tolist(), node, self._rack_list)
 
     # ---- results ----------------------------------------------------------------------------------
     def running_attempts(self) -> list[TaskAttempt]:

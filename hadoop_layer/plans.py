@@ -15,13 +15,14 @@ Progress marks follow Hadoop 1.x (2.4): a map's progress is the input consumed; 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.datanode import read_streams, write_streams
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.spill import ReduceMerge, map_spill, reduce_merge
+from hadoop_layer.spill import MapSpill, ReduceMerge, map_spill, reduce_merge
 from hadoop_layer.tasks import Task
 from vcloud.work import Device, Kind, Phase, Stream, disk, nic
 
@@ -54,16 +55,45 @@ class Route:
     def writes(self, replication: int, per_mb: float = 1.0) -> list[Stream]:
         streams = write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files,
                                 self.pipeline_cross_rack)  # fmt: skip
-        return [replace(s, mb_per_unit=s.mb_per_unit * per_mb) for s in streams]
+        return [s.scaled(per_mb) for s in streams]
 
 
 LOCAL = Route()
 
 
 def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mark]]:
-    """Drop empty phases: each would cost a tick for nothing."""
+    """Drop empty phases: each would cost a tick for nothing. (Most plans have none: those are kept as they are.)"""
+    if all(p.amount > 0 for p in phases):
+        return phases, marks
     kept = [(p, m) for p, m in zip(phases, marks, strict=True) if p.amount > 0]
     return [p for p, _ in kept], [m for _, m in kept]
+
+
+@lru_cache(maxsize=256, typed=True)
+def jvm_start(megacycles: float) -> Phase:
+    """An attempt's first phase, the child JVM's start on one core: one shared (frozen) phase per core speed, as
+    every attempt launched on a host of that speed has the same."""
+    return Phase.cpu("setup", megacycles)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _cached_spill(
+    output_mb: float, records: float, io_sort_mb: float, spill_percent: float, record_percent: float, sort_factor: int,
+    combine_ratio: float,
+) -> MapSpill:
+    return map_spill(output_mb, records, io_sort_mb=io_sort_mb, spill_percent=spill_percent,
+                     record_percent=record_percent, sort_factor=sort_factor, combine_ratio=combine_ratio)  # fmt: skip
+
+
+def spill_of(task: Task, io_sort_mb: float, cfg: HadoopConfig) -> MapSpill:
+    """`map_spill` of a map of `task`'s output in a sort buffer of `io_sort_mb`. The maps of a job mostly have the same
+    output (a SWIM day: 300 shapes in 130,000 launches), so the (frozen) results are kept by their arguments and
+    their types; a zero output is worked out each time (0.0 and -0.0 are one key but not one result)."""
+    args = (task.output_mb, task.output_records, io_sort_mb, cfg.io_sort_spill_percent, cfg.io_sort_record_percent,
+            cfg.io_sort_factor, task.job.profile.combine_ratio)  # fmt: skip
+    if task.output_mb == 0:
+        return _cached_spill.__wrapped__(*args)
+    return _cached_spill(*args)
 
 
 def hdfs_read(name: str, mb: float, route: Route) -> Phase:
@@ -99,7 +129,7 @@ def map_plan(
     route: Route = LOCAL,
 ):
     """Phases, progress marks, spill count and final output MB of a map attempt."""
-    phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz)]
+    phases = [jvm_start(cfg.jvm_start_core_s * core_mhz)]
     marks = [(0.0, 0.0)]
     if reduces == 0:
         spills, out_mb = 0, task.output_mb
@@ -112,15 +142,7 @@ def map_plan(
         phases += [hdfs_read("read", task.input_mb, route), Phase.cpu("map", task.cpu_mc), *write]
         marks += [(0.0, 0.5), (0.5, 1.0), *write_marks]
         return (*_keep(phases, marks), spills, out_mb)
-    plan = map_spill(
-        task.output_mb,
-        task.output_records,
-        io_sort_mb=io_sort_mb,
-        spill_percent=cfg.io_sort_spill_percent,
-        record_percent=cfg.io_sort_record_percent,
-        sort_factor=cfg.io_sort_factor,
-        combine_ratio=task.job.profile.combine_ratio,
-    )
+    plan = spill_of(task, io_sort_mb, cfg)
     if cfg.pipelined_tasks and task.input_mb > 0:
         # MapTask (algorithms.md 10.2): the record reader streams the split while the mapper runs and collects;
         # the SpillThread writes each full buffer while the mapper goes on, so all spills but the last overlap
@@ -174,7 +196,7 @@ def reduce_start_plan(
     if cfg.pipelined_tasks and merge_write_per_mb > 0:
         shuffle = Phase("shuffle", Kind.PIPE, available_mb, open=True,
                         streams=(nic(), disk(merge_write_per_mb, write=True, file=merge_file)))  # fmt: skip
-    phases = [Phase.cpu("setup", cfg.jvm_start_core_s * core_mhz), shuffle]
+    phases = [jvm_start(cfg.jvm_start_core_s * core_mhz), shuffle]
     marks = [(0.0, 0.0)] * len(phases)
     return phases, marks
 

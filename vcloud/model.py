@@ -201,30 +201,41 @@ class CloudModel(Model):
         self._load_phase(item, start=True)
 
     def _load_phase(self, item: WorkItem, start: bool = False) -> None:
+        """Write the item's current phase into its row (at every start and phase change: kept to plain scalar writes).
+        The stream columns are reset only if the row has a stream: streams fill a row from column 0, so a row whose
+        first `stream_vm` is -1 holds the defaults already (a new row, or a phase without I/O before)."""
         phase, items, row = item.phase, self.items, item.row
-        items.kind[row] = int(phase.kind)
+        kind = phase.kind
+        items.kind[row] = int(kind)
         need_cpu, streams = phase.needs()
         items.need_cpu[row] = need_cpu
-        streams = [s for s in streams if s.mb_per_unit > 0]
-        if len(streams) > items.width:
-            items.widen(len(streams))
-        items.stream_vm[row] = -1
-        items.stream_need[row] = 0.0
-        items.stream_file[row] = -1
-        for k, s in enumerate(streams):
-            items.stream_vm[row, k] = item.vm.row if s.vm < 0 else s.vm
-            items.stream_device[row, k] = int(s.device)
-            items.stream_need[row, k] = s.mb_per_unit
-            items.stream_file[row, k] = s.file
-            items.stream_write[row, k] = s.write
-            items.stream_hit[row, k] = self.cache.cached_share(s.file) if s.file >= 0 and not s.write else 0.0
+        if items.stream_vm[row, 0] >= 0:
+            items.stream_vm[row] = -1
+            items.stream_need[row] = 0.0
+            items.stream_file[row] = -1
+        if streams:
+            streams = [s for s in streams if s.mb_per_unit > 0]
+            if len(streams) > items.width:
+                items.widen(len(streams))
+            stream_vm, stream_device, stream_need = items.stream_vm, items.stream_device, items.stream_need
+            stream_file, stream_write, stream_hit = items.stream_file, items.stream_write, items.stream_hit
+            own_vm = item.vm.row
+            for k, s in enumerate(streams):
+                file, write = s.file, s.write
+                stream_vm[row, k] = own_vm if s.vm < 0 else s.vm
+                stream_device[row, k] = int(s.device)
+                stream_need[row, k] = s.mb_per_unit
+                stream_file[row, k] = file
+                stream_write[row, k] = write
+                stream_hit[row, k] = self.cache.cached_share(file) if file >= 0 and not write else 0.0
         items.layout += 1
-        self.items.remaining[item.row] = math.inf if phase.kind == Kind.LOAD else phase.amount
-        self.items.sys_fraction[item.row] = phase.sys_fraction
-        self.items.open[item.row] = phase.open
+        amount = phase.amount
+        items.remaining[row] = math.inf if kind == Kind.LOAD else amount
+        items.sys_fraction[row] = phase.sys_fraction
+        items.open[row] = phase.open
         self._progress_moved(counted=not start)
-        self.items.phase_amount[item.row] = phase.amount
-        self.items.progress_lo[item.row], self.items.progress_hi[item.row] = item.phase_marks(item.phase_index)
+        items.phase_amount[row] = amount
+        items.progress_lo[row], items.progress_hi[row] = item.phase_marks(item.phase_index)
 
     def set_progress(self, item: WorkItem, lo: float, hi: float, amount: float | None = None) -> None:
         """Re-mark the current phase of a running item (an open phase whose share of the whole changes)."""
@@ -308,7 +319,8 @@ class CloudModel(Model):
     def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
         """Take `item` off its VM (done or killed); its charges are kept in `ended_charges` (WorkItem.charged)."""
         items, row = self.items, item.row
-        item.ended_row = self.ended_charges.add([items.view(column)[row] for column in CHARGES])
+        columns = items.__dict__  # the row is live: no `view` of each column needed to read it
+        item.ended_row = self.ended_charges.add([columns[column][row] for column in CHARGES])
         moved = self.items.remove(item.row)
         self._progress_moved()
         if moved is not None:

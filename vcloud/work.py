@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
+from functools import lru_cache
 
 
 class ItemState(StrEnum):
@@ -70,18 +71,35 @@ class Stream:
         if not (self.mb_per_unit >= 0 and math.isfinite(self.mb_per_unit)):
             raise ValueError(f"stream mb_per_unit must be finite and >= 0, got {self.mb_per_unit}")
 
+    def scaled(self, factor: float) -> Stream:
+        """This stream with `factor` times its MB per unit: `dataclasses.replace(self, mb_per_unit=...)`, without its
+        look at every field (a task's HDFS write streams are scaled to its output at every plan)."""
+        return Stream(self.device, self.mb_per_unit * factor, self.vm, self.write, self.file)
+
 
 def disk(mb_per_unit: float = 1.0, vm: int = -1, write: bool = False, file: int = -1) -> Stream:
     return Stream(Device.DISK, mb_per_unit, vm, write, file)
 
 
+@lru_cache(maxsize=4096, typed=True)
+def _link(device: Device, mb_per_unit: float, vm: int) -> Stream:
+    """A stream of no file (a NIC, a rack link): streams are frozen, and these are few per run (a device of each VM
+    at one or two rates), so each is made once. Task plans make them at every launch."""
+    return Stream(device, mb_per_unit, vm)
+
+
+def _link_of(device: Device, mb_per_unit: float, vm: int) -> Stream:
+    # a zero rate is made anew: 0.0 and -0.0 are one key of the cache
+    return _link(device, mb_per_unit, vm) if mb_per_unit > 0 else Stream(device, mb_per_unit, vm)
+
+
 def nic(mb_per_unit: float = 1.0, vm: int = -1) -> Stream:
-    return Stream(Device.NIC, mb_per_unit, vm)
+    return _link_of(Device.NIC, mb_per_unit, vm)
 
 
 def rack_hop(mb_per_unit: float, from_vm: int = -1, to_vm: int = -1) -> list[Stream]:
     """A transfer between two racks: out through the rack uplink of `from_vm`'s host, in through `to_vm`'s."""
-    return [Stream(Device.UPLINK, mb_per_unit, from_vm), Stream(Device.DOWNLINK, mb_per_unit, to_vm)]
+    return [_link_of(Device.UPLINK, mb_per_unit, from_vm), _link_of(Device.DOWNLINK, mb_per_unit, to_vm)]
 
 
 _READ, _WRITE, _NET = (disk(),), (disk(write=True),), (nic(),)  # the streams of the one-resource kinds (frozen)
@@ -157,15 +175,15 @@ class Phase:
         """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.
         Streams on the same device of the same VM, file and direction are merged."""
         kept = tuple(streams)
-        if len({(s.device, s.vm, s.write, s.file) for s in kept}) < len(kept) or not all(
-            s.mb_per_unit > 0 for s in kept
-        ):  # something to merge or drop (else the streams are kept as they are: 0.0 + x == x)
+        if not all(s.mb_per_unit > 0 for s in kept):  # empty streams are dropped (a map's spill when it spills once)
+            kept = tuple(s for s in kept if s.mb_per_unit > 0)
+        if len(kept) > 1 and len({(s.device, s.vm, s.write, s.file) for s in kept}) < len(kept):
             merged: dict[tuple[Device, int, bool, int], float] = {}
-            for s in streams:
-                if s.mb_per_unit > 0:
-                    key = (s.device, s.vm, s.write, s.file)
-                    merged[key] = merged.get(key, 0.0) + s.mb_per_unit
+            for s in kept:
+                key = (s.device, s.vm, s.write, s.file)
+                merged[key] = merged.get(key, 0.0) + s.mb_per_unit
             kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
+        # (streams with nothing to merge are kept as they are: the merge would make equal ones, 0.0 + x == x)
         return cls(name, Kind.PIPE, units, sys_fraction, cpu_per_unit=cpu_per_unit, streams=kept)  # fmt: skip
 
 
