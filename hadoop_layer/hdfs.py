@@ -27,6 +27,7 @@ class BlockPlacement:
         self.rack_of = racks.tolist()
         self.by_rack = {int(r): np.flatnonzero(racks == r).tolist() for r in np.unique(racks)}
         self.order = [n for ns in self.by_rack.values() for n in ns]  # nodes by (rack, node): each rack a segment
+        self.place = {n: i for ns in self.by_rack.values() for i, n in enumerate(ns)}  # a node's place in its rack
         self.start, pos = {}, 0
         for r, ns in self.by_rack.items():
             self.start[r] = pos
@@ -44,10 +45,18 @@ class BlockPlacement:
             else:
                 i = int(rng.integers(self.nodes - 1))
                 chosen.append(i if i < first else i + 1)
-        if copies >= 3:
-            same = [n for n in self.by_rack[self.rack_of[chosen[1]]] if n not in chosen]
-            pool = same or [n for n in range(self.nodes) if n not in chosen]
-            chosen.append(int(pool[rng.integers(len(pool))]))
+        if copies >= 3:  # uniform over the second replica's rack less the nodes chosen, else any other node
+            rack = self.rack_of[chosen[1]]
+            same = self.by_rack[rack]
+            skipped = sorted(self.place[n] for n in chosen if self.rack_of[n] == rack)
+            if len(same) > len(skipped):
+                i = int(rng.integers(len(same) - len(skipped)))
+                for at in skipped:  # the i-th node not chosen: step over the chosen ones before it
+                    i += i >= at
+                chosen.append(same[i])
+            else:
+                pool = [n for n in range(self.nodes) if n not in chosen]
+                chosen.append(int(pool[rng.integers(len(pool))]))
         while len(chosen) < copies:
             pool = [n for n in range(self.nodes) if n not in chosen]
             chosen.append(int(pool[rng.integers(len(pool))]))

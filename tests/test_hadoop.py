@@ -245,3 +245,34 @@ def test_map_skewness_is_the_population_third_standardized_moment():
     assert map_skewness(np.array([1.0, 2.0, 3.0, 10.0])) == pytest.approx(45 / 12.5**1.5, rel=1e-15)
     assert map_skewness([1.0, 2.0, 3.0, 10.0]) == pytest.approx(1.0182337649086284)
     assert map_skewness(np.array([5.0, 5.0, 5.0])) is None and map_skewness(np.array([1.0, 9.0])) is None
+
+
+def test_the_third_replica_is_the_same_draw_as_a_choice_from_the_listed_rack():
+    """BlockPlacement.replicas steps over the chosen nodes instead of listing the second replica's rack: the same
+    node for the same draw as `pool[rng.integers(len(pool))]` over that list, on random clusters and copies."""
+    from hadoop_layer.hdfs import BlockPlacement
+
+    def listed(bp, first, copies, rng):  # the plain reading: lists of candidates
+        chosen = [first]
+        if copies >= 2:
+            # another rack's nodes in (rack, node) order; on one rack, any other node
+            others = [n for n in bp.order if bp.rack_of[n] != bp.rack_of[first]] or [
+                n for n in range(bp.nodes) if n != first]  # fmt: skip
+            chosen.append(others[int(rng.integers(len(others)))])
+        if copies >= 3:
+            same = [n for n in bp.by_rack[bp.rack_of[chosen[1]]] if n not in chosen]
+            pool = same or [n for n in range(bp.nodes) if n not in chosen]
+            chosen.append(int(pool[rng.integers(len(pool))]))
+        while len(chosen) < copies:
+            pool = [n for n in range(bp.nodes) if n not in chosen]
+            chosen.append(int(pool[rng.integers(len(pool))]))
+        return chosen
+
+    g = np.random.default_rng(0)
+    for trial in range(100):
+        n = int(g.integers(1, 40))
+        bp = BlockPlacement(g.integers(0, int(g.integers(1, 5)), n))
+        for copies in range(1, min(n, 4) + 1):
+            mine, plain = np.random.default_rng(trial), np.random.default_rng(trial)
+            for first in g.integers(0, n, 20).tolist():
+                assert bp.replicas(first, copies, mine) == listed(bp, first, copies, plain)
