@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.tasks import TaskKind
+from hadoop_layer.tasks import _NO_REPLICAS, Task, TaskKind, TaskState
 from vcloud.agents import ChargeTotals
 from vcloud.tables import grown
 from vcloud.work import EndedPhase, ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
-    from hadoop_layer.tasks import Task, TaskAttempt
+    from hadoop_layer.tasks import Job, TaskAttempt
     from hadoop_layer.tracker import TaskTracker
 
 STATES = (ItemState.DONE, ItemState.KILLED, ItemState.FAILED)  # the `state` column's codes
@@ -31,12 +31,19 @@ _STATE_CODE = {s: i for i, s in enumerate(STATES)}
 _LOCALITIES = tuple(Locality)
 
 
+def task_key(task: Task | EndedTask) -> tuple[int, int, int]:
+    """(job, group, index): a task's place in the tables' order, which names it among its job's tasks."""
+    if task.role:
+        return task.job.number, 2 + task.job.lifecycle_tasks.index(task), task.index
+    return task.job.number, MAP if task.kind == TaskKind.MAP else REDUCE, task.index
+
+
 class EndedAttempts:
-    """One row per ended attempt, in the order they ended: NumPy columns grown by doubling (`grown`), the task as
-    an object column (the tasks outlive their attempts), the phases' end times in one flat array."""
+    """One row per ended attempt, in the order they ended: NumPy columns grown by doubling (`grown`), the task
+    named by its key (job, group, index: `task_of`, not an object column, which kept ended jobs' tasks alive), the
+    phases' end times in one flat array."""
 
     COLUMNS: dict[str, tuple[type, object]] = {
-        "task": (object, None),
         "gid": (np.int32, 0),  # Task.gid (0: a task made after the build or a lifecycle task; see `task`)
         "job": (np.int32, 0),  # Job.number
         "group": (np.int8, 0),  # MAP, REDUCE, or 2 + its place in the job's lifecycle tasks: the tables' order
@@ -83,7 +90,7 @@ class EndedAttempts:
         self.ends[used : used + m] = phase_ends
         self.ends_used = used + m
         locality = attempt.locality
-        self.task[k], self.gid[k] = task, task.gid
+        self.gid[k] = task.gid
         self.job[k], self.group[k], self.index[k], self.number[k] = self.key_of(attempt)
         self.node[k], self.state[k] = attempt.tracker.node, _STATE_CODE[attempt.state]
         self.start_s[k] = np.nan if attempt.start_s is None else attempt.start_s
@@ -98,10 +105,7 @@ class EndedAttempts:
     @staticmethod
     def key_of(attempt: TaskAttempt) -> tuple[int, int, int, int]:
         """(job, group, index, number): where an attempt goes in the tables' order (`HadoopModel.attempt_order`)."""
-        task = attempt.task
-        if task.role:
-            return task.job.number, 2 + task.job.lifecycle_tasks.index(task), task.index, attempt.number
-        return task.job.number, MAP if task.kind == TaskKind.MAP else REDUCE, task.index, attempt.number
+        return (*task_key(attempt.task), attempt.number)
 
     def _plan(self, phases) -> int:
         names = tuple(p.name for p in phases)
@@ -127,11 +131,21 @@ class EndedAttempts:
         """Views of the given rows (all, in end order, by default): for reports and tests, not for every tick."""
         return [EndedAttempt(self, int(r)) for r in (range(self.n) if rows is None else rows)]
 
-    def rows_of(self, task: Task) -> np.ndarray:
-        """The rows of one task's ended attempts, by attempt number (a scan of the column: for reports and tests)."""
+    def task_of(self, row: int) -> Task | EndedTask:
+        """The task of the attempt in `row`, found by its key: its job's task object, or a view of it once the job
+        has ended (`retire`). A column of task objects kept every ended task alive."""
+        job = self.model.numbered_jobs[int(self.job[row]) - 1]
+        group, index = int(self.group[row]), int(self.index[row])
+        if group >= 2:
+            return job.lifecycle_tasks[group - 2]
+        return (job.maps if group == MAP else job.reduces)[index]
+
+    def rows_of(self, task: Task | EndedTask) -> np.ndarray:
+        """The rows of one task's ended attempts, by attempt number (a scan of the columns: for reports and tests)."""
         rows = np.flatnonzero(self.view("gid") == task.gid)
-        if not task.gid:  # tasks made after the build and lifecycle tasks share gid 0
-            rows = rows[[t is task for t in self.task[rows]]]
+        if not task.gid:  # tasks made after the build and lifecycle tasks share gid 0: their key tells them apart
+            job, group, index = task_key(task)
+            rows = rows[(self.job[rows] == job) & (self.group[rows] == group) & (self.index[rows] == index)]
         return rows[np.argsort(self.number[rows], kind="stable")]
 
     def since(self, seen: int) -> list[EndedAttempt]:
@@ -160,8 +174,8 @@ class EndedAttempt(ChargeTotals):
         return hash(self.at)
 
     @property
-    def task(self) -> Task:
-        return self.ended.task[self.at]
+    def task(self) -> Task | EndedTask:
+        return self.ended.task_of(self.at)
 
     @property
     def kind(self) -> TaskKind:
@@ -237,3 +251,159 @@ class EndedAttempt(ChargeTotals):
 
     def __repr__(self) -> str:
         return f"EndedAttempt({self.name}, {self.state})"
+
+
+# ---- ended jobs' tasks ---------------------------------------------------------------------------------------------
+_TASK_STATES = tuple(TaskState)
+_TASK_STATE_CODE = {s: i for i, s in enumerate(_TASK_STATES)}
+_NONE = np.nan  # start_s, end_s, after_shuffle_s: None
+
+
+class EndedTasks:
+    """An ended job's maps and reduces as one row each of a structured array (maps, then reduces), made when the job
+    has ended and none of its attempts runs (`retire`): a SWIM day on 600 slaves ends 480,000 tasks, whose objects
+    held 0.2 GB at its end (issue 16). Its tasks are then read through `EndedTask` views, by the names the objects
+    had; what few tasks have (children, replays, own replicas, nodes tried) is kept by row in dicts."""
+
+    FLOATS = ("input_mb", "cpu_mc", "output_mb", "output_records", "split_mb", "offset_mb", "output_mb_final",
+              "ready_s", "start_s", "end_s", "after_shuffle_s")  # fmt: skip
+    INTS = ("index", "launches", "failures", "kill_count", "won", "parent")
+    DTYPE = np.dtype([*((f, np.float64) for f in FLOATS), *((f, np.int32) for f in INTS), ("kind", np.int8),
+                      ("state", np.int8)])  # fmt: skip
+    __slots__ = ("children", "job", "maps", "nodes_tried", "own_replicas", "replay", "rows")
+
+    def __init__(self, job: Job) -> None:
+        maps, reduces = job._maps, job._reduces
+        tasks = [*maps, *reduces]
+        self.job, self.maps = job, len(maps)
+        row_of = {id(t): i for i, t in enumerate(maps)}  # a piece's parent is a map of its job
+        rows = np.zeros(len(tasks), dtype=self.DTYPE)
+        for f in self.FLOATS:
+            rows[f] = [_NONE if v is None else v for v in (getattr(t, f) for t in tasks)]
+        for f in ("index", "launches", "failures", "kill_count", "won"):
+            rows[f] = [getattr(t, f) for t in tasks]
+        rows["parent"] = [-1 if t.parent is None else row_of[id(t.parent)] for t in tasks]
+        rows["kind"] = [t.kind == TaskKind.REDUCE for t in tasks]
+        rows["state"] = [_TASK_STATE_CODE[t.state] for t in tasks]
+        self.rows = rows
+        self.children = {i: tuple(row_of[id(c)] for c in t.children) for i, t in enumerate(tasks) if t.children}
+        self.replay = {i: t.replay for i, t in enumerate(tasks) if t.replay}
+        self.nodes_tried = {i: t.nodes_tried for i, t in enumerate(tasks) if t.nodes_tried}
+        self.own_replicas = {i: t._replicas for i, t in enumerate(tasks)
+                             if t._replicas is not (None if i < self.maps else _NO_REPLICAS)}  # fmt: skip
+
+
+class EndedTaskList:
+    """An ended job's maps (or reduces): `EndedTask` views made when read, in the list's place (`Job.maps`)."""
+
+    __slots__ = ("first", "n", "tasks")
+
+    def __init__(self, tasks: EndedTasks, first: int, n: int) -> None:
+        self.tasks, self.first, self.n = tasks, first, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> EndedTask:
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        return EndedTask(self.tasks, self.first + (i % self.n))
+
+    def __iter__(self):
+        return (EndedTask(self.tasks, i) for i in range(self.first, self.first + self.n))
+
+    def __repr__(self) -> str:
+        return f"EndedTaskList({self.tasks.job.job_id}, {self.n})"
+
+
+def _float_or_none(v: np.float64) -> float | None:
+    return None if v != v else float(v)  # NaN stands for None
+
+
+def _field(name: str, convert) -> property:
+    """A read-only attribute of `EndedTask`: its row's `name`, as the Python value the object held."""
+
+    def get(self: EndedTask):
+        return convert(self.tasks.rows[name][self.at])
+
+    get.__name__ = name
+    return property(get)
+
+
+class EndedTask:
+    """A task of an ended job, read from its row (`EndedTasks`): the names its `Task` object had, read-only (a
+    view is made when read: equal, not identical, to another view of the same task)."""
+
+    __slots__ = ("at", "tasks")
+    role = ""
+    active = ()
+    after_shuffle_s = _field("after_shuffle_s", _float_or_none)
+    start_s = _field("start_s", _float_or_none)
+    end_s = _field("end_s", _float_or_none)
+
+    def __init__(self, tasks: EndedTasks, at: int) -> None:
+        self.tasks, self.at = tasks, at
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EndedTask) and other.tasks is self.tasks and other.at == self.at
+
+    def __hash__(self) -> int:
+        return hash((id(self.tasks), self.at))
+
+    @property
+    def job(self) -> Job:
+        return self.tasks.job
+
+    @property
+    def kind(self) -> TaskKind:
+        return TaskKind.REDUCE if self.tasks.rows["kind"][self.at] else TaskKind.MAP
+
+    @property
+    def state(self) -> TaskState:
+        return _TASK_STATES[self.tasks.rows["state"][self.at]]
+
+    @property
+    def parent(self) -> EndedTask | None:
+        i = int(self.tasks.rows["parent"][self.at])
+        return None if i < 0 else EndedTask(self.tasks, i)
+
+    @property
+    def children(self) -> tuple[EndedTask, ...]:
+        return tuple(EndedTask(self.tasks, i) for i in self.tasks.children.get(self.at, ()))
+
+    @property
+    def replay(self) -> list[tuple[str, float]] | tuple[()]:
+        return self.tasks.replay.get(self.at, ())
+
+    @property
+    def nodes_tried(self) -> tuple[int, ...]:
+        return self.tasks.nodes_tried.get(self.at, ())
+
+    @property
+    def _replicas(self) -> np.ndarray | None:
+        tasks = self.tasks
+        return tasks.own_replicas.get(self.at, None if self.at < tasks.maps else _NO_REPLICAS)
+
+    def __repr__(self) -> str:
+        return f"Task({self.task_id}, {self.state})"
+
+
+for _name in EndedTasks.FLOATS:
+    if _name not in ("start_s", "end_s", "after_shuffle_s"):
+        setattr(EndedTask, _name, _field(_name, float))
+for _name in ("index", "launches", "failures", "kill_count", "won"):
+    setattr(EndedTask, _name, _field(_name, int))
+for _name in ("gid", "attempts", "successful", "replicas", "replicas_key", "task_id", "progress"):
+    setattr(EndedTask, _name, getattr(Task, _name))  # Task's own, reading the view's names
+
+
+def retire(job: Job) -> bool:
+    """An ended job's maps and reduces become rows (`EndedTasks`) if none of its attempts runs; the objects are
+    then dropped. Its setup and cleanup tasks stay objects (two a job). Returns whether it did."""
+    if job.splits is not None or isinstance(job._maps, EndedTaskList):
+        return False
+    if any(t.active for t in job._maps) or any(t.active for t in job._reduces):
+        return False
+    tasks = EndedTasks(job)
+    job._maps, job._reduces = EndedTaskList(tasks, 0, tasks.maps), EndedTaskList(tasks, tasks.maps, len(job._reduces))
+    return True

@@ -63,6 +63,7 @@ class HadoopModel(CloudModel):
         # tasks in the order of their first launch in this tick: a task's first attempt starts at progress 0 and
         # "now", so it moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
         self.first_launched: list[Task] = []
+        self.numbered_jobs: list[Job] = []  # by Job.number - 1: an ended attempt's job (EndedAttempts.task_of)
 
     # ---- building ---------------------------------------------------------------------------------
     def add_slave(self, vm: VM) -> TaskTracker:
@@ -108,6 +109,7 @@ class HadoopModel(CloudModel):
         splits = MapSplits.of(maps, nodes[local])
         self.jobtracker.expected_jobs += 1
         job = Job(self, self.jobtracker.expected_jobs, name, submit_s, splits, reduces, profile, **job_kwargs)
+        self.numbered_jobs.append(job)
         first = job.first_gid = self.tasks
         n = len(splits) + reduces
         self.tasks += n
@@ -274,7 +276,8 @@ class HadoopModel(CloudModel):
         done_maps = rows[(group == MAP) & (state == DONE)]
         runtimes = ended.end_s[done_maps] - ended.start_s[done_maps]
         # a task's time runs from its first attempt's launch (Task.start_s): what a kill-and-restart policy wastes
-        task_times = ended.end_s[done_maps] - np.array([t.start_s for t in ended.task[done_maps]], dtype=np.float64)
+        starts = [ended.task_of(r).start_s for r in done_maps.tolist()]
+        task_times = ended.end_s[done_maps] - np.array(starts, dtype=np.float64)
         done = np.bincount(ended.node[done_maps], minlength=len(self.trackers))
         per_node = {t.name: int(k) for t, k in zip(self.trackers, done, strict=True)}
         counts = np.array(list(per_node.values()))
@@ -418,7 +421,7 @@ def _ended_rows(ended: EndedAttempts, places: list[tuple[str, str]], rows: list[
                                                           "speculative", "output_mb", "spills")}  # fmt: skip
     localities = [lvl.name.lower() for lvl in Locality]
     for t, number, node, loc, start, end, state, speculative, output_mb, spills in zip(
-        ended.task[rows].tolist(), *cols.values(), strict=True
+        [ended.task_of(r) for r in rows], *cols.values(), strict=True
     ):
         task_id = t.task_id
         vm, host = places[node]
