@@ -66,13 +66,19 @@ def run_model(
 
 
 def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames: dict) -> None:
-    """Write everything into a temporary sibling directory, then rename it to `out` in one step."""
+    """Write everything into a temporary sibling directory, then rename it to `out` in one step. `frames`: name ->
+    frame, or what builds it (`Scenario.frame_makers`): then each is built, written and dropped in turn, so only one
+    table exists at a time."""
     tmp = temp_dir(out)
     try:
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
         (tmp / "config.json").write_text(json.dumps(_finite_json(config), indent=1))
-        for name, frame in frames.items():
+        for name in list(frames):
+            frame = frames[name]
+            if callable(frame):
+                frame = frame()
             frame.to_parquet(tmp / f"{name}.parquet", index=False)
+            del frame
         commit_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
