@@ -256,41 +256,58 @@ class EndedAttempt(ChargeTotals):
 # ---- ended jobs' tasks ---------------------------------------------------------------------------------------------
 _TASK_STATES = tuple(TaskState)
 _TASK_STATE_CODE = {s: i for i, s in enumerate(_TASK_STATES)}
-_NONE = np.nan  # start_s, end_s, after_shuffle_s: None
 
 
 class EndedTasks:
     """An ended job's maps and reduces as one row each of a structured array (maps, then reduces), made when the job
     has ended and none of its attempts runs (`retire`): a SWIM day on 600 slaves ends 480,000 tasks, whose objects
     held 0.2 GB at its end (issue 16). Its tasks are then read through `EndedTask` views, by the names the objects
-    had; what few tasks have (children, replays, own replicas, nodes tried) is kept by row in dicts."""
+    had. A row's place gives its kind and index; what most tasks hold at its default (`SPARSE`: a repartitioned
+    map's range and parent, a replayed reduce's time, children, replays, own replicas, nodes tried) is kept by row
+    in dicts, only where it differs."""
 
-    FLOATS = ("input_mb", "cpu_mc", "output_mb", "output_records", "split_mb", "offset_mb", "output_mb_final",
-              "ready_s", "start_s", "end_s", "after_shuffle_s")  # fmt: skip
-    INTS = ("index", "launches", "failures", "kill_count", "won", "parent")
-    DTYPE = np.dtype([*((f, np.float64) for f in FLOATS), *((f, np.int32) for f in INTS), ("kind", np.int8),
-                      ("state", np.int8)])  # fmt: skip
-    __slots__ = ("children", "job", "maps", "nodes_tried", "own_replicas", "replay", "rows")
+    FLOATS = ("input_mb", "cpu_mc", "output_mb", "output_records", "output_mb_final", "start_s", "end_s")
+    INTS = ("launches", "failures", "kill_count", "won")
+    DTYPE = np.dtype([*((f, np.float64) for f in FLOATS), *((f, np.int32) for f in INTS), ("state", np.int8)])
+    SPARSE = ("offset_mb", "ready_s", "after_shuffle_s", "replay", "nodes_tried", "split_mb", "parent", "children",
+              "_replicas")  # fmt: skip
+    __slots__ = ("job", "maps", "rows", "sparse")
 
     def __init__(self, job: Job) -> None:
         maps, reduces = job._maps, job._reduces
         tasks = [*maps, *reduces]
         self.job, self.maps = job, len(maps)
-        row_of = {id(t): i for i, t in enumerate(maps)}  # a piece's parent is a map of its job
         rows = np.zeros(len(tasks), dtype=self.DTYPE)
-        for f in self.FLOATS:
-            rows[f] = [_NONE if v is None else v for v in (getattr(t, f) for t in tasks)]
-        for f in ("index", "launches", "failures", "kill_count", "won"):
+        for f in ("start_s", "end_s"):
+            rows[f] = [np.nan if v is None else v for v in (getattr(t, f) for t in tasks)]  # NaN: None
+        for f in (*self.FLOATS[:5], *self.INTS):
             rows[f] = [getattr(t, f) for t in tasks]
-        rows["parent"] = [-1 if t.parent is None else row_of[id(t.parent)] for t in tasks]
-        rows["kind"] = [t.kind == TaskKind.REDUCE for t in tasks]
         rows["state"] = [_TASK_STATE_CODE[t.state] for t in tasks]
         self.rows = rows
-        self.children = {i: tuple(row_of[id(c)] for c in t.children) for i, t in enumerate(tasks) if t.children}
-        self.replay = {i: t.replay for i, t in enumerate(tasks) if t.replay}
-        self.nodes_tried = {i: t.nodes_tried for i, t in enumerate(tasks) if t.nodes_tried}
-        self.own_replicas = {i: t._replicas for i, t in enumerate(tasks)
-                             if t._replicas is not (None if i < self.maps else _NO_REPLICAS)}  # fmt: skip
+        row_of = {id(t): i for i, t in enumerate(maps)}  # a piece's parent and children are maps of its job
+        self.sparse: dict[str, dict[int, object]] = {f: {} for f in self.SPARSE}
+        for i, t in enumerate(tasks):
+            for f, default in zip(self.SPARSE, self._defaults(i, t.input_mb), strict=True):
+                v = getattr(t, f)
+                if v is not default and (f == "_replicas" or v != default):  # replicas: an array, or the default
+                    if f == "parent":
+                        v = row_of[id(v)]
+                    elif f == "children":
+                        v = tuple(row_of[id(c)] for c in v)
+                    self.sparse[f][i] = v
+
+    def _defaults(self, at: int, input_mb: float) -> tuple:
+        """The `SPARSE` fields' values most tasks hold (a reduce's replicas: the shared empty array)."""
+        return 0.0, 0.0, None, (), (), input_mb, None, (), None if at < self.maps else _NO_REPLICAS
+
+    def get(self, field: str, at: int) -> object:
+        found = self.sparse[field].get(at, _MISSING)
+        if found is _MISSING:
+            return self._defaults(at, float(self.rows["input_mb"][at]))[self.SPARSE.index(field)]
+        return found
+
+
+_MISSING = object()
 
 
 class EndedTaskList:
@@ -330,6 +347,16 @@ def _field(name: str, convert) -> property:
     return property(get)
 
 
+def _sparse(name: str) -> property:
+    """A read-only attribute of `EndedTask` most tasks hold at its default (`EndedTasks.SPARSE`)."""
+
+    def get(self: EndedTask):
+        return self.tasks.get(name, self.at)
+
+    get.__name__ = name
+    return property(get)
+
+
 class EndedTask:
     """A task of an ended job, read from its row (`EndedTasks`): the names its `Task` object had, read-only (a
     view is made when read: equal, not identical, to another view of the same task)."""
@@ -337,7 +364,6 @@ class EndedTask:
     __slots__ = ("at", "tasks")
     role = ""
     active = ()
-    after_shuffle_s = _field("after_shuffle_s", _float_or_none)
     start_s = _field("start_s", _float_or_none)
     end_s = _field("end_s", _float_or_none)
 
@@ -356,7 +382,11 @@ class EndedTask:
 
     @property
     def kind(self) -> TaskKind:
-        return TaskKind.REDUCE if self.tasks.rows["kind"][self.at] else TaskKind.MAP
+        return TaskKind.MAP if self.at < self.tasks.maps else TaskKind.REDUCE
+
+    @property
+    def index(self) -> int:
+        return self.at if self.at < self.tasks.maps else self.at - self.tasks.maps
 
     @property
     def state(self) -> TaskState:
@@ -364,35 +394,24 @@ class EndedTask:
 
     @property
     def parent(self) -> EndedTask | None:
-        i = int(self.tasks.rows["parent"][self.at])
-        return None if i < 0 else EndedTask(self.tasks, i)
+        i = self.tasks.get("parent", self.at)
+        return None if i is None else EndedTask(self.tasks, i)
 
     @property
     def children(self) -> tuple[EndedTask, ...]:
-        return tuple(EndedTask(self.tasks, i) for i in self.tasks.children.get(self.at, ()))
-
-    @property
-    def replay(self) -> list[tuple[str, float]] | tuple[()]:
-        return self.tasks.replay.get(self.at, ())
-
-    @property
-    def nodes_tried(self) -> tuple[int, ...]:
-        return self.tasks.nodes_tried.get(self.at, ())
-
-    @property
-    def _replicas(self) -> np.ndarray | None:
-        tasks = self.tasks
-        return tasks.own_replicas.get(self.at, None if self.at < tasks.maps else _NO_REPLICAS)
+        return tuple(EndedTask(self.tasks, i) for i in self.tasks.get("children", self.at))
 
     def __repr__(self) -> str:
         return f"Task({self.task_id}, {self.state})"
 
 
-for _name in EndedTasks.FLOATS:
-    if _name not in ("start_s", "end_s", "after_shuffle_s"):
-        setattr(EndedTask, _name, _field(_name, float))
-for _name in ("index", "launches", "failures", "kill_count", "won"):
+for _name in EndedTasks.FLOATS[:5]:
+    setattr(EndedTask, _name, _field(_name, float))
+for _name in EndedTasks.INTS:
     setattr(EndedTask, _name, _field(_name, int))
+for _name in EndedTasks.SPARSE:
+    if _name not in ("parent", "children"):
+        setattr(EndedTask, _name, _sparse(_name))
 for _name in ("gid", "attempts", "successful", "replicas", "replicas_key", "task_id", "progress"):
     setattr(EndedTask, _name, getattr(Task, _name))  # Task's own, reading the view's names
 

@@ -158,3 +158,18 @@ def test_a_view_is_read_only_and_indexes_like_a_list():
     with pytest.raises(AttributeError):
         maps[0].state = "pending"
     assert np.isfinite(maps[0].end_s)
+
+
+def test_a_repartitioned_jobs_pieces_and_ranges_are_rows_saying_what_the_objects_said(monkeypatch):
+    from policies.slots.skewtune import SkewTuneManager
+    from tests.test_skewtune import cluster, skewed_job
+
+    model = cluster(SkewTuneManager())
+    skewed_job(model)
+    noted = _noting_retire(monkeypatch)
+    model.run_until(3000.0)
+    _check_retired(model, noted)
+    model.check_hadoop_end()
+    big = model.jobtracker.jobs[0].maps[0]
+    assert type(big) is EndedTask and big.children and big.split_mb != big.input_mb
+    assert all(p.parent == big and p.offset_mb > 0 for p in big.children)
