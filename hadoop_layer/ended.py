@@ -86,7 +86,7 @@ class EndedAttempts:
         phase_ends = attempt.phase_end_s
         m, used = len(phase_ends), self.ends_used
         if used + m > len(self.ends):
-            self.ends = grown(self.ends, (max(4096, 2 * (used + m)),), np.nan)
+            self.ends = grown(self.ends, (max(4096, 2 * (used + m)),), 0.0)  # read only up to `ends_used`
         self.ends[used : used + m] = phase_ends
         self.ends_used = used + m
         locality = attempt.locality
