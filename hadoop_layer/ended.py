@@ -321,7 +321,9 @@ class EndedTaskList:
     def __len__(self) -> int:
         return self.n
 
-    def __getitem__(self, i: int) -> EndedTask:
+    def __getitem__(self, i: int | slice) -> EndedTask | list[EndedTask]:
+        if isinstance(i, slice):
+            return [EndedTask(self.tasks, self.first + k) for k in range(*i.indices(self.n))]
         if not -self.n <= i < self.n:
             raise IndexError(i)
         return EndedTask(self.tasks, self.first + (i % self.n))

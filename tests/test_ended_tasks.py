@@ -153,6 +153,7 @@ def test_a_view_is_read_only_and_indexes_like_a_list():
     job = next(j for j in model.jobtracker.jobs if isinstance(j.maps, EndedTaskList))
     maps = job.maps
     assert [t.index for t in maps] == list(range(len(maps))) and maps[-1] == maps[len(maps) - 1]
+    assert maps[1:] == list(maps)[1:] and maps[::-2] == list(maps)[::-2] and maps[5:2] == []
     with pytest.raises(IndexError):
         maps[len(maps)]
     with pytest.raises(AttributeError):
