@@ -225,6 +225,18 @@ class HadoopModel(CloudModel):
         (`ended`), the charges as arrays."""
         order, running, _ = self.attempt_order()
         ended, n = self.ended, self.ended.n
+        # the charges first, a column at a time, only those the table shows (no (rows, 7) block held by its
+        # columns): what they need for a while (the rows' charge rows, usr and sys apart) is gone before the rest
+        at = ended.charges[np.minimum(order, n - 1)] if n else np.zeros(len(order), dtype=np.int64)
+        live, alive = self.charges_of(running), order >= n
+        of = {}
+        for c in ("usr_s", "sys_s", *_CHARGE_COLUMNS[1:]):
+            j = CHARGES.index(c)
+            of[c] = self.ended_charges.of(at, c) if n else np.zeros(len(order))
+            of[c][alive] = live[order[alive] - n, j]
+        del at, live, alive
+        columns: dict[str, Any] = {"cputime_s": of.pop("usr_s") + of.pop("sys_s"), **of}
+        del of
         names = [c for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS]
         # numbers straight into their final arrays, strings as chunks of one Arrow array: joining numeric chunks
         # held every such column twice (30 MB of a SWIM day's 600-slave table, at the run's peak)
@@ -241,21 +253,9 @@ class HadoopModel(CloudModel):
                 else:
                     parts[c].append(pd.array(column, dtype=TASK_DTYPES[c]))
             del values, rows
-        columns: dict[str, Any] = {c: _joined(parts.pop(c), TASK_DTYPES[c]) for c in list(parts)}
+        columns.update({c: _joined(parts.pop(c), TASK_DTYPES[c]) for c in list(parts)})
         columns.update(numeric)
         del numeric
-        # the charges a column at a time, only those the table shows: no (rows, 7) block held by its columns
-        at = ended.charges[np.minimum(order, n - 1)] if n else np.zeros(len(order), dtype=np.int64)
-        live, alive = self.charges_of(running), order >= n
-        of = {}
-        for c in ("usr_s", "sys_s", *_CHARGE_COLUMNS[1:]):
-            j = CHARGES.index(c)
-            of[c] = self.ended_charges.of(at, c) if n else np.zeros(len(order))
-            of[c][alive] = live[order[alive] - n, j]
-        del at
-        columns["cputime_s"] = of.pop("usr_s") + of.pop("sys_s")
-        for c in _CHARGE_COLUMNS[1:]:
-            columns[c] = of[c]
         return pd.DataFrame({c: columns[c] for c in TASK_COLUMNS}, copy=False)
 
     def jobs_frame(self) -> pd.DataFrame:
@@ -395,7 +395,7 @@ TASK_DTYPES = {
     "speculative": "bool",
     **dict.fromkeys(("spills", "kill_count"), "int64"),
 }
-_ROWS_AT_ONCE = 8_192  # rows of the tasks table whose Python values exist at once (tasks_frame)
+_ROWS_AT_ONCE = 4_096  # rows of the tasks table whose Python values exist at once (tasks_frame)
 
 
 def _task_row(a: TaskAttempt) -> tuple:
