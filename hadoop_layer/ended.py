@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.tasks import TaskKind
+from hadoop_layer.tasks import _NO_REPLICAS, Task, TaskKind, TaskState
 from vcloud.agents import ChargeTotals
 from vcloud.tables import grown
 from vcloud.work import EndedPhase, ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
-    from hadoop_layer.tasks import Task, TaskAttempt
+    from hadoop_layer.tasks import Job, TaskAttempt
     from hadoop_layer.tracker import TaskTracker
 
 STATES = (ItemState.DONE, ItemState.KILLED, ItemState.FAILED)  # the `state` column's codes
@@ -31,12 +31,19 @@ _STATE_CODE = {s: i for i, s in enumerate(STATES)}
 _LOCALITIES = tuple(Locality)
 
 
+def task_key(task: Task | EndedTask) -> tuple[int, int, int]:
+    """(job, group, index): a task's place in the tables' order, which names it among its job's tasks."""
+    if task.role:
+        return task.job.number, 2 + task.job.lifecycle_tasks.index(task), task.index
+    return task.job.number, MAP if task.kind == TaskKind.MAP else REDUCE, task.index
+
+
 class EndedAttempts:
-    """One row per ended attempt, in the order they ended: NumPy columns grown by doubling (`grown`), the task as
-    an object column (the tasks outlive their attempts), the phases' end times in one flat array."""
+    """One row per ended attempt, in the order they ended: NumPy columns grown by doubling (`grown`), the task
+    named by its key (job, group, index: `task_of`, not an object column, which kept ended jobs' tasks alive), the
+    phases' end times in one flat array."""
 
     COLUMNS: dict[str, tuple[type, object]] = {
-        "task": (object, None),
         "gid": (np.int32, 0),  # Task.gid (0: a task made after the build or a lifecycle task; see `task`)
         "job": (np.int32, 0),  # Job.number
         "group": (np.int8, 0),  # MAP, REDUCE, or 2 + its place in the job's lifecycle tasks: the tables' order
@@ -79,11 +86,11 @@ class EndedAttempts:
         phase_ends = attempt.phase_end_s
         m, used = len(phase_ends), self.ends_used
         if used + m > len(self.ends):
-            self.ends = grown(self.ends, (max(4096, 2 * (used + m)),), np.nan)
+            self.ends = grown(self.ends, (max(4096, 2 * (used + m)),), 0.0)  # read only up to `ends_used`
         self.ends[used : used + m] = phase_ends
         self.ends_used = used + m
         locality = attempt.locality
-        self.task[k], self.gid[k] = task, task.gid
+        self.gid[k] = task.gid
         self.job[k], self.group[k], self.index[k], self.number[k] = self.key_of(attempt)
         self.node[k], self.state[k] = attempt.tracker.node, _STATE_CODE[attempt.state]
         self.start_s[k] = np.nan if attempt.start_s is None else attempt.start_s
@@ -98,10 +105,7 @@ class EndedAttempts:
     @staticmethod
     def key_of(attempt: TaskAttempt) -> tuple[int, int, int, int]:
         """(job, group, index, number): where an attempt goes in the tables' order (`HadoopModel.attempt_order`)."""
-        task = attempt.task
-        if task.role:
-            return task.job.number, 2 + task.job.lifecycle_tasks.index(task), task.index, attempt.number
-        return task.job.number, MAP if task.kind == TaskKind.MAP else REDUCE, task.index, attempt.number
+        return (*task_key(attempt.task), attempt.number)
 
     def _plan(self, phases) -> int:
         names = tuple(p.name for p in phases)
@@ -127,11 +131,21 @@ class EndedAttempts:
         """Views of the given rows (all, in end order, by default): for reports and tests, not for every tick."""
         return [EndedAttempt(self, int(r)) for r in (range(self.n) if rows is None else rows)]
 
-    def rows_of(self, task: Task) -> np.ndarray:
-        """The rows of one task's ended attempts, by attempt number (a scan of the column: for reports and tests)."""
+    def task_of(self, row: int) -> Task | EndedTask:
+        """The task of the attempt in `row`, found by its key: its job's task object, or a view of it once the job
+        has ended (`retire`). A column of task objects kept every ended task alive."""
+        job = self.model.numbered_jobs[int(self.job[row]) - 1]
+        group, index = int(self.group[row]), int(self.index[row])
+        if group >= 2:
+            return job.lifecycle_tasks[group - 2]
+        return (job.maps if group == MAP else job.reduces)[index]
+
+    def rows_of(self, task: Task | EndedTask) -> np.ndarray:
+        """The rows of one task's ended attempts, by attempt number (a scan of the columns: for reports and tests)."""
         rows = np.flatnonzero(self.view("gid") == task.gid)
-        if not task.gid:  # tasks made after the build and lifecycle tasks share gid 0
-            rows = rows[[t is task for t in self.task[rows]]]
+        if not task.gid:  # tasks made after the build and lifecycle tasks share gid 0: their key tells them apart
+            job, group, index = task_key(task)
+            rows = rows[(self.job[rows] == job) & (self.group[rows] == group) & (self.index[rows] == index)]
         return rows[np.argsort(self.number[rows], kind="stable")]
 
     def since(self, seen: int) -> list[EndedAttempt]:
@@ -160,8 +174,8 @@ class EndedAttempt(ChargeTotals):
         return hash(self.at)
 
     @property
-    def task(self) -> Task:
-        return self.ended.task[self.at]
+    def task(self) -> Task | EndedTask:
+        return self.ended.task_of(self.at)
 
     @property
     def kind(self) -> TaskKind:
@@ -237,3 +251,180 @@ class EndedAttempt(ChargeTotals):
 
     def __repr__(self) -> str:
         return f"EndedAttempt({self.name}, {self.state})"
+
+
+# ---- ended jobs' tasks ---------------------------------------------------------------------------------------------
+_TASK_STATES = tuple(TaskState)
+_TASK_STATE_CODE = {s: i for i, s in enumerate(_TASK_STATES)}
+
+
+class EndedTasks:
+    """An ended job's maps and reduces as one row each of a structured array (maps, then reduces), made when the job
+    has ended and none of its attempts runs (`retire`): a SWIM day on 600 slaves ends 480,000 tasks, whose objects
+    held 0.2 GB at its end (issue 16). Its tasks are then read through `EndedTask` views, by the names the objects
+    had. A row's place gives its kind and index; what most tasks hold at its default (`SPARSE`: a repartitioned
+    map's range and parent, a replayed reduce's time, children, replays, own replicas, nodes tried) is kept by row
+    in dicts, only where it differs."""
+
+    FLOATS = ("input_mb", "cpu_mc", "output_mb", "output_records", "output_mb_final", "start_s", "end_s")
+    INTS = ("launches", "failures", "kill_count", "won")
+    DTYPE = np.dtype([*((f, np.float64) for f in FLOATS), *((f, np.int32) for f in INTS), ("state", np.int8)])
+    SPARSE = ("offset_mb", "ready_s", "after_shuffle_s", "replay", "nodes_tried", "split_mb", "parent", "children",
+              "_replicas")  # fmt: skip
+    __slots__ = ("job", "maps", "rows", "sparse")
+
+    def __init__(self, job: Job) -> None:
+        maps, reduces = job._maps, job._reduces
+        tasks = [*maps, *reduces]
+        self.job, self.maps = job, len(maps)
+        rows = np.zeros(len(tasks), dtype=self.DTYPE)
+        for f in ("start_s", "end_s"):
+            rows[f] = [np.nan if v is None else v for v in (getattr(t, f) for t in tasks)]  # NaN: None
+        for f in (*self.FLOATS[:5], *self.INTS):
+            rows[f] = [getattr(t, f) for t in tasks]
+        rows["state"] = [_TASK_STATE_CODE[t.state] for t in tasks]
+        self.rows = rows
+        row_of = {id(t): i for i, t in enumerate(maps)}  # a piece's parent and children are maps of its job
+        self.sparse: dict[str, dict[int, object]] = {f: {} for f in self.SPARSE}
+        for i, t in enumerate(tasks):
+            for f, default in zip(self.SPARSE, self._defaults(i, t.input_mb), strict=True):
+                v = getattr(t, f)
+                if v is not default and (f == "_replicas" or v != default):  # replicas: an array, or the default
+                    if f == "parent":
+                        v = row_of[id(v)]
+                    elif f == "children":
+                        v = tuple(row_of[id(c)] for c in v)
+                    self.sparse[f][i] = v
+
+    def _defaults(self, at: int, input_mb: float) -> tuple:
+        """The `SPARSE` fields' values most tasks hold (a reduce's replicas: the shared empty array)."""
+        return 0.0, 0.0, None, (), (), input_mb, None, (), None if at < self.maps else _NO_REPLICAS
+
+    def get(self, field: str, at: int) -> object:
+        found = self.sparse[field].get(at, _MISSING)
+        if found is _MISSING:
+            return self._defaults(at, float(self.rows["input_mb"][at]))[self.SPARSE.index(field)]
+        return found
+
+
+_MISSING = object()
+
+
+class EndedTaskList:
+    """An ended job's maps (or reduces): `EndedTask` views made when read, in the list's place (`Job.maps`)."""
+
+    __slots__ = ("first", "n", "tasks")
+
+    def __init__(self, tasks: EndedTasks, first: int, n: int) -> None:
+        self.tasks, self.first, self.n = tasks, first, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int | slice) -> EndedTask | list[EndedTask]:
+        if isinstance(i, slice):
+            return [EndedTask(self.tasks, self.first + k) for k in range(*i.indices(self.n))]
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        return EndedTask(self.tasks, self.first + (i % self.n))
+
+    def __iter__(self):
+        return (EndedTask(self.tasks, i) for i in range(self.first, self.first + self.n))
+
+    def __repr__(self) -> str:
+        return f"EndedTaskList({self.tasks.job.job_id}, {self.n})"
+
+
+def _float_or_none(v: np.float64) -> float | None:
+    return None if v != v else float(v)  # NaN stands for None
+
+
+def _field(name: str, convert) -> property:
+    """A read-only attribute of `EndedTask`: its row's `name`, as the Python value the object held."""
+
+    def get(self: EndedTask):
+        return convert(self.tasks.rows[name][self.at])
+
+    get.__name__ = name
+    return property(get)
+
+
+def _sparse(name: str) -> property:
+    """A read-only attribute of `EndedTask` most tasks hold at its default (`EndedTasks.SPARSE`)."""
+
+    def get(self: EndedTask):
+        return self.tasks.get(name, self.at)
+
+    get.__name__ = name
+    return property(get)
+
+
+class EndedTask:
+    """A task of an ended job, read from its row (`EndedTasks`): the names its `Task` object had, read-only (a
+    view is made when read: equal, not identical, to another view of the same task)."""
+
+    __slots__ = ("at", "tasks")
+    role = ""
+    active = ()
+    start_s = _field("start_s", _float_or_none)
+    end_s = _field("end_s", _float_or_none)
+
+    def __init__(self, tasks: EndedTasks, at: int) -> None:
+        self.tasks, self.at = tasks, at
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EndedTask) and other.tasks is self.tasks and other.at == self.at
+
+    def __hash__(self) -> int:
+        return hash((id(self.tasks), self.at))
+
+    @property
+    def job(self) -> Job:
+        return self.tasks.job
+
+    @property
+    def kind(self) -> TaskKind:
+        return TaskKind.MAP if self.at < self.tasks.maps else TaskKind.REDUCE
+
+    @property
+    def index(self) -> int:
+        return self.at if self.at < self.tasks.maps else self.at - self.tasks.maps
+
+    @property
+    def state(self) -> TaskState:
+        return _TASK_STATES[self.tasks.rows["state"][self.at]]
+
+    @property
+    def parent(self) -> EndedTask | None:
+        i = self.tasks.get("parent", self.at)
+        return None if i is None else EndedTask(self.tasks, i)
+
+    @property
+    def children(self) -> tuple[EndedTask, ...]:
+        return tuple(EndedTask(self.tasks, i) for i in self.tasks.get("children", self.at))
+
+    def __repr__(self) -> str:
+        return f"Task({self.task_id}, {self.state})"
+
+
+for _name in EndedTasks.FLOATS[:5]:
+    setattr(EndedTask, _name, _field(_name, float))
+for _name in EndedTasks.INTS:
+    setattr(EndedTask, _name, _field(_name, int))
+for _name in EndedTasks.SPARSE:
+    if _name not in ("parent", "children"):
+        setattr(EndedTask, _name, _sparse(_name))
+for _name in ("gid", "attempts", "successful", "replicas", "replicas_key", "task_id", "progress"):
+    setattr(EndedTask, _name, getattr(Task, _name))  # Task's own, reading the view's names
+
+
+def retire(job: Job) -> bool:
+    """An ended job's maps and reduces become rows (`EndedTasks`) if none of its attempts runs; the objects are
+    then dropped. Its setup and cleanup tasks stay objects (two a job). Returns whether it did."""
+    if job.splits is not None or isinstance(job._maps, EndedTaskList):
+        return False
+    if any(t.active for t in job._maps) or any(t.active for t in job._reduces):
+        return False
+    tasks = EndedTasks(job)
+    job._maps, job._reduces = EndedTaskList(tasks, 0, tasks.maps), EndedTaskList(tasks, tasks.maps, len(job._reduces))
+    return True

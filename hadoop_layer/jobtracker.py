@@ -15,6 +15,7 @@ import numpy as np
 from mesa.time import Priority
 
 from hadoop_layer.attempts import AttemptRegistry
+from hadoop_layer.ended import retire
 from hadoop_layer.interfaces import (
     ClusterView,
     Launch,
@@ -144,6 +145,7 @@ class JobTracker:
             self.model.files.drop_map_output(int(node), float(job.map_output_node_mb[node]))
         job.map_output_node_mb = _NOTHING  # a row per node of every job of a long run adds up (issue 16)
         job.forget_pending()
+        retire(job)  # its maps and reduces become rows (hadoop_layer/ended.py) when none of its attempts runs
         if job in self.running_jobs:
             self._stop_running(job)
         if job in self.other_jobs:

@@ -64,6 +64,7 @@ class HadoopModel(CloudModel):
         # tasks in the order of their first launch in this tick: a task's first attempt starts at progress 0 and
         # "now", so it moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
         self.first_launched: list[Task] = []
+        self.numbered_jobs: list[Job] = []  # by Job.number - 1: an ended attempt's job (EndedAttempts.task_of)
 
     # ---- building ---------------------------------------------------------------------------------
     def add_slave(self, vm: VM) -> TaskTracker:
@@ -110,6 +111,7 @@ class HadoopModel(CloudModel):
         splits = MapSplits.of(maps, nodes[local])
         self.jobtracker.expected_jobs += 1
         job = Job(self, self.jobtracker.expected_jobs, name, submit_s, splits, reduces, profile, **job_kwargs)
+        self.numbered_jobs.append(job)
         first = job.first_gid = self.tasks
         n = len(splits) + reduces
         self.tasks += n
@@ -226,19 +228,8 @@ class HadoopModel(CloudModel):
         (`ended`), the charges as arrays."""
         order, running, _ = self.attempt_order()
         ended, n = self.ended, self.ended.n
-        names = [c for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS]
-        parts: dict[str, list] = {c: [] for c in names}
-        places = [(t.name, t.vm.host.name) for t in self.trackers]
-        for start in range(0, len(order), _ROWS_AT_ONCE):
-            batch = order[start : start + _ROWS_AT_ONCE].tolist()
-            rows = _ended_rows(ended, places, [i for i in batch if i < n])
-            values = [next(rows) if i < n else _task_row(running[i - n]) for i in batch]
-            for c, column in zip(names, zip(*values, strict=True), strict=True):
-                parts[c].append(pd.array(column, dtype=TASK_DTYPES[c]))
-            del values, rows
-        columns: dict[str, Any] = {c: _joined(chunks, TASK_DTYPES[c]) for c, chunks in parts.items()}
-        del parts
-        # the charges a column at a time, only those the table shows: no (rows, 7) block held by its columns
+        # the charges first, a column at a time, only those the table shows (no (rows, 7) block held by its
+        # columns): what they need for a while (the rows' charge rows, usr and sys apart) is gone before the rest
         at = ended.charges[np.minimum(order, n - 1)] if n else np.zeros(len(order), dtype=np.int64)
         live, alive = self.charges_of(running), order >= n
         of = {}
@@ -246,10 +237,28 @@ class HadoopModel(CloudModel):
             j = CHARGES.index(c)
             of[c] = self.ended_charges.of(at, c) if n else np.zeros(len(order))
             of[c][alive] = live[order[alive] - n, j]
-        del at
-        columns["cputime_s"] = of.pop("usr_s") + of.pop("sys_s")
-        for c in _CHARGE_COLUMNS[1:]:
-            columns[c] = of[c]
+        del at, live, alive
+        columns: dict[str, Any] = {"cputime_s": of.pop("usr_s") + of.pop("sys_s"), **of}
+        del of
+        names = [c for c in TASK_COLUMNS if c not in _CHARGE_COLUMNS]
+        # numbers straight into their final arrays, strings as chunks of one Arrow array: joining numeric chunks
+        # held every such column twice (30 MB of a SWIM day's 600-slave table, at the run's peak)
+        numeric = {c: np.empty(len(order), dtype=TASK_DTYPES[c]) for c in names if TASK_DTYPES[c] != "str"}
+        parts: dict[str, list] = {c: [] for c in names if c not in numeric}
+        places = [(t.name, t.vm.host.name) for t in self.trackers]
+        for start in range(0, len(order), _ROWS_AT_ONCE):
+            batch = order[start : start + _ROWS_AT_ONCE].tolist()
+            rows = _ended_rows(ended, places, [i for i in batch if i < n])
+            values = [next(rows) if i < n else _task_row(running[i - n]) for i in batch]
+            for c, column in zip(names, zip(*values, strict=True), strict=True):
+                if c in numeric:
+                    numeric[c][start : start + len(batch)] = pd.array(column, dtype=TASK_DTYPES[c])
+                else:
+                    parts[c].append(pd.array(column, dtype=TASK_DTYPES[c]))
+            del values, rows
+        columns.update({c: _joined(parts.pop(c), TASK_DTYPES[c]) for c in list(parts)})
+        columns.update(numeric)
+        del numeric
         return pd.DataFrame({c: columns[c] for c in TASK_COLUMNS}, copy=False)
 
     def jobs_frame(self) -> pd.DataFrame:
@@ -277,7 +286,8 @@ class HadoopModel(CloudModel):
         done_maps = rows[(group == MAP) & (state == DONE)]
         runtimes = ended.end_s[done_maps] - ended.start_s[done_maps]
         # a task's time runs from its first attempt's launch (Task.start_s): what a kill-and-restart policy wastes
-        task_times = ended.end_s[done_maps] - np.array([t.start_s for t in ended.task[done_maps]], dtype=np.float64)
+        starts = [ended.task_of(r).start_s for r in done_maps.tolist()]
+        task_times = ended.end_s[done_maps] - np.array(starts, dtype=np.float64)
         done = np.bincount(ended.node[done_maps], minlength=len(self.trackers))
         per_node = {t.name: int(k) for t, k in zip(self.trackers, done, strict=True)}
         counts = np.array(list(per_node.values()))
@@ -388,7 +398,7 @@ TASK_DTYPES = {
     "speculative": "bool",
     **dict.fromkeys(("spills", "kill_count"), "int64"),
 }
-_ROWS_AT_ONCE = 8_192  # rows of the tasks table whose Python values exist at once (tasks_frame)
+_ROWS_AT_ONCE = 4_096  # rows of the tasks table whose Python values exist at once (tasks_frame)
 
 
 def _task_row(a: TaskAttempt) -> tuple:
@@ -421,7 +431,7 @@ def _ended_rows(ended: EndedAttempts, places: list[tuple[str, str]], rows: list[
                                                           "speculative", "output_mb", "spills")}  # fmt: skip
     localities = [lvl.name.lower() for lvl in Locality]
     for t, number, node, loc, start, end, state, speculative, output_mb, spills in zip(
-        ended.task[rows].tolist(), *cols.values(), strict=True
+        [ended.task_of(r) for r in rows], *cols.values(), strict=True
     ):
         task_id = t.task_id
         vm, host = places[node]

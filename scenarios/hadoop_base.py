@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -138,5 +139,5 @@ class HadoopScenario(Scenario):
         cloud["entitlement_persistence"] = entitlement_persistence(model.allocations, slaves)
         return {**model.hadoop_summary(), "cloud": cloud}
 
-    def frames(self, model: HadoopModel) -> dict[str, pd.DataFrame]:
-        return {"vm_trace": model.vm_trace(), "tasks": model.tasks_frame(), "jobs": model.jobs_frame()}
+    def frame_makers(self, model: HadoopModel) -> dict[str, Callable[[], pd.DataFrame]]:
+        return {"vm_trace": model.vm_trace, "tasks": model.tasks_frame, "jobs": model.jobs_frame}

@@ -6,10 +6,12 @@ the scenarios that run pilot models all run models through here, so a run advanc
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import math
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,16 +65,44 @@ def run_model(
                     gc.freeze()
     finally:
         gc.unfreeze()
+    release_freed_memory()
+
+
+def release_freed_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc's `malloc_trim`; nothing where there is none). A long
+    run frees much of what it made (its attempts' objects, the jobs' splits), and glibc keeps the holes resident:
+    the tables built after the run (in part by Arrow's own allocator, which cannot reuse them) came on top of them
+    (33 MB at the end of a SWIM day on 600 slaves, issue 16)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes
+    import ctypes.util
+
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
 
 
 def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames: dict) -> None:
-    """Write everything into a temporary sibling directory, then rename it to `out` in one step."""
+    """Write everything into a temporary sibling directory, then rename it to `out` in one step. `frames`: name ->
+    frame, or what builds it (`Scenario.frame_makers`): then each is built, written and dropped in turn, so only one
+    table exists at a time."""
     tmp = temp_dir(out)
     try:
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
         (tmp / "config.json").write_text(json.dumps(_finite_json(config), indent=1))
-        for name, frame in frames.items():
+        for name in list(frames):
+            frame = frames[name]
+            if callable(frame):
+                frame = frame()
             frame.to_parquet(tmp / f"{name}.parquet", index=False)
+            del frame
         commit_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

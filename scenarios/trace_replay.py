@@ -32,6 +32,7 @@ import dataclasses
 import json
 import math
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -152,8 +153,8 @@ class TraceReplay(HadoopScenario):
             **super().summary(model),
         }
 
-    def frames(self, model: HadoopModel) -> dict[str, pd.DataFrame]:
-        return {**super().frames(model), "comparison": comparison(model)}
+    def frame_makers(self, model: HadoopModel) -> dict[str, Callable[[], pd.DataFrame]]:
+        return {**super().frame_makers(model), "comparison": partial(comparison, model)}
 
 
 def load_trace(s: TraceReplaySettings) -> tuple[str, list[TraceJob]]:

@@ -135,3 +135,40 @@ def test_the_readmes_run_examples_run_as_written_in_a_fresh_clone(tmp_path):
         done = subprocess.run([*args, "--quiet"], cwd=clone, capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stderr
         assert (clone / args[args.index("--out") + 1] / "summary.json").is_file()
+
+
+def test_a_run_is_written_a_table_at_a_time_each_dropped_before_the_next_is_built(tmp_path):
+    import weakref
+
+    import pandas as pd
+
+    built: list[weakref.ref] = []
+
+    def maker(k: int):
+        def make() -> pd.DataFrame:
+            assert all(r() is None for r in built), "an earlier table is still alive"
+            frame = pd.DataFrame({"k": [k] * 3})
+            built.append(weakref.ref(frame))
+            return frame
+
+        return make
+
+    runner.write_run(tmp_path / "run", {"s": 1}, {"c": 2}, {f"t{k}": maker(k) for k in range(3)})
+    assert len(built) == 3
+    for k in range(3):
+        assert pd.read_parquet(tmp_path / "run" / f"t{k}.parquet")["k"].tolist() == [k] * 3
+
+
+def test_a_scenarios_frames_are_those_its_makers_build():
+    import pandas as pd
+
+    from tests.test_run_footprint import SWIM, _swim
+
+    if not SWIM.exists():
+        pytest.skip("the FB-2009 SWIM trace is not here")
+    scenario, model = _swim(max_jobs=4)
+    runner.run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
+    frames = scenario.frames(model)
+    assert list(frames) == ["vm_trace", "tasks", "jobs", "comparison"]
+    for name, make in scenario.frame_makers(model).items():
+        pd.testing.assert_frame_equal(make(), frames[name])

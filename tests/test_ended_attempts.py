@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from hadoop_layer.config import HadoopConfig
+from hadoop_layer.ended import task_key
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskAttempt
@@ -22,10 +23,10 @@ from tests.test_run_footprint import SWIM, _swim
 
 def _read(a) -> tuple:
     """What readers ask of an ended attempt (an object as it ends, or its record after)."""
-    return (a.name, a.task, a.tracker, a.locality, a.start_s, a.end_s, str(a.state), a.speculative, a.output_mb,
-            a.spills, a.cputime_s, a.steal_s, a.iowait_s, a.charged("read_disk_mb"), a.charged("read_cache_mb"),
-            a.charged("io_mb"), a.runtime_s, a.progress_score, list(a.phase_end_s), [p.name for p in a.phases],
-            a.row)  # fmt: skip
+    return (a.name, task_key(a.task), a.task.task_id, a.tracker, a.locality, a.start_s, a.end_s, str(a.state),
+            a.speculative, a.output_mb, a.spills, a.cputime_s, a.steal_s, a.iowait_s, a.charged("read_disk_mb"),
+            a.charged("read_cache_mb"), a.charged("io_mb"), a.runtime_s, a.progress_score, list(a.phase_end_s),
+            [p.name for p in a.phases], a.row)  # fmt: skip
 
 
 def _noted(model) -> dict[int, tuple]:

@@ -13,7 +13,12 @@ import numpy as np
 def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
     """An array of `shape` filled with `fill`, holding `a` (None: nothing yet) in its leading corner: room for more
     rows or columns of an array kept by position (the shuffle's queues, the task arrays)."""
-    b = np.full(shape, fill, dtype=dtype if dtype is not None else (a.dtype if a is not None else None))
+    dtype = dtype if dtype is not None else (a.dtype if a is not None else np.asarray(fill).dtype)  # np.full's
+    # zeros: np.zeros asks the system for zeroed pages, which take no memory until written, so the room not yet used
+    # of a column grown by doubling costs nothing (np.full writes every page)
+    zero = isinstance(fill, int | float | bool | np.number) and fill == 0 and not np.signbit(fill)
+    zero = zero and np.dtype(dtype).kind != "O"
+    b = np.zeros(shape, dtype=dtype) if zero else np.full(shape, fill, dtype=dtype)
     if a is not None:
         b[tuple(slice(0, k) for k in a.shape)] = a
     return b
