@@ -43,7 +43,8 @@ from hadoop_layer.tracker import TaskTracker
 from vcloud.waterfill import divvy
 
 INF = float("inf")
-KINDS = (TaskKind.MAP, TaskKind.REDUCE)
+MAP, REDUCE = TaskKind.MAP, TaskKind.REDUCE
+KINDS = (MAP, REDUCE)
 PRIORITY_FACTOR = {"VERY_HIGH": 4.0, "HIGH": 2.0, "NORMAL": 1.0, "LOW": 0.5, "VERY_LOW": 0.25}  # getPriorityFactor
 MAX_AUTO_DELAY_S = 15.0  # MAX_AUTOCOMPUTED_LOCALITY_DELAY
 
@@ -240,15 +241,19 @@ class FairScheduler(TaskScheduler):
 
     def _count_running(self) -> None:
         """Between updates the running counts stay live (JobSchedulable.getRunningTasks reads job.runningMaps());
-        demands, weights, fair shares and the starvation clocks are the last update's."""
-        for kind in KINDS:
-            for pool in self.pools.values():
-                running = 0
-                for job in pool.jobs:
-                    js = self.infos[job].sched[kind]
-                    js.running = sum(len(t.active) for t in job.running_tasks[kind])  # attempts, backups too
-                    running += js.running
-                pool.sched[kind].running = running
+        demands, weights, fair shares and the starvation clocks are the last update's. A job's count is its
+        running tasks' attempts, backups too (`Job.running_attempts`, kept as attempts start and end: the sum of
+        `len(t.active)` over `job.running_tasks[kind]` without the walk)."""
+        infos = self.infos
+        for pool in self.pools.values():
+            maps = reduces = 0
+            for job in pool.jobs:
+                sched, counts = infos[job].sched, job.running_attempts
+                sched[MAP].running = n_maps = counts[MAP]
+                sched[REDUCE].running = n_reduces = counts[REDUCE]
+                maps += n_maps
+                reduces += n_reduces
+            pool.sched[MAP].running, pool.sched[REDUCE].running = maps, reduces
 
     def _update_runnability(self, jobs: list[Job]) -> None:
         """updateRunnability: in FIFO order, jobs are runnable until their user's or pool's job limit."""
