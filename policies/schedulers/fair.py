@@ -168,6 +168,8 @@ class FairScheduler(TaskScheduler):
         self.last_heartbeat_s: float | None = None
         self.last_preempt_check_s = 0.0
         self.last_update_s = -INF
+        self._skipped: list[JobInfo] = []  # the infos with `skipped` set, in the order they were set
+        self._delays: tuple[tuple, tuple[float, float]] = ((), (0.0, 0.0))  # (now, trackers) -> delays()
 
     # ---- update(): runnability, demands, fair shares, starvation clocks --------------------------
     def pool(self, name: str, now: float) -> Pool:
@@ -280,7 +282,14 @@ class FairScheduler(TaskScheduler):
 
     # ---- delay scheduling ----------------------------------------------------------------------------
     def delays(self, cluster: ClusterView) -> tuple[float, float]:
-        """Node and rack locality delays; auto: min(15 s, 1.5 x the JobTracker's heartbeat interval)."""
+        """Node and rack locality delays; auto: min(15 s, 1.5 x the JobTracker's heartbeat interval). Worked out
+        once per instant and cluster size (the heartbeat interval's inputs; the config does not change in a run)."""
+        key = (cluster.now, len(cluster.trackers))
+        if self._delays[0] != key:
+            self._delays = (key, self._work_out_delays(cluster))
+        return self._delays[1]
+
+    def _work_out_delays(self, cluster: ClusterView) -> tuple[float, float]:
         auto = min(MAX_AUTO_DELAY_S, 1.5 * heartbeat_interval_s(len(cluster.trackers), cluster.config))
         node = self.s.node_delay_s if self.s.node_delay_s is not None else auto
         rack = self.s.rack_delay_s if self.s.rack_delay_s is not None else auto
@@ -320,9 +329,10 @@ class FairScheduler(TaskScheduler):
             self._count_running()
         since = 0.0 if self.last_heartbeat_s is None else now - self.last_heartbeat_s  # updateLocalityWaitTimes
         self.last_heartbeat_s = now
-        for info in self.infos.values():
+        for info in self._skipped:  # the infos with `skipped` set (a job gone since is not read again)
             if info.skipped:
                 info.waited_s, info.skipped = info.waited_s + since, False
+        self._skipped = []
         pools = list(self.pools.values())
         runnable = {k: sum(p.sched[k].demand for p in pools) for k in KINDS}
         running = {k: sum(p.sched[k].running for p in pools) for k in KINDS}
@@ -369,7 +379,9 @@ class FairScheduler(TaskScheduler):
                 info.level, info.waited_s = level, 0.0
                 launched.add(task.job)
         for job in visited - launched:
-            self.infos[job].skipped = True
+            info = self.infos[job]
+            info.skipped = True
+            self._skipped.append(info)
         return launches
 
     def load_cap(self, runnable: int, tracker: TaskTracker, kind: TaskKind, total_slots: int) -> int:
