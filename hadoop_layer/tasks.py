@@ -406,6 +406,7 @@ class Job(Agent):
         # the running attempts of `running_tasks` (backups too), kept by `set_state` and AttemptRegistry.add/remove:
         # what the Fair Scheduler's JobSchedulable.getRunningTasks reads (job.runningMaps(), runningReduces())
         self.running_attempts: dict[TaskKind, int] = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
+        self.state_changes = 0  # of its tasks' states (`set_state`): a version for what policies derive from them
         self.ledger = None  # the JobTracker's RunningLedger while the job is running (hadoop_layer/ledger.py)
         self._progress_cache: dict[TaskKind, tuple] = {}
         self._counts = {
@@ -456,6 +457,7 @@ class Job(Agent):
         if state == TaskState.DONE or state == TaskState.FAILED:
             task.nodes_tried = ()  # read of running tasks only (speculation); a SWIM day's ended tasks held 30 MB
         self.model.task_changes += 1
+        self.state_changes += 1
         running = self.running_tasks[task.kind]
         if state == TaskState.RUNNING:
             if task not in running:

@@ -78,8 +78,19 @@ def centrality_lists(
     data_mb: dict[int, float], candidates: Sequence[int], racks: np.ndarray, D: int, rng: np.random.Generator
 ) -> tuple[list[int], list[int], list[int]]:
     """Eq. (1) C_i(v) = sum_u w_i(u) h(v, u) for v in V_r; the D smallest in increasing order (ties in random
-    order) form L(i), split into L1 (the centrality), L2 (2nd and 3rd) and L3 (the rest) (Sec. II-A.2)."""
-    costs = [sum(w * hops(v, u, racks) for u, w in data_mb.items()) for v in candidates]
+    order) form L(i), split into L1 (the centrality), L2 (2nd and 3rd) and L3 (the rest) (Sec. II-A.2).
+
+    The terms w_i(u) h(v, u) come from one array product (h is 0, 1 or 2: the products are the scalar ones, bit
+    for bit); each C_i(v) is still Python's sum of them in `data_mb`'s order (its compensated float sum)."""
+    if data_mb and len(candidates):
+        sources = np.fromiter(data_mb, dtype=np.int64, count=len(data_mb))
+        weights = np.fromiter(data_mb.values(), dtype=float, count=len(data_mb))
+        nodes = np.asarray(candidates, dtype=np.int64)
+        h = np.where(racks[nodes][:, None] == racks[sources][None, :], 1, 2)
+        h[nodes[:, None] == sources[None, :]] = 0
+        costs = [sum(row) for row in (weights * h).tolist()]
+    else:
+        costs = [sum(w * hops(v, u, racks) for u, w in data_mb.items()) for v in candidates]
     tie = rng.permutation(len(candidates)) if len(candidates) > 1 else [0] * len(candidates)
     order = sorted(range(len(candidates)), key=lambda i: (costs[i], tie[i]))
     chosen = [int(candidates[i]) for i in order[:D]]
@@ -224,6 +235,7 @@ class CouplingScheduler(TaskScheduler):
     def __init__(self, settings: CouplingSettings | None = None) -> None:
         self.settings = settings or CouplingSettings()
         self.candidate: WaitCandidate | None = None
+        self._outputs: dict[Job, tuple[int, dict[int, float]]] = {}  # _map_output_by_node, by Job.state_changes
 
     def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
         jobs = cluster.jobs
@@ -334,18 +346,32 @@ class CouplingScheduler(TaskScheduler):
         would never fail if the lists left those nodes out: so by default they stay in. `lists_skip_job_nodes`
         takes the other reading of "we avoid multiple ReduceTasks of a job on the same node if possible" (the
         lists hold the nodes where J's reduce could go), for comparison."""
-        data: dict[int, float] = {}
-        ran_on = job.model.ended.node  # where each map's successful attempt ran (Task.won)
-        for task in job.maps:
-            if task.state == TaskState.DONE and task.won >= 0:
-                node = int(ran_on[task.won])
-                data[node] = data.get(node, 0.0) + task.output_mb_final
+        data = self._map_output_by_node(job)
         free = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0]
         if self.settings.lists_skip_job_nodes:
             other = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0 and not _runs_reduce_of(t, job)]
             free = other or free
         racks = np.array([t.rack for t in cluster.trackers])
         return centrality_lists(data, free, racks, self.settings.D, cluster.rng)
+
+    def _map_output_by_node(self, job: Job) -> dict[int, float]:
+        """w_i(u): the output of the job's finished maps by the node their successful attempt ran on (Task.won),
+        added in map order. Kept until one of the job's tasks changes state (`Job.state_changes`): a map's output
+        and its attempt's row are set as it is done and stay so while it is."""
+        key = job.state_changes
+        cached = self._outputs.get(job)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        if len(self._outputs) > 64:  # forget the ended jobs'
+            self._outputs = {j: v for j, v in self._outputs.items() if j.state == JobState.RUNNING}
+        data: dict[int, float] = {}
+        ran_on = job.model.ended.node  # where each map's successful attempt ran (Task.won)
+        for task in job.maps:
+            if task.state == TaskState.DONE and task.won >= 0:
+                node = int(ran_on[task.won])
+                data[node] = data.get(node, 0.0) + task.output_mb_final
+        self._outputs[job] = (key, data)
+        return data
 
 
 def _runs_reduce_of(tracker: TaskTracker, job: Job) -> bool:
