@@ -70,3 +70,25 @@ def test_check_mode_catches_a_running_attempt_count_that_drifted():
     job.running_attempts[TaskKind.MAP] += 1
     with pytest.raises(InvariantError, match="running attempts"):
         model.check_invariants()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.dictionaries(st.integers(0, 11), st.floats(0.0, 1e4, allow_nan=False), max_size=12),
+    candidates=st.lists(st.integers(0, 11), max_size=12, unique=True),
+    seed=st.integers(0, 1000),
+)
+def test_centrality_lists_are_those_of_the_scalar_sums(data, candidates, seed):
+    """centrality_lists' array terms give the lists of the plain loop sum(w * hops(v, u)) (same rng draws)."""
+    import numpy as np
+
+    from policies.schedulers.coupling import centrality_lists, hops
+
+    racks = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3])
+    costs = [sum(w * hops(v, u, racks) for u, w in data.items()) for v in candidates]
+    tie = np.random.default_rng(seed).permutation(len(candidates)) if len(candidates) > 1 else [0] * len(candidates)
+    order = sorted(range(len(candidates)), key=lambda i: (costs[i], tie[i]))
+    chosen = [candidates[i] for i in order[:7]]
+    assert centrality_lists(data, candidates, racks, 7, np.random.default_rng(seed)) == (
+        chosen[:1], chosen[1:3], chosen[3:]
+    )
