@@ -4,6 +4,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import Launch
@@ -253,3 +255,29 @@ def test_cluster_heartbeats_counts_each_clock_s_beats_in_the_window():
     assert cluster_heartbeats(one.trackers, 0.0, 9.5) == 4  # beats at 0.5, 3.5, 6.5 and 9.5 (the window is (0, 9.5])
     assert cluster_heartbeats(one.trackers, 0.5, 9.4) == 2  # 3.5, 6.5: the beat at `since` is not in it
     assert cluster_heartbeats([], 0.0, 9.5) == 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    times=st.lists(st.floats(0.0, 5000.0, allow_nan=False), min_size=2, max_size=8),
+    n=st.integers(1, 40),
+)
+def test_the_scheduler_s_heartbeat_count_keeps_the_window_start_and_counts_as_cluster_heartbeats(seed, times, n):
+    """CouplingScheduler._heartbeats keeps the candidate's start part across calls: the same count as
+    cluster_heartbeats for every window, also after the clock's phase changes (HeartbeatClock.phase_changes)."""
+    rng = np.random.default_rng(seed)
+    clock = SimpleNamespace(offset=rng.uniform(0, 3, n), interval=rng.choice([0.3, 1.0, 3.0], n), trackers=[],
+                            phase_changes=0)  # fmt: skip
+    clock.trackers = [SimpleNamespace(node=i, clock=clock) for i in range(n)]
+    sched = CouplingScheduler()
+    since = min(times)
+    for now in sorted(times):
+        assert sched._heartbeats(clock.trackers, since, now) == cluster_heartbeats(clock.trackers, since, now)
+    clock.offset[:] = rng.uniform(0, 3, n)  # set_phase
+    clock.phase_changes += 1
+    for now in sorted(times):
+        assert sched._heartbeats(clock.trackers, since, now) == cluster_heartbeats(clock.trackers, since, now)
+    assert sched._heartbeats(clock.trackers[: n // 2], since, max(times)) == cluster_heartbeats(
+        clock.trackers[: n // 2], since, max(times)
+    )

@@ -236,6 +236,7 @@ class CouplingScheduler(TaskScheduler):
         self.settings = settings or CouplingSettings()
         self.candidate: WaitCandidate | None = None
         self._outputs: dict[Job, tuple[int, dict[int, float]]] = {}  # _map_output_by_node, by Job.state_changes
+        self._beats_before: tuple[tuple, float] = ((), 0.0)  # _heartbeats: the candidate's part, by its start
 
     def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
         jobs = cluster.jobs
@@ -303,7 +304,7 @@ class CouplingScheduler(TaskScheduler):
             return []
         trackers, now = cluster.trackers, cluster.now
         n = len(trackers)
-        wait = max(cluster_heartbeats(trackers, c.since_s, now) + c.bonus, 1)
+        wait = max(self._heartbeats(trackers, c.since_s, now) + c.bonus, 1)
         busy = _runs_reduce_of(tracker, c.job)
         avoidable = busy and any(t.free(TaskKind.REDUCE) and not _runs_reduce_of(t, c.job) for t in trackers)
         launched: list[Launch] = []
@@ -353,6 +354,20 @@ class CouplingScheduler(TaskScheduler):
             free = other or free
         racks = np.array([t.rack for t in cluster.trackers])
         return centrality_lists(data, free, racks, self.settings.D, cluster.rng)
+
+    def _heartbeats(self, trackers: list[TaskTracker], since_s: float, now: float) -> int:
+        """cluster_heartbeats(trackers, since_s, now) with the `since_s` part kept while the candidate waits.
+
+        Every term floor(...) is an integer (far below 2**53), so sum(floor(now part)) - sum(floor(since part)) is
+        the sum of the differences exactly."""
+        clock = trackers[0].clock if trackers else None
+        if clock is None or len(trackers) != len(clock.trackers):
+            return cluster_heartbeats(trackers, since_s, now)
+        offset, interval = clock.offset, clock.interval
+        key = (since_s, clock.phase_changes, len(trackers))
+        if self._beats_before[0] != key:
+            self._beats_before = (key, float(np.floor((since_s - offset) / interval + 1e-9).sum()))
+        return int(float(np.floor((now - offset) / interval + 1e-9).sum()) - self._beats_before[1])
 
     def _map_output_by_node(self, job: Job) -> dict[int, float]:
         """w_i(u): the output of the job's finished maps by the node their successful attempt ran on (Task.won),
