@@ -116,6 +116,44 @@ class Schedulable:
     fair_share: float = 0.0
 
 
+class Redistribution:
+    """PoolSchedulable.redistributeShare at an update: the pool's share among its jobs by weight up to their demands.
+    The jobs' shares are worked out when one is first read: no decision reads them (jobs are ordered by running /
+    weight, `job_order`; preemption reads the pools' shares), so most updates never do."""
+
+    def __init__(self, weights: list[float], demands: list[int], share: float) -> None:
+        self.weights, self.demands, self.share = weights, demands, share
+        self._shares: list[float] | None = None
+
+    def __getitem__(self, i: int) -> float:
+        if self._shares is None:
+            n = len(self.weights)
+            self._shares = [float(x) for x in compute_fair_shares(self.weights, [0] * n, self.demands, self.share)]
+        return self._shares[i]
+
+
+class JobSchedulable(Schedulable):
+    """A JobSchedulable: no min share; its fair share comes from its pool's `Redistribution` when first read."""
+
+    _share: tuple[Redistribution, int] | float = 0.0
+
+    @property
+    def fair_share(self) -> float:
+        share = self._share
+        if isinstance(share, tuple):
+            self._share = share = share[0][share[1]]
+        return share
+
+    @fair_share.setter
+    def fair_share(self, value: float | tuple[Redistribution, int]) -> None:
+        self._share = value
+
+
+def job_order(s: Schedulable) -> tuple:
+    """fair_order for a job (min share 0: never needy): running / weight, start time, name."""
+    return (s.running / s.weight if s.weight > 0 else INF, s.start_s, s.name)
+
+
 def fair_order(s: Schedulable) -> tuple:
     """FairShareComparator as a sort key: needy first (by running / minShare), then running / weight."""
     min_share = min(s.min_share, s.demand)
@@ -196,7 +234,7 @@ class FairScheduler(TaskScheduler):
             pool.jobs = []
         for job in jobs:
             if job not in self.infos:
-                sched = {k: Schedulable(job.job_id, job.start_s or now, job.priority) for k in KINDS}
+                sched = {k: JobSchedulable(job.job_id, job.start_s or now, job.priority) for k in KINDS}
                 self.infos[job] = JobInfo(sched, no_locations=any(len(t.replicas) == 0 for t in job.maps))
             self.pool(job.pool, now).jobs.append(job)
         self._update_runnability(jobs)
@@ -223,12 +261,13 @@ class FairScheduler(TaskScheduler):
             for pool, share in zip(pools, shares, strict=True):
                 pool.sched[kind].fair_share = float(share)
                 js = [self.infos[j].sched[kind] for j in pool.jobs]
-                if pool.mode == "fair":  # PoolSchedulable.redistributeShare
-                    inner = compute_fair_shares([s.weight for s in js], [0] * len(js), [s.demand for s in js], share)
+                if pool.mode == "fair":  # PoolSchedulable.redistributeShare (worked out when read)
+                    inner = Redistribution([s.weight for s in js], [s.demand for s in js], share)
+                    for i, s in enumerate(js):
+                        s.fair_share = (inner, i)
                 else:
-                    inner = [0.0] * len(js)
-                for s, x in zip(js, inner, strict=True):
-                    s.fair_share = float(x)
+                    for s in js:
+                        s.fair_share = 0.0
                 ps = pool.sched[kind]
                 if not ps.running < min(ps.min_share, ps.demand):  # isStarvedForMinShare
                     pool.last_at_min[kind] = now
@@ -297,10 +336,13 @@ class FairScheduler(TaskScheduler):
 
     def allowed_level(self, job: Job, cluster: ClusterView) -> Locality:
         """getAllowedLocalityLevel: from the last launch's level and the time waited since."""
+        return self._allowed_level(job, cluster.now, cluster)
+
+    def _allowed_level(self, job: Job, now: float, cluster: ClusterView) -> Locality:
         info = self.infos[job]
         if not self.s.delay_scheduling or info.no_locations:
             return Locality.OFF_RACK
-        pool, now = self.pools[job.pool], cluster.now
+        pool = self.pools[job.pool]
         if (
             now - pool.last_at_min[TaskKind.MAP] > self.min_share_timeout(pool)
             or now - pool.last_at_half[TaskKind.MAP] > self.s.fair_share_preemption_timeout_s
@@ -402,7 +444,8 @@ class FairScheduler(TaskScheduler):
         """PoolSchedulable.assignTask then JobSchedulable.assignTask for the jobs in the pool's order."""
         if pool.sched[kind].running >= pool.max_slots(kind):
             return None
-        order = fair_order if pool.mode == "fair" else fifo_order
+        now = cluster.now
+        order = job_order if pool.mode == "fair" else fifo_order  # job_order: fair_order of a job
         for job in sorted(pool.jobs, key=lambda j: order(self.infos[j].sched[kind])):
             if not self.infos[job].runnable:
                 continue
@@ -412,7 +455,7 @@ class FairScheduler(TaskScheduler):
                     return task, None
                 continue
             visited.add(job)
-            hit = job.find_map(tracker.node, tracker.rack, self.allowed_level(job, cluster), taken)
+            hit = job.find_map(tracker.node, tracker.rack, self._allowed_level(job, now, cluster), taken)
             if hit is not None:
                 return hit
         return None
