@@ -225,3 +225,14 @@ def test_job_fair_shares_worked_out_when_read_are_the_pool_s_share_redistributed
     assert [s.fair_share for s in js] == list(expected) and sum(expected) == pytest.approx(8)
     js[0].fair_share = 2.5
     assert js[0].fair_share == 2.5
+
+
+@pytest.mark.parametrize("limit", [None, 1])
+def test_runnability_without_limits_is_every_job_and_a_user_limit_keeps_the_first_in_fifo_order(limit):
+    fair = FairScheduler(FairSettings(user_max_jobs=limit))
+    model = small_cluster(scheduler=fair, slaves=2)
+    first = model.add_job("a", PUMA["grep"], 0.0, uniform_maps(4), 0)
+    second = model.add_job("b", PUMA["grep"], 0.0, uniform_maps(4), 0)
+    frozen(model, 0.5)
+    fair.update(model.jobtracker.view)
+    assert [fair.infos[j].runnable for j in (first, second)] == ([True, True] if limit is None else [True, False])

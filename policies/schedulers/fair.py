@@ -297,7 +297,16 @@ class FairScheduler(TaskScheduler):
             pool.sched[MAP].running, pool.sched[REDUCE].running = maps, reduces
 
     def _update_runnability(self, jobs: list[Job]) -> None:
-        """updateRunnability: in FIFO order, jobs are runnable until their user's or pool's job limit."""
+        """updateRunnability: in FIFO order, jobs are runnable until their user's or pool's job limit. Without any
+        limit every job is runnable, in any order."""
+        if self.s.user_max_jobs is None and all(
+            (p.conf.max_running_jobs if p.conf.max_running_jobs is not None else self.s.pool_max_jobs) is None
+            for p in (self.pools[job.pool] for job in jobs)
+        ):
+            infos = self.infos
+            for job in jobs:
+                infos[job].runnable = True
+            return
         per_user: dict[str, int] = {}
         per_pool: dict[str, int] = {}
         for job in sorted(jobs, key=fifo_key):
