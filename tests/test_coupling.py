@@ -12,11 +12,13 @@ from hadoop_layer.interfaces import Launch
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.coupling import (
+    PRIORITY_WEIGHT,
     CouplingScheduler,
     CouplingSettings,
     beta_j,
     centrality_lists,
     cluster_heartbeats,
+    fair_candidates,
     mismatch,
     peek_probability,
     random_peeking,
@@ -281,3 +283,36 @@ def test_the_scheduler_s_heartbeat_count_keeps_the_window_start_and_counts_as_cl
     assert sched._heartbeats(clock.trackers[: n // 2], since, max(times)) == cluster_heartbeats(
         clock.trackers[: n // 2], since, max(times)
     )
+
+
+class _Hashable(SimpleNamespace):
+    __hash__ = object.__hash__  # a job: hashed by identity
+
+
+def _fair_candidates_by_hand(jobs, slots):
+    running = {j: len(j.running_tasks[TaskKind.MAP]) for j in jobs}
+    left = {j: j.pending_maps for j in jobs}
+    out = []
+    for _ in range(slots):
+        pool = [j for j in jobs if left[j] > 0]
+        if not pool:
+            break
+        job = min(pool, key=lambda j: (running[j] / PRIORITY_WEIGHT.get(j.priority, 1.0), j.start_s, j.number))
+        out.append(job)
+        running[job] += 1
+        left[job] -= 1
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    specs=st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 4), st.sampled_from(list(PRIORITY_WEIGHT)), st.integers(0, 3)),
+        max_size=8,
+    ),
+    slots=st.integers(0, 12),
+)
+def test_fair_candidates_are_those_of_the_plain_loop(specs, slots):
+    jobs = [_Hashable(running_tasks={TaskKind.MAP: [None] * r}, pending_maps=p, priority=prio,
+                            start_s=float(start), number=i) for i, (r, p, prio, start) in enumerate(specs)]  # fmt: skip
+    assert fair_candidates(jobs, slots) == _fair_candidates_by_hand(jobs, slots)

@@ -23,6 +23,7 @@ from hadoop_layer.interfaces import ClusterView, Launch, TaskScheduler
 from hadoop_layer.tasks import Job, JobState, Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 
+MAP = TaskKind.MAP
 # Fair Scheduler job weights by priority (algorithms.md 6.1, H121 FairScheduler): the "running / weight" order.
 PRIORITY_WEIGHT = {"VERY_HIGH": 4.0, "HIGH": 2.0, "NORMAL": 1.0, "LOW": 0.5, "VERY_LOW": 0.25}
 
@@ -179,18 +180,25 @@ def random_peeking(probabilities: Sequence[float], rng: np.random.Generator) -> 
 def fair_candidates(jobs: Sequence[Job], slots: int) -> list[Job]:
     """Map candidates ignoring locality: each slot to the job with the fewest running maps per weight
     (the Fair Scheduler's FairShareComparator for non-needy jobs, algorithms.md 6.3; one pool, no min shares),
-    counting the candidates already given; ties by start time then job number."""
-    running = {j: len(j.running_tasks[TaskKind.MAP]) for j in jobs}
-    left = {j: j.pending_maps for j in jobs}
+    counting the candidates already given; ties by start time then job number (unique: the order of `jobs` never
+    decides). Each entry is [running maps, pending maps, weight, job], for the jobs with a pending map."""
+    if slots <= 0:
+        return []
+    pool = [
+        [len(j.running_tasks[MAP]), j.pending_maps, PRIORITY_WEIGHT.get(j.priority, 1.0), j]
+        for j in jobs
+        if j.pending_maps > 0
+    ]
     out: list[Job] = []
     for _ in range(slots):
-        pool = [j for j in jobs if left[j] > 0]
         if not pool:
             break
-        job = min(pool, key=lambda j: (running[j] / PRIORITY_WEIGHT.get(j.priority, 1.0), j.start_s, j.number))
-        out.append(job)
-        running[job] += 1
-        left[job] -= 1
+        entry = min(pool, key=lambda e: (e[0] / e[2], e[3].start_s, e[3].number))
+        out.append(entry[3])
+        entry[0] += 1
+        entry[1] -= 1
+        if entry[1] == 0:
+            pool.remove(entry)
     return out
 
 
