@@ -30,6 +30,8 @@ class AttemptRegistry:
         task.launches += 1
         task.active = (*task.active, attempt)
         attempt.tracker.running[task.kind].add(attempt)
+        if task in task.job.running_tasks[task.kind]:  # Job.running_attempts: the attempts of its running tasks
+            task.job.running_attempts[task.kind] += 1
         if task.role:
             return
         self.count[task.kind] += 1
@@ -44,6 +46,8 @@ class AttemptRegistry:
         i = task.active.index(attempt)
         task.active = task.active[:i] + task.active[i + 1 :]
         tracker.running[task.kind].discard(attempt)
+        if task in task.job.running_tasks[task.kind]:
+            task.job.running_attempts[task.kind] -= 1
         if task.role:
             return row
         self.count[task.kind] -= 1

@@ -42,6 +42,7 @@ class HeartbeatClock:
         self.stopped = False  # no tracker is woken (tests that call the scheduler themselves)
         self.fires = 0  # events of the chain so far
         self.look_ahead = True  # count quiet beats ahead (`_skip_quiet`); False: each beat at its own time
+        self.phase_changes = 0  # of `offset` and `interval` (add, set_phase): a version for what is derived from them
 
     def add(self, tracker: TaskTracker) -> None:
         self.trackers.append(tracker)
@@ -49,12 +50,14 @@ class HeartbeatClock:
         self.count = np.append(self.count, 0)
         self.offset = np.append(self.offset, 0.0)
         self.interval = np.append(self.interval, 1.0)
+        self.phase_changes += 1
         self.slots = np.vstack([self.slots, [0, 0]])  # set by the tracker (TaskTracker.map_slots, reduce_slots)
         self.busy = np.vstack([self.busy, [0, 0]])
 
     def set_phase(self, interval_s: float, offsets: np.ndarray) -> None:
         self.interval[:] = interval_s
         self.offset[:] = offsets
+        self.phase_changes += 1
 
     # ---- waking ---------------------------------------------------------------------------------------
     def next_beat(self, i: int, now: float) -> float:

@@ -333,6 +333,10 @@ class HadoopModel(CloudModel):
         kept = [getattr(ledger, f) for f in ledger.FIELDS]
         if scanned != kept:
             raise InvariantError(f"running-jobs ledger {kept} != a scan of the running jobs {scanned}")
+        for job in self.jobtracker.jobs:  # Job.running_attempts, kept by Job.set_state and AttemptRegistry
+            recount = {k: sum(len(t.active) for t in job.running_tasks[k]) for k in job.running_attempts}
+            if recount != job.running_attempts:
+                raise InvariantError(f"{job.job_id}: running attempts {job.running_attempts} != a recount {recount}")
         if self.serving is not None and self.serving.cols:
             self.serving.check_queues()
 

@@ -403,6 +403,10 @@ class Job(Agent):
         self._any: list[Task] = []
         self._retry: list[Task] = []
         self.running_tasks: dict[TaskKind, dict[Task, None]] = {TaskKind.MAP: {}, TaskKind.REDUCE: {}}  # ordered set
+        # the running attempts of `running_tasks` (backups too), kept by `set_state` and AttemptRegistry.add/remove:
+        # what the Fair Scheduler's JobSchedulable.getRunningTasks reads (job.runningMaps(), runningReduces())
+        self.running_attempts: dict[TaskKind, int] = {TaskKind.MAP: 0, TaskKind.REDUCE: 0}
+        self.state_changes = 0  # of its tasks' states (`set_state`): a version for what policies derive from them
         self.ledger = None  # the JobTracker's RunningLedger while the job is running (hadoop_layer/ledger.py)
         self._progress_cache: dict[TaskKind, tuple] = {}
         self._counts = {
@@ -453,11 +457,15 @@ class Job(Agent):
         if state == TaskState.DONE or state == TaskState.FAILED:
             task.nodes_tried = ()  # read of running tasks only (speculation); a SWIM day's ended tasks held 30 MB
         self.model.task_changes += 1
+        self.state_changes += 1
         running = self.running_tasks[task.kind]
         if state == TaskState.RUNNING:
-            running[task] = None
-        else:
-            running.pop(task, None)
+            if task not in running:
+                running[task] = None
+                self.running_attempts[task.kind] += len(task.active)
+        elif task in running:
+            del running[task]
+            self.running_attempts[task.kind] -= len(task.active)
         if state == TaskState.PENDING and task.kind == TaskKind.MAP:
             self._retry.append(task)  # failed/killed TIPs are tried first (failedMaps in JobInProgress)
         if self.ledger is not None:

@@ -4,17 +4,21 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import Launch
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.coupling import (
+    PRIORITY_WEIGHT,
     CouplingScheduler,
     CouplingSettings,
     beta_j,
     centrality_lists,
     cluster_heartbeats,
+    fair_candidates,
     mismatch,
     peek_probability,
     random_peeking,
@@ -253,3 +257,62 @@ def test_cluster_heartbeats_counts_each_clock_s_beats_in_the_window():
     assert cluster_heartbeats(one.trackers, 0.0, 9.5) == 4  # beats at 0.5, 3.5, 6.5 and 9.5 (the window is (0, 9.5])
     assert cluster_heartbeats(one.trackers, 0.5, 9.4) == 2  # 3.5, 6.5: the beat at `since` is not in it
     assert cluster_heartbeats([], 0.0, 9.5) == 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    times=st.lists(st.floats(0.0, 5000.0, allow_nan=False), min_size=2, max_size=8),
+    n=st.integers(1, 40),
+)
+def test_the_scheduler_s_heartbeat_count_keeps_the_window_start_and_counts_as_cluster_heartbeats(seed, times, n):
+    """CouplingScheduler._heartbeats keeps the candidate's start part across calls: the same count as
+    cluster_heartbeats for every window, also after the clock's phase changes (HeartbeatClock.phase_changes)."""
+    rng = np.random.default_rng(seed)
+    clock = SimpleNamespace(offset=rng.uniform(0, 3, n), interval=rng.choice([0.3, 1.0, 3.0], n), trackers=[],
+                            phase_changes=0)  # fmt: skip
+    clock.trackers = [SimpleNamespace(node=i, clock=clock) for i in range(n)]
+    sched = CouplingScheduler()
+    since = min(times)
+    for now in sorted(times):
+        assert sched._heartbeats(clock.trackers, since, now) == cluster_heartbeats(clock.trackers, since, now)
+    clock.offset[:] = rng.uniform(0, 3, n)  # set_phase
+    clock.phase_changes += 1
+    for now in sorted(times):
+        assert sched._heartbeats(clock.trackers, since, now) == cluster_heartbeats(clock.trackers, since, now)
+    assert sched._heartbeats(clock.trackers[: n // 2], since, max(times)) == cluster_heartbeats(
+        clock.trackers[: n // 2], since, max(times)
+    )
+
+
+class _Hashable(SimpleNamespace):
+    __hash__ = object.__hash__  # a job: hashed by identity
+
+
+def _fair_candidates_by_hand(jobs, slots):
+    running = {j: len(j.running_tasks[TaskKind.MAP]) for j in jobs}
+    left = {j: j.pending_maps for j in jobs}
+    out = []
+    for _ in range(slots):
+        pool = [j for j in jobs if left[j] > 0]
+        if not pool:
+            break
+        job = min(pool, key=lambda j: (running[j] / PRIORITY_WEIGHT.get(j.priority, 1.0), j.start_s, j.number))
+        out.append(job)
+        running[job] += 1
+        left[job] -= 1
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    specs=st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 4), st.sampled_from(list(PRIORITY_WEIGHT)), st.integers(0, 3)),
+        max_size=8,
+    ),
+    slots=st.integers(0, 12),
+)
+def test_fair_candidates_are_those_of_the_plain_loop(specs, slots):
+    jobs = [_Hashable(running_tasks={TaskKind.MAP: [None] * r}, pending_maps=p, priority=prio,
+                            start_s=float(start), number=i) for i, (r, p, prio, start) in enumerate(specs)]  # fmt: skip
+    assert fair_candidates(jobs, slots) == _fair_candidates_by_hand(jobs, slots)

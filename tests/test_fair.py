@@ -205,3 +205,34 @@ def test_shares_are_updated_every_update_interval_and_at_a_new_job_running_count
     assert updates == [1.0, 1.5, 1.6] and len(fair.infos) == 2
     beat(trackers[3], 1.7)
     assert updates == [1.0, 1.5, 1.6]
+
+
+def test_job_fair_shares_worked_out_when_read_are_the_pool_s_share_redistributed_at_the_update():
+    """A job's fair share (PoolSchedulable.redistributeShare) is worked out when first read, from the weights and
+    demands of the update that set it: launches after the update change nothing in it."""
+    fair = FairScheduler(FairSettings(size_based_weight=True))
+    model = small_cluster(scheduler=fair, slaves=4)
+    for maps in (3, 10, 40):
+        model.add_job("j", PUMA["grep"], 0.0, uniform_maps(maps), 0)
+    frozen(model, 0.5)
+    fair.update(model.jobtracker.view)
+    pool = fair.pools["default"]
+    js = [fair.infos[j].sched[MAP] for j in pool.jobs]
+    expected = compute_fair_shares([s.weight for s in js], [0] * len(js), [s.demand for s in js],
+                                   pool.sched[MAP].fair_share)  # fmt: skip
+    for s in js:
+        s.demand, s.weight = 1, 1.0  # a later change of the inputs does not reach the shares of that update
+    assert [s.fair_share for s in js] == list(expected) and sum(expected) == pytest.approx(8)
+    js[0].fair_share = 2.5
+    assert js[0].fair_share == 2.5
+
+
+@pytest.mark.parametrize("limit", [None, 1])
+def test_runnability_without_limits_is_every_job_and_a_user_limit_keeps_the_first_in_fifo_order(limit):
+    fair = FairScheduler(FairSettings(user_max_jobs=limit))
+    model = small_cluster(scheduler=fair, slaves=2)
+    first = model.add_job("a", PUMA["grep"], 0.0, uniform_maps(4), 0)
+    second = model.add_job("b", PUMA["grep"], 0.0, uniform_maps(4), 0)
+    frozen(model, 0.5)
+    fair.update(model.jobtracker.view)
+    assert [fair.infos[j].runnable for j in (first, second)] == ([True, True] if limit is None else [True, False])

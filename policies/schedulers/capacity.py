@@ -155,7 +155,8 @@ class CapacityScheduler(TaskScheduler):
         return max(1, math.ceil(wanted / slot))
 
     def running(self, job: Job, kind: TaskKind) -> int:
-        return sum(len(t.active) for t in job.running_tasks[kind]) + self._assigned.get((job, kind), 0)
+        """The job's running attempts of this kind (`Job.running_attempts`), backups too, plus this heartbeat's."""
+        return job.running_attempts[kind] + self._assigned.get((job, kind), 0)
 
     def pending(self, job: Job, kind: TaskKind) -> int:
         left = job.pending_maps if kind == TaskKind.MAP else job.pending_reduces

@@ -23,6 +23,7 @@ from hadoop_layer.interfaces import ClusterView, Launch, TaskScheduler
 from hadoop_layer.tasks import Job, JobState, Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 
+MAP = TaskKind.MAP
 # Fair Scheduler job weights by priority (algorithms.md 6.1, H121 FairScheduler): the "running / weight" order.
 PRIORITY_WEIGHT = {"VERY_HIGH": 4.0, "HIGH": 2.0, "NORMAL": 1.0, "LOW": 0.5, "VERY_LOW": 0.25}
 
@@ -78,8 +79,19 @@ def centrality_lists(
     data_mb: dict[int, float], candidates: Sequence[int], racks: np.ndarray, D: int, rng: np.random.Generator
 ) -> tuple[list[int], list[int], list[int]]:
     """Eq. (1) C_i(v) = sum_u w_i(u) h(v, u) for v in V_r; the D smallest in increasing order (ties in random
-    order) form L(i), split into L1 (the centrality), L2 (2nd and 3rd) and L3 (the rest) (Sec. II-A.2)."""
-    costs = [sum(w * hops(v, u, racks) for u, w in data_mb.items()) for v in candidates]
+    order) form L(i), split into L1 (the centrality), L2 (2nd and 3rd) and L3 (the rest) (Sec. II-A.2).
+
+    The terms w_i(u) h(v, u) come from one array product (h is 0, 1 or 2: the products are the scalar ones, bit
+    for bit); each C_i(v) is still Python's sum of them in `data_mb`'s order (its compensated float sum)."""
+    if data_mb and len(candidates):
+        sources = np.fromiter(data_mb, dtype=np.int64, count=len(data_mb))
+        weights = np.fromiter(data_mb.values(), dtype=float, count=len(data_mb))
+        nodes = np.asarray(candidates, dtype=np.int64)
+        h = np.where(racks[nodes][:, None] == racks[sources][None, :], 1, 2)
+        h[nodes[:, None] == sources[None, :]] = 0
+        costs = [sum(row) for row in (weights * h).tolist()]
+    else:
+        costs = [sum(w * hops(v, u, racks) for u, w in data_mb.items()) for v in candidates]
     tie = rng.permutation(len(candidates)) if len(candidates) > 1 else [0] * len(candidates)
     order = sorted(range(len(candidates)), key=lambda i: (costs[i], tie[i]))
     chosen = [int(candidates[i]) for i in order[:D]]
@@ -168,18 +180,25 @@ def random_peeking(probabilities: Sequence[float], rng: np.random.Generator) -> 
 def fair_candidates(jobs: Sequence[Job], slots: int) -> list[Job]:
     """Map candidates ignoring locality: each slot to the job with the fewest running maps per weight
     (the Fair Scheduler's FairShareComparator for non-needy jobs, algorithms.md 6.3; one pool, no min shares),
-    counting the candidates already given; ties by start time then job number."""
-    running = {j: len(j.running_tasks[TaskKind.MAP]) for j in jobs}
-    left = {j: j.pending_maps for j in jobs}
+    counting the candidates already given; ties by start time then job number (unique: the order of `jobs` never
+    decides). Each entry is [running maps, pending maps, weight, job], for the jobs with a pending map."""
+    if slots <= 0:
+        return []
+    pool = [
+        [len(j.running_tasks[MAP]), j.pending_maps, PRIORITY_WEIGHT.get(j.priority, 1.0), j]
+        for j in jobs
+        if j.pending_maps > 0
+    ]
     out: list[Job] = []
     for _ in range(slots):
-        pool = [j for j in jobs if left[j] > 0]
         if not pool:
             break
-        job = min(pool, key=lambda j: (running[j] / PRIORITY_WEIGHT.get(j.priority, 1.0), j.start_s, j.number))
-        out.append(job)
-        running[job] += 1
-        left[job] -= 1
+        entry = min(pool, key=lambda e: (e[0] / e[2], e[3].start_s, e[3].number))
+        out.append(entry[3])
+        entry[0] += 1
+        entry[1] -= 1
+        if entry[1] == 0:
+            pool.remove(entry)
     return out
 
 
@@ -224,6 +243,8 @@ class CouplingScheduler(TaskScheduler):
     def __init__(self, settings: CouplingSettings | None = None) -> None:
         self.settings = settings or CouplingSettings()
         self.candidate: WaitCandidate | None = None
+        self._outputs: dict[Job, tuple[int, dict[int, float]]] = {}  # _map_output_by_node, by Job.state_changes
+        self._beats_before: tuple[tuple, float] = ((), 0.0)  # _heartbeats: the candidate's part, by its start
 
     def assign(self, tracker: TaskTracker, cluster: ClusterView) -> list[Launch]:
         jobs = cluster.jobs
@@ -291,7 +312,7 @@ class CouplingScheduler(TaskScheduler):
             return []
         trackers, now = cluster.trackers, cluster.now
         n = len(trackers)
-        wait = max(cluster_heartbeats(trackers, c.since_s, now) + c.bonus, 1)
+        wait = max(self._heartbeats(trackers, c.since_s, now) + c.bonus, 1)
         busy = _runs_reduce_of(tracker, c.job)
         avoidable = busy and any(t.free(TaskKind.REDUCE) and not _runs_reduce_of(t, c.job) for t in trackers)
         launched: list[Launch] = []
@@ -334,18 +355,46 @@ class CouplingScheduler(TaskScheduler):
         would never fail if the lists left those nodes out: so by default they stay in. `lists_skip_job_nodes`
         takes the other reading of "we avoid multiple ReduceTasks of a job on the same node if possible" (the
         lists hold the nodes where J's reduce could go), for comparison."""
-        data: dict[int, float] = {}
-        ran_on = job.model.ended.node  # where each map's successful attempt ran (Task.won)
-        for task in job.maps:
-            if task.state == TaskState.DONE and task.won >= 0:
-                node = int(ran_on[task.won])
-                data[node] = data.get(node, 0.0) + task.output_mb_final
+        data = self._map_output_by_node(job)
         free = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0]
         if self.settings.lists_skip_job_nodes:
             other = [t.node for t in cluster.trackers if t.free(TaskKind.REDUCE) > 0 and not _runs_reduce_of(t, job)]
             free = other or free
         racks = np.array([t.rack for t in cluster.trackers])
         return centrality_lists(data, free, racks, self.settings.D, cluster.rng)
+
+    def _heartbeats(self, trackers: list[TaskTracker], since_s: float, now: float) -> int:
+        """cluster_heartbeats(trackers, since_s, now) with the `since_s` part kept while the candidate waits.
+
+        Every term floor(...) is an integer (far below 2**53), so sum(floor(now part)) - sum(floor(since part)) is
+        the sum of the differences exactly."""
+        clock = trackers[0].clock if trackers else None
+        if clock is None or len(trackers) != len(clock.trackers):
+            return cluster_heartbeats(trackers, since_s, now)
+        offset, interval = clock.offset, clock.interval
+        key = (since_s, clock.phase_changes, len(trackers))
+        if self._beats_before[0] != key:
+            self._beats_before = (key, float(np.floor((since_s - offset) / interval + 1e-9).sum()))
+        return int(float(np.floor((now - offset) / interval + 1e-9).sum()) - self._beats_before[1])
+
+    def _map_output_by_node(self, job: Job) -> dict[int, float]:
+        """w_i(u): the output of the job's finished maps by the node their successful attempt ran on (Task.won),
+        added in map order. Kept until one of the job's tasks changes state (`Job.state_changes`): a map's output
+        and its attempt's row are set as it is done and stay so while it is."""
+        key = job.state_changes
+        cached = self._outputs.get(job)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        if len(self._outputs) > 64:  # forget the ended jobs'
+            self._outputs = {j: v for j, v in self._outputs.items() if j.state == JobState.RUNNING}
+        data: dict[int, float] = {}
+        ran_on = job.model.ended.node  # where each map's successful attempt ran (Task.won)
+        for task in job.maps:
+            if task.state == TaskState.DONE and task.won >= 0:
+                node = int(ran_on[task.won])
+                data[node] = data.get(node, 0.0) + task.output_mb_final
+        self._outputs[job] = (key, data)
+        return data
 
 
 def _runs_reduce_of(tracker: TaskTracker, job: Job) -> bool:

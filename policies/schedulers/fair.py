@@ -43,7 +43,8 @@ from hadoop_layer.tracker import TaskTracker
 from vcloud.waterfill import divvy
 
 INF = float("inf")
-KINDS = (TaskKind.MAP, TaskKind.REDUCE)
+MAP, REDUCE = TaskKind.MAP, TaskKind.REDUCE
+KINDS = (MAP, REDUCE)
 PRIORITY_FACTOR = {"VERY_HIGH": 4.0, "HIGH": 2.0, "NORMAL": 1.0, "LOW": 0.5, "VERY_LOW": 0.25}  # getPriorityFactor
 MAX_AUTO_DELAY_S = 15.0  # MAX_AUTOCOMPUTED_LOCALITY_DELAY
 
@@ -115,6 +116,44 @@ class Schedulable:
     fair_share: float = 0.0
 
 
+class Redistribution:
+    """PoolSchedulable.redistributeShare at an update: the pool's share among its jobs by weight up to their demands.
+    The jobs' shares are worked out when one is first read: no decision reads them (jobs are ordered by running /
+    weight, `job_order`; preemption reads the pools' shares), so most updates never do."""
+
+    def __init__(self, weights: list[float], demands: list[int], share: float) -> None:
+        self.weights, self.demands, self.share = weights, demands, share
+        self._shares: list[float] | None = None
+
+    def __getitem__(self, i: int) -> float:
+        if self._shares is None:
+            n = len(self.weights)
+            self._shares = [float(x) for x in compute_fair_shares(self.weights, [0] * n, self.demands, self.share)]
+        return self._shares[i]
+
+
+class JobSchedulable(Schedulable):
+    """A JobSchedulable: no min share; its fair share comes from its pool's `Redistribution` when first read."""
+
+    _share: tuple[Redistribution, int] | float = 0.0
+
+    @property
+    def fair_share(self) -> float:
+        share = self._share
+        if isinstance(share, tuple):
+            self._share = share = share[0][share[1]]
+        return share
+
+    @fair_share.setter
+    def fair_share(self, value: float | tuple[Redistribution, int]) -> None:
+        self._share = value
+
+
+def job_order(s: Schedulable) -> tuple:
+    """fair_order for a job (min share 0: never needy): running / weight, start time, name."""
+    return (s.running / s.weight if s.weight > 0 else INF, s.start_s, s.name)
+
+
 def fair_order(s: Schedulable) -> tuple:
     """FairShareComparator as a sort key: needy first (by running / minShare), then running / weight."""
     min_share = min(s.min_share, s.demand)
@@ -167,6 +206,8 @@ class FairScheduler(TaskScheduler):
         self.last_heartbeat_s: float | None = None
         self.last_preempt_check_s = 0.0
         self.last_update_s = -INF
+        self._skipped: list[JobInfo] = []  # the infos with `skipped` set, in the order they were set
+        self._delays: tuple[tuple, tuple[float, float]] = ((), (0.0, 0.0))  # (now, trackers) -> delays()
 
     # ---- update(): runnability, demands, fair shares, starvation clocks --------------------------
     def pool(self, name: str, now: float) -> Pool:
@@ -193,7 +234,7 @@ class FairScheduler(TaskScheduler):
             pool.jobs = []
         for job in jobs:
             if job not in self.infos:
-                sched = {k: Schedulable(job.job_id, job.start_s or now, job.priority) for k in KINDS}
+                sched = {k: JobSchedulable(job.job_id, job.start_s or now, job.priority) for k in KINDS}
                 self.infos[job] = JobInfo(sched, no_locations=any(len(t.replicas) == 0 for t in job.maps))
             self.pool(job.pool, now).jobs.append(job)
         self._update_runnability(jobs)
@@ -220,12 +261,13 @@ class FairScheduler(TaskScheduler):
             for pool, share in zip(pools, shares, strict=True):
                 pool.sched[kind].fair_share = float(share)
                 js = [self.infos[j].sched[kind] for j in pool.jobs]
-                if pool.mode == "fair":  # PoolSchedulable.redistributeShare
-                    inner = compute_fair_shares([s.weight for s in js], [0] * len(js), [s.demand for s in js], share)
+                if pool.mode == "fair":  # PoolSchedulable.redistributeShare (worked out when read)
+                    inner = Redistribution([s.weight for s in js], [s.demand for s in js], share)
+                    for i, s in enumerate(js):
+                        s.fair_share = (inner, i)
                 else:
-                    inner = [0.0] * len(js)
-                for s, x in zip(js, inner, strict=True):
-                    s.fair_share = float(x)
+                    for s in js:
+                        s.fair_share = 0.0
                 ps = pool.sched[kind]
                 if not ps.running < min(ps.min_share, ps.demand):  # isStarvedForMinShare
                     pool.last_at_min[kind] = now
@@ -240,18 +282,31 @@ class FairScheduler(TaskScheduler):
 
     def _count_running(self) -> None:
         """Between updates the running counts stay live (JobSchedulable.getRunningTasks reads job.runningMaps());
-        demands, weights, fair shares and the starvation clocks are the last update's."""
-        for kind in KINDS:
-            for pool in self.pools.values():
-                running = 0
-                for job in pool.jobs:
-                    js = self.infos[job].sched[kind]
-                    js.running = sum(len(t.active) for t in job.running_tasks[kind])  # attempts, backups too
-                    running += js.running
-                pool.sched[kind].running = running
+        demands, weights, fair shares and the starvation clocks are the last update's. A job's count is its
+        running tasks' attempts, backups too (`Job.running_attempts`, kept as attempts start and end: the sum of
+        `len(t.active)` over `job.running_tasks[kind]` without the walk)."""
+        infos = self.infos
+        for pool in self.pools.values():
+            maps = reduces = 0
+            for job in pool.jobs:
+                sched, counts = infos[job].sched, job.running_attempts
+                sched[MAP].running = n_maps = counts[MAP]
+                sched[REDUCE].running = n_reduces = counts[REDUCE]
+                maps += n_maps
+                reduces += n_reduces
+            pool.sched[MAP].running, pool.sched[REDUCE].running = maps, reduces
 
     def _update_runnability(self, jobs: list[Job]) -> None:
-        """updateRunnability: in FIFO order, jobs are runnable until their user's or pool's job limit."""
+        """updateRunnability: in FIFO order, jobs are runnable until their user's or pool's job limit. Without any
+        limit every job is runnable, in any order."""
+        if self.s.user_max_jobs is None and all(
+            (p.conf.max_running_jobs if p.conf.max_running_jobs is not None else self.s.pool_max_jobs) is None
+            for p in (self.pools[job.pool] for job in jobs)
+        ):
+            infos = self.infos
+            for job in jobs:
+                infos[job].runnable = True
+            return
         per_user: dict[str, int] = {}
         per_pool: dict[str, int] = {}
         for job in sorted(jobs, key=fifo_key):
@@ -275,7 +330,14 @@ class FairScheduler(TaskScheduler):
 
     # ---- delay scheduling ----------------------------------------------------------------------------
     def delays(self, cluster: ClusterView) -> tuple[float, float]:
-        """Node and rack locality delays; auto: min(15 s, 1.5 x the JobTracker's heartbeat interval)."""
+        """Node and rack locality delays; auto: min(15 s, 1.5 x the JobTracker's heartbeat interval). Worked out
+        once per instant and cluster size (the heartbeat interval's inputs; the config does not change in a run)."""
+        key = (cluster.now, len(cluster.trackers))
+        if self._delays[0] != key:
+            self._delays = (key, self._work_out_delays(cluster))
+        return self._delays[1]
+
+    def _work_out_delays(self, cluster: ClusterView) -> tuple[float, float]:
         auto = min(MAX_AUTO_DELAY_S, 1.5 * heartbeat_interval_s(len(cluster.trackers), cluster.config))
         node = self.s.node_delay_s if self.s.node_delay_s is not None else auto
         rack = self.s.rack_delay_s if self.s.rack_delay_s is not None else auto
@@ -283,10 +345,13 @@ class FairScheduler(TaskScheduler):
 
     def allowed_level(self, job: Job, cluster: ClusterView) -> Locality:
         """getAllowedLocalityLevel: from the last launch's level and the time waited since."""
+        return self._allowed_level(job, cluster.now, cluster)
+
+    def _allowed_level(self, job: Job, now: float, cluster: ClusterView) -> Locality:
         info = self.infos[job]
         if not self.s.delay_scheduling or info.no_locations:
             return Locality.OFF_RACK
-        pool, now = self.pools[job.pool], cluster.now
+        pool = self.pools[job.pool]
         if (
             now - pool.last_at_min[TaskKind.MAP] > self.min_share_timeout(pool)
             or now - pool.last_at_half[TaskKind.MAP] > self.s.fair_share_preemption_timeout_s
@@ -315,9 +380,10 @@ class FairScheduler(TaskScheduler):
             self._count_running()
         since = 0.0 if self.last_heartbeat_s is None else now - self.last_heartbeat_s  # updateLocalityWaitTimes
         self.last_heartbeat_s = now
-        for info in self.infos.values():
+        for info in self._skipped:  # the infos with `skipped` set (a job gone since is not read again)
             if info.skipped:
                 info.waited_s, info.skipped = info.waited_s + since, False
+        self._skipped = []
         pools = list(self.pools.values())
         runnable = {k: sum(p.sched[k].demand for p in pools) for k in KINDS}
         running = {k: sum(p.sched[k].running for p in pools) for k in KINDS}
@@ -364,7 +430,9 @@ class FairScheduler(TaskScheduler):
                 info.level, info.waited_s = level, 0.0
                 launched.add(task.job)
         for job in visited - launched:
-            self.infos[job].skipped = True
+            info = self.infos[job]
+            info.skipped = True
+            self._skipped.append(info)
         return launches
 
     def load_cap(self, runnable: int, tracker: TaskTracker, kind: TaskKind, total_slots: int) -> int:
@@ -385,7 +453,8 @@ class FairScheduler(TaskScheduler):
         """PoolSchedulable.assignTask then JobSchedulable.assignTask for the jobs in the pool's order."""
         if pool.sched[kind].running >= pool.max_slots(kind):
             return None
-        order = fair_order if pool.mode == "fair" else fifo_order
+        now = cluster.now
+        order = job_order if pool.mode == "fair" else fifo_order  # job_order: fair_order of a job
         for job in sorted(pool.jobs, key=lambda j: order(self.infos[j].sched[kind])):
             if not self.infos[job].runnable:
                 continue
@@ -395,7 +464,7 @@ class FairScheduler(TaskScheduler):
                     return task, None
                 continue
             visited.add(job)
-            hit = job.find_map(tracker.node, tracker.rack, self.allowed_level(job, cluster), taken)
+            hit = job.find_map(tracker.node, tracker.rack, self._allowed_level(job, now, cluster), taken)
             if hit is not None:
                 return hit
         return None
