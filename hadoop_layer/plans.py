@@ -78,7 +78,12 @@ def jvm_start(megacycles: float) -> Phase:
 
 @lru_cache(maxsize=4096, typed=True)
 def _cached_spill(
-    output_mb: float, records: float, io_sort_mb: float, spill_percent: float, record_percent: float, sort_factor: int,
+    output_mb: float,
+    records: float,
+    io_sort_mb: float,
+    spill_percent: float,
+    record_percent: float,
+    sort_factor: int,
     combine_ratio: float,
 ) -> MapSpill:
     return map_spill(output_mb, records, io_sort_mb=io_sort_mb, spill_percent=spill_percent,

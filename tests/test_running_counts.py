@@ -90,5 +90,7 @@ def test_centrality_lists_are_those_of_the_scalar_sums(data, candidates, seed):
     order = sorted(range(len(candidates)), key=lambda i: (costs[i], tie[i]))
     chosen = [candidates[i] for i in order[:7]]
     assert centrality_lists(data, candidates, racks, 7, np.random.default_rng(seed)) == (
-        chosen[:1], chosen[1:3], chosen[3:]
+        chosen[:1],
+        chosen[1:3],
+        chosen[3:],
     )
