@@ -82,7 +82,10 @@ def test_centrality_lists_are_those_of_the_scalar_sums(data, candidates, seed):
     """centrality_lists' array terms give the lists of the plain loop sum(w * hops(v, u)) (same rng draws)."""
     import numpy as np
 
-    from policies.schedulers.coupling import centrality_lists, hops
+    from policies.schedulers.coupling import centrality_lists
+
+    def hops(u, v, racks):  # Eq. (1)'s h: same node 0, same rack 1, else 2
+        return 0 if u == v else 1 if racks[u] == racks[v] else 2
 
     racks = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3])
     costs = [sum(w * hops(v, u, racks) for u, w in data.items()) for v in candidates]

@@ -68,21 +68,16 @@ def mismatch(job: Job, threshold: float) -> float:
 
 
 # ---- Algorithm 2 ------------------------------------------------------------------------------------------
-def hops(u: int, v: int, racks: np.ndarray) -> int:
-    """h(u, v) on the two-level tree of the cluster: same node 0, same rack 1, else 2 (via the core switch)."""
-    if u == v:
-        return 0
-    return 1 if racks[u] == racks[v] else 2
-
-
 def centrality_lists(
     data_mb: dict[int, float], candidates: Sequence[int], racks: np.ndarray, D: int, rng: np.random.Generator
 ) -> tuple[list[int], list[int], list[int]]:
-    """Eq. (1) C_i(v) = sum_u w_i(u) h(v, u) for v in V_r; the D smallest in increasing order (ties in random
+    """Eq. (1) C_i(v) = sum_u w_i(u) h(v, u) for v in V_r, h(u, v) the hops on the cluster's two-level tree (same
+    node 0, same rack 1, else 2 via the core switch); the D smallest in increasing order (ties in random
     order) form L(i), split into L1 (the centrality), L2 (2nd and 3rd) and L3 (the rest) (Sec. II-A.2).
 
     The terms w_i(u) h(v, u) come from one array product (h is 0, 1 or 2: the products are the scalar ones, bit
     for bit); each C_i(v) is still Python's sum of them in `data_mb`'s order (its compensated float sum)."""
+    costs = [0.0] * len(candidates)  # no map output yet: every candidate costs nothing
     if data_mb and len(candidates):
         sources = np.fromiter(data_mb, dtype=np.int64, count=len(data_mb))
         weights = np.fromiter(data_mb.values(), dtype=float, count=len(data_mb))
@@ -90,8 +85,6 @@ def centrality_lists(
         h = np.where(racks[nodes][:, None] == racks[sources][None, :], 1, 2)
         h[nodes[:, None] == sources[None, :]] = 0
         costs = [sum(row) for row in (weights * h).tolist()]
-    else:
-        costs = [sum(w * hops(v, u, racks) for u, w in data_mb.items()) for v in candidates]
     tie = rng.permutation(len(candidates)) if len(candidates) > 1 else [0] * len(candidates)
     order = sorted(range(len(candidates)), key=lambda i: (costs[i], tie[i]))
     chosen = [int(candidates[i]) for i in order[:D]]
@@ -141,8 +134,13 @@ def cluster_heartbeats(trackers: Sequence[TaskTracker], since_s: float, now: flo
     else:
         nodes = np.fromiter((t.node for t in trackers), dtype=np.int64, count=len(trackers))
         offset, interval = clock.offset[nodes], clock.interval[nodes]
-    beats = np.floor((now - offset) / interval + 1e-9) - np.floor((since_s - offset) / interval + 1e-9)
-    return int(beats.sum())
+    return int(_beats_until(offset, interval, now) - _beats_until(offset, interval, since_s))
+
+
+def _beats_until(offset: np.ndarray, interval: np.ndarray, at: float) -> float:
+    """Sum over the clocks of floor((at - offset) / interval): each term an integer far below 2**53, so the sum is
+    exact and a difference of two such sums is the sum of the clocks' differences."""
+    return float(np.floor((at - offset) / interval + 1e-9).sum())
 
 
 @dataclass
@@ -364,18 +362,16 @@ class CouplingScheduler(TaskScheduler):
         return centrality_lists(data, free, racks, self.settings.D, cluster.rng)
 
     def _heartbeats(self, trackers: list[TaskTracker], since_s: float, now: float) -> int:
-        """cluster_heartbeats(trackers, since_s, now) with the `since_s` part kept while the candidate waits.
-
-        Every term floor(...) is an integer (far below 2**53), so sum(floor(now part)) - sum(floor(since part)) is
-        the sum of the differences exactly."""
+        """cluster_heartbeats(trackers, since_s, now) with the `since_s` part (`_beats_until`) kept while the candidate
+        waits."""
         clock = trackers[0].clock if trackers else None
         if clock is None or len(trackers) != len(clock.trackers):
             return cluster_heartbeats(trackers, since_s, now)
         offset, interval = clock.offset, clock.interval
         key = (since_s, clock.phase_changes, len(trackers))
         if self._beats_before[0] != key:
-            self._beats_before = (key, float(np.floor((since_s - offset) / interval + 1e-9).sum()))
-        return int(float(np.floor((now - offset) / interval + 1e-9).sum()) - self._beats_before[1])
+            self._beats_before = (key, _beats_until(offset, interval, since_s))
+        return int(_beats_until(offset, interval, now) - self._beats_before[1])
 
     def _map_output_by_node(self, job: Job) -> dict[int, float]:
         """w_i(u): the output of the job's finished maps by the node their successful attempt ran on (Task.won),
