@@ -60,3 +60,35 @@ def test_waterfill_is_max_min_fair(case):
     if unsaturated.any():
         assert level[unsaturated].min() >= level.max() - 1e-7
     np.testing.assert_allclose(got, waterfill_reference(list(weights), list(caps), capacity), atol=1e-9)
+
+
+groups = st.integers(1, 4).flatmap(
+    lambda n_groups: st.lists(
+        st.tuples(st.integers(0, n_groups - 1), st.sampled_from([0.0, 0.5, 1.0, 3.0]), st.floats(0.0, 50.0)),
+        max_size=25,
+    ).map(lambda items: (n_groups, items))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(groups, st.lists(st.floats(0.0, 120.0), min_size=4, max_size=4), st.booleans(), st.booleans())
+def test_each_group_is_shared_on_its_own(case, capacities, weighted, with_cap_sum):
+    # the compiled kernel over many groups at once (equal shares, given cap sums) against the plain loop per group
+    n_groups, items = case
+    group = np.array([g for g, _, _ in items], dtype=np.int64)
+    weight = np.array([w for _, w, _ in items]) if weighted else None
+    cap = np.array([c for _, _, c in items])
+    capacity = np.array(capacities[:n_groups])
+    cap_sum = np.bincount(group, cap, minlength=n_groups) if with_cap_sum else None
+    got = waterfill(group, weight, cap, capacity, cap_sum)
+    for g in range(n_groups):
+        mine = group == g
+        w = list(weight[mine]) if weighted else [1.0] * int(mine.sum())
+        expect = waterfill_reference(w, list(cap[mine]), float(capacity[g]))
+        np.testing.assert_allclose(got[mine], expect, atol=1e-9)
+
+
+def test_integer_inputs_are_shared_as_floats():
+    # callers pass integer caps (a count of slots) or integer group ids of any width: one compiled signature
+    got = waterfill(np.array([0, 0], dtype=np.int32), None, np.array([3, 5]), np.array([6]))
+    np.testing.assert_array_equal(got, [3.0, 3.0])

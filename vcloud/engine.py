@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vcloud import hostpool, memory
+from vcloud import hostpool, kernels, memory
 from vcloud.arrays import filled, run_starts, unique_inverse
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCache, evict, write_back
@@ -183,8 +183,6 @@ class TickState:
     vm_weight: np.ndarray = field(default=None)  # entitlement + floor
     host_mhz: np.ndarray = field(default=None)
     host_pools: hostpool.HostPools | None = None  # when some host has a pool limit (vcloud/hostpool.py)
-    has_cpu: np.ndarray = field(default=None)  # per item: the phase needs CPU
-    s_has_need: np.ndarray = field(default=None)  # per item stream: it needs disk or NIC
     wait_rows: np.ndarray = field(default=None)
     load_rows: np.ndarray = field(default=None)
     swap_got1: np.ndarray = field(default=None)
@@ -457,52 +455,18 @@ def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, ph
 
 
 def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray) -> tuple[np.ndarray, Ratios]:
-    """Each item's rate (min over its needs of grant / need) and the ratios grant / need: per item of its CPU, per
-    stream of the stream (inf where there is no such need)."""
-    n = items.n
-    k = st.streams.item.size
-    cpu = np.divide(got_cpu, items.need_cpu[:n], out=filled(n, np.inf), where=st.has_cpu)
-    io = np.divide(got_io[:k] + st.s_bonus, st.s_need[:k], out=filled(k, np.inf), where=st.s_has_need)
-    rate = np.minimum(cpu, _least(st.streams, io, n))
-    rate[st.wait_rows] = 1.0
-    rate[st.load_rows] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
+    """Each item's rate and its ratios grant / need (vcloud/kernels.py `rates`)."""
+    fs = st.streams
+    rate, cpu, io = kernels.rates(got_cpu, items.need_cpu[: items.n], got_io, st.s_bonus, st.s_need, fs.starts,
+                                 fs.owners, st.wait_rows, st.load_rows)  # fmt: skip
     return rate, (cpu, io)
 
 
 def _asks(st: TickState, items: ItemTable, ratios: Ratios) -> tuple[np.ndarray, np.ndarray]:
-    """What each need of a multi-resource phase asks for in the next round: as much as the phase's other needs let
-    it use (their last grants), never more than its standalone want. Single-resource phases ask their want."""
-    n, fs = items.n, st.streams
-    k = fs.item.size
-    cpu, io = ratios
-    # per item: the lowest ratio over its streams (the other needs of its CPU) and over all its needs; a stream's
-    # other needs are the item's lowest, except for its first stream that has the lowest (argmin's choice, the
-    # CPU coming after the streams): the least of the CPU and of the other streams (that value again on a tie)
-    other_cpu = _least(fs, io, n)
-    lowest = np.minimum(cpu, other_cpu)
-    other = lowest[fs.item]
-    at = (io == other).nonzero()[0]
-    if at.size:
-        by = fs.item[at]
-        first = at[run_starts(by)]  # streams are ordered by item
-        rest = io.copy()
-        rest[first] = np.inf
-        other[first] = np.minimum(cpu, _least(fs, rest, n))[fs.item[first]]
-    want = st.want_cpu.copy()
-    multi = fs.multi & np.isfinite(other_cpu)
-    np.minimum(want, np.multiply(items.need_cpu[:n], other_cpu, out=filled(n, np.inf), where=multi), out=want)
-    s_want = st.s_want.copy()
-    ask = np.multiply(st.s_need[:k], other, out=filled(k, np.inf), where=fs.multi[fs.item] & np.isfinite(other))
-    np.minimum(s_want[:k], np.maximum(ask - st.s_bonus, 0.0), out=s_want[:k])
-    return want, s_want
-
-
-def _least(fs: Streams, io: np.ndarray, n: int) -> np.ndarray:
-    """Each item's least ratio over its streams (inf if it has none): a minimum is exact in any order."""
-    least = filled(n, np.inf)
-    if fs.starts.size:
-        least[fs.owners] = np.minimum.reduceat(io, fs.starts)
-    return least
+    """What each need asks for in the next round (vcloud/kernels.py `asks`)."""
+    fs = st.streams
+    return kernels.asks(ratios[0], ratios[1], fs.item, fs.starts, fs.owners, fs.multi, st.want_cpu,
+                       items.need_cpu[: items.n], st.s_want, st.s_need, st.s_bonus)  # fmt: skip
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
@@ -514,10 +478,7 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     """Rounds of sharing in which each need of a multi-resource phase asks only what the phase's other needs let it
     use: what a phase cannot use goes to the phases that can (a Jacobi iteration toward the allocation where every
     phase's grants match one rate; `Physics.pipeline_rounds` rounds at most, fewer once the rates settle)."""
-    fs, n, k = st.streams, items.n, st.streams.item.size
-    need_cpu, kind = items.need_cpu[:n], items.kind[:n]
-    st.has_cpu = need_cpu > 0
-    st.s_has_need = st.s_need[:k] > 0
+    fs, kind = st.streams, items.kind[: items.n]
     st.wait_rows, st.load_rows = (kind == _WAIT).nonzero()[0], (kind == _LOAD).nonzero()[0]
     rate, ratio = _rates(st, items, st.got_cpu1, st.got_io1)
     got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
@@ -563,106 +524,30 @@ def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
 
 
 def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    n_host, n_vm, n, dt = hosts.n, vms.n, items.n, st.dt
-    vm = items.vm[:n]
-    vcpus = vms.vcpus[:n_vm]
-    core_mhz_vm, core_mhz = st.core_mhz_vm, st.core_mhz
-    fs = st.streams
-    k = fs.item.size
-    need_cpu = items.need_cpu[:n]
-    is_load = st.is_load
-
-    # what each item and stream moved in the tick
-    cpu_mc = st.progress * need_cpu
-    s_mb = st.progress[st.s_item] * st.s_need
-    if st.s_bonus.any():  # what fit below the dirty limit went to the cache, not the disk
-        s_mb[:k] = np.maximum(s_mb[:k] - st.s_bonus * dt, 0.0)
-    if st.has_load:
-        cpu_mc = np.where(is_load, st.got_cpu * dt, cpu_mc)
-        s_mb[k:] = st.got_io[k:] * dt
-    s_disk = st.s_group < n_host
-    s_net = (st.s_group >= n_host) & (st.s_group < 2 * n_host)  # the VM's NIC (rack links are the switch's)
-    own = st.s_vm == vm[st.s_item]
-    items.io_mb[:n] += np.bincount(st.s_item, s_mb * (own & (s_disk | s_net)), minlength=n)
-    swap_mb = st.swap_got * dt
-    wb_mb = st.wb_got * dt
-    vm_disk = np.bincount(st.s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb + wb_mb
-    vm_net = np.bincount(st.s_vm, s_mb * s_net, minlength=n_vm)
-    vm_used_mhz = np.bincount(vm, cpu_mc, minlength=n_vm) / dt
-
-    # the share of the tick CPU bounds each item's threads (1 for CPU-bound and LOAD items)
-    cpu_s = cpu_mc / core_mhz
-    used_mhz = np.multiply(st.rate, need_cpu, out=np.zeros(n), where=need_cpu > 0)  # all-cached phases: rate inf
-    # CPU binds if the CPU it gets when competing as a runnable thread (the first round's) is what limits it
-    cpu_bound = (need_cpu > 0) & (np.divide(st.got_cpu1, need_cpu, out=filled(n, np.inf), where=need_cpu > 0)
-                                  <= st.rate)  # fmt: skip
-    f_run = np.divide(used_mhz, st.runnable_mhz, out=np.zeros(n), where=st.runnable_mhz > 0)
-    np.minimum(f_run, 1.0, out=f_run)
-    f_run[(cpu_bound | is_load) if st.has_load else cpu_bound] = 1.0
-    runnable_s = f_run * st.want_cpu * st.frac_dt / core_mhz
-    io_active = (np.bincount(st.s_item, st.s_want > 0, minlength=n) > 0).astype(float)
-    fed = items.open[:n]
-    if fed.any():  # a fed queue waits on its I/O for the time its bytes take at its streams' full speed
-        took = np.divide(s_mb, st.s_full * dt, out=np.zeros(s_mb.size), where=st.s_full > 0)
-        busy = np.zeros(n)
-        np.maximum.at(busy, st.s_item, np.minimum(took, 1.0))
-        io_active = np.where(fed, np.divide(busy * dt, st.frac_dt, out=np.zeros(n), where=st.frac_dt > 0), io_active)
-    cpu_threads = items.threads[:n] * (need_cpu > 0)
-    # page-ins stall the threads in the share they run, I/O blocks one thread in the share it binds
-    not_load = 1.0 - f_run * ~is_load if st.has_load else 1.0 - f_run
-    blocked_s = (st.stall[vm] * cpu_threads * f_run + io_active * not_load) * st.frac_dt
-    # a stream on another VM's datastore: that VM's daemon thread is blocked while its requests are outstanding
-    # (outstanding: the share of the tick its requests take at the rate a request is served, the first round's)
-    remote = s_disk & ~own & (st.got_io > 0) & (st.got_io1 > 0)
-    daemon_blocked = np.zeros(n_vm)
-    if remote.any():
-        r = remote.nonzero()[0]
-        busy = np.minimum(st.got_io[r] / st.got_io1[r], 1.0)
-        daemon_blocked = np.bincount(st.s_vm[r], busy * st.frac_dt[st.s_item[r]], minlength=n_vm)
-
-    # guest accounting per VM: the /proc/stat identity by construction
-    vcpu_s = vcpus * dt
-    vm_cpu_s = np.bincount(vm, cpu_s, minlength=n_vm)
-    vm_runnable = np.minimum(np.bincount(vm, runnable_s, minlength=n_vm), vcpu_s)
-    vm_steal = np.maximum(vm_runnable - vm_cpu_s, 0.0)
-    vm_idle_all = vcpu_s - vm_runnable
-    vm_item_blocked = np.bincount(vm, blocked_s, minlength=n_vm)
-    vm_blocked = vm_item_blocked + daemon_blocked
-    vm_iowait = np.minimum(vm_idle_all, vm_blocked)
-    vm_idle = vm_idle_all - vm_iowait
-    sys_fraction = items.sys_fraction[:n]
-    sys_s = cpu_s * sys_fraction
-    vm_sys = np.bincount(vm, sys_s, minlength=n_vm)
-
-    # attribution to items, in proportion to what each contributed
-    items.sys_s[:n] += sys_s
-    items.usr_s[:n] += (1.0 - sys_fraction) * cpu_s
-    waiting = runnable_s - cpu_s
-    vm_waiting = np.bincount(vm, waiting, minlength=n_vm)
-    items.steal_s[:n] += waiting * np.divide(vm_steal, vm_waiting, out=np.zeros(n_vm), where=vm_waiting > 0)[vm]
-    items.iowait_s[:n] += blocked_s * np.divide(vm_iowait, vm_blocked, out=np.zeros(n_vm), where=vm_blocked > 0)[vm]
-
-    # VM state of this tick and cumulative counters; demand is what the threads would run if never stolen
-    vm_demand = np.minimum(np.bincount(vm, f_run * st.want_cpu, minlength=n_vm), vcpus * core_mhz_vm)
-    vms.cpu_demand_mhz[:n_vm] = vm_demand
-    vms.cpu_used_mhz[:n_vm] = vm_used_mhz
+    """What each item and VM did in the tick, and each guest's /proc/stat accounting (vcloud/kernels.py `account`:
+    CPU and I/O per item and VM, the share of the tick each item's threads were runnable, blocked on I/O or stalled
+    on page-ins; steal and iowait per VM attributed to items in proportion to what each contributed)."""
+    n_vm, n = vms.n, items.n
+    kernels.account(
+        st.dt, hosts.n, st.streams.item.size, st.has_load, items.vm[:n], st.is_load, items.need_cpu[:n],
+        items.threads[:n], items.open[:n], items.sys_fraction[:n], st.core_mhz, st.progress, st.rate, st.want_cpu,
+        st.frac_dt, st.got_cpu, st.got_cpu1, st.runnable_mhz, st.s_item, st.s_vm, st.s_group, st.s_need, st.s_bonus,
+        st.s_want, st.s_full, st.got_io, st.got_io1, vms.vcpus[:n_vm], st.core_mhz_vm, st.stall, st.swap_got,
+        st.wb_got,
+        tuple(getattr(items, c)[:n] for c in _ITEM_SUMS),
+        tuple(getattr(vms, c)[:n_vm] for c in _VM_NOW),
+        tuple(getattr(vms, c)[:n_vm] for c in _VM_SUMS),
+    )  # fmt: skip
     vms.mem_used_mb[:n_vm] = st.used
     vms.mem_active_mb[:n_vm] = st.active
     vms.swap_mb[:n_vm] = st.swapped
-    vms.disk_mbps[:n_vm] = vm_disk / dt
-    vms.net_mbps[:n_vm] = vm_net / dt
-    vms.usr_s[:n_vm] += vm_cpu_s - vm_sys
-    vms.sys_s[:n_vm] += vm_sys
-    vms.steal_s[:n_vm] += vm_steal
-    vms.iowait_s[:n_vm] += vm_iowait
-    vms.idle_s[:n_vm] += vm_idle
-    vms.cpu_used_mhz_s[:n_vm] += vm_used_mhz * dt
-    vms.cpu_demand_mhz_s[:n_vm] += vm_demand * dt
-    vms.cpu_ready_mhz_s[:n_vm] += vm_steal * core_mhz_vm
-    vms.disk_mb[:n_vm] += vm_disk
-    vms.net_mb[:n_vm] += vm_net
-    vms.swap_io_mb[:n_vm] += swap_mb
-    vms.writeback_mb[:n_vm] += wb_mb
+
+
+# the columns stage_account adds to or sets, in the order vcloud/kernels.py `account` takes them
+_ITEM_SUMS = ("io_mb", "sys_s", "usr_s", "steal_s", "iowait_s")
+_VM_NOW = ("cpu_demand_mhz", "cpu_used_mhz", "disk_mbps", "net_mbps")
+_VM_SUMS = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "cpu_used_mhz_s", "cpu_demand_mhz_s", "cpu_ready_mhz_s",
+            "disk_mb", "net_mb", "swap_io_mb", "writeback_mb")  # fmt: skip
 
 
 def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:

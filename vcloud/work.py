@@ -169,7 +169,11 @@ class Phase:
 
     @classmethod
     def pipe(
-        cls, name: str, units: float, cpu_per_unit: float, streams: tuple[Stream, ...] | list[Stream] = (),
+        cls,
+        name: str,
+        units: float,
+        cpu_per_unit: float,
+        streams: tuple[Stream, ...] | list[Stream] = (),
         sys_fraction: float = 0.0,
     ) -> Phase:
         """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.

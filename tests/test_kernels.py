@@ -1,0 +1,218 @@
+"""The compiled rounds of the pipeline stage against the NumPy calls they replaced, bit for bit (the water-fill
+kernel: tests/test_waterfill.py)."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vcloud.arrays import run_starts
+from vcloud.kernels import account, asks, least, rates
+
+# few distinct values, so ties (and 0.0 against -0.0) are common
+VALUES = [0.0, -0.0, 0.5, 1.0, 2.0, np.inf]
+
+
+def numpy_least(io, starts, owners, n):
+    out = np.full(n, np.inf)
+    if starts.size:
+        out[owners] = np.minimum.reduceat(io, starts)
+    return out
+
+
+def numpy_rates(got_cpu, need_cpu, got_io, s_bonus, s_need, starts, owners, wait_rows, load_rows):
+    n, k = need_cpu.size, s_bonus.size
+    cpu = np.divide(got_cpu, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0)
+    io = np.divide(got_io[:k] + s_bonus, s_need[:k], out=np.full(k, np.inf), where=s_need[:k] > 0)
+    rate = np.minimum(cpu, numpy_least(io, starts, owners, n))
+    rate[wait_rows] = 1.0
+    rate[load_rows] = 0.0
+    return rate, cpu, io
+
+
+def numpy_asks(cpu, io, item, starts, owners, multi, want_cpu, need_cpu, s_want, s_need, s_bonus):
+    n, k = cpu.size, io.size
+    other_cpu = numpy_least(io, starts, owners, n)
+    other = np.minimum(cpu, other_cpu)[item]
+    at = (io == other).nonzero()[0]
+    if at.size:
+        first = at[run_starts(item[at])]
+        rest = io.copy()
+        rest[first] = np.inf
+        other[first] = np.minimum(cpu, numpy_least(rest, starts, owners, n))[item[first]]
+    want = want_cpu.copy()
+    np.minimum(want, np.multiply(need_cpu, other_cpu, out=np.full(n, np.inf), where=multi & np.isfinite(other_cpu)),
+               out=want)  # fmt: skip
+    s_ask = s_want.copy()
+    ask = np.multiply(s_need[:k], other, out=np.full(k, np.inf), where=multi[item] & np.isfinite(other))
+    np.minimum(s_ask[:k], np.maximum(ask - s_bonus, 0.0), out=s_ask[:k])
+    return want, s_ask
+
+
+@st.composite
+def layouts(draw):
+    """Items with 0-3 streams each (ordered by item), a few trailing load streams, values with many ties."""
+    per_item = draw(st.lists(st.integers(0, 3), min_size=1, max_size=12))
+    n = len(per_item)
+    item = np.repeat(np.arange(n), per_item).astype(np.int64)
+    k, extra = item.size, draw(st.integers(0, 2))
+    value = st.sampled_from(VALUES[:-1])
+
+    def arr(size, values=value):
+        return np.array(draw(st.lists(values, min_size=size, max_size=size)), dtype=float)
+
+    starts = run_starts(item).nonzero()[0]
+    return {
+        "n": n, "item": item, "starts": starts, "owners": item[starts],
+        "multi": np.array(per_item) + draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)) > 1,
+        "got_cpu": arr(n), "need_cpu": arr(n), "got_io": arr(k + extra), "s_bonus": arr(k), "s_need": arr(k + extra),
+        "want_cpu": arr(n, st.sampled_from(VALUES)), "s_want": arr(k + extra, st.sampled_from(VALUES)),
+        "wait": np.flatnonzero(arr(n) == 2.0), "load": np.flatnonzero(arr(n) == 0.5),
+    }  # fmt: skip
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(layouts())
+def test_rates_and_asks_are_numpys_bits(c):
+    args = (c["got_cpu"], c["need_cpu"], c["got_io"], c["s_bonus"], c["s_need"], c["starts"], c["owners"],
+            c["wait"], c["load"])  # fmt: skip
+    got, expect = rates(*args), numpy_rates(*args)
+    assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
+    cpu, io = expect[1], expect[2]
+    args = (cpu, io, c["item"], c["starts"], c["owners"], c["multi"], c["want_cpu"], c["need_cpu"], c["s_want"],
+            c["s_need"], c["s_bonus"])  # fmt: skip
+    got, expect = asks(*args), numpy_asks(*args)
+    assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
+
+
+def test_least_hand_worked():
+    # items 0 and 2 have streams (0: two, 2: one); item 1 has none: inf; the tie 0.0 / -0.0 keeps the later one
+    io = np.array([0.0, -0.0, 3.0])
+    starts, owners = np.array([0, 2]), np.array([0, 2])
+    got = least(io, starts, owners, 3)
+    assert got.tolist() == [0.0, np.inf, 3.0] and np.signbit(got[0])
+
+
+def numpy_account(dt, n_host, k, has_load, vm, is_load, need_cpu, threads, fed, sys_fraction, core_mhz, progress,
+                  rate, want_cpu, frac_dt, got_cpu, got_cpu1, runnable_mhz, s_item, s_vm, s_group, s_need, s_bonus,
+                  s_want, s_full, got_io, got_io1, vcpus, core_mhz_vm, stall, swap_got, wb_got, item_out, vm_now,
+                  vm_sum):  # fmt: skip
+    """The engine's account stage as NumPy calls (before it was compiled), on the kernel's arguments."""
+    n, n_vm = need_cpu.size, vcpus.size
+    io_mb, sys_s_out, usr_s_out, steal_s_out, iowait_s_out = item_out
+    cpu_demand_mhz, cpu_used_mhz, disk_mbps, net_mbps = vm_now
+    usr_vm, sys_vm, steal_vm, iowait_vm, idle_vm, used_mhz_s, demand_mhz_s, ready_mhz_s, disk_mb, net_mb, swap_io_mb, \
+        writeback_mb = vm_sum  # fmt: skip
+    cpu_mc = progress * need_cpu
+    s_mb = progress[s_item] * s_need
+    if s_bonus.any():
+        s_mb[:k] = np.maximum(s_mb[:k] - s_bonus * dt, 0.0)
+    if has_load:
+        cpu_mc = np.where(is_load, got_cpu * dt, cpu_mc)
+        s_mb[k:] = got_io[k:] * dt
+    s_disk = s_group < n_host
+    s_net = (s_group >= n_host) & (s_group < 2 * n_host)
+    own = s_vm == vm[s_item]
+    io_mb += np.bincount(s_item, s_mb * (own & (s_disk | s_net)), minlength=n)
+    swap_mb, wb_mb = swap_got * dt, wb_got * dt
+    vm_disk = np.bincount(s_vm, s_mb * s_disk, minlength=n_vm) + swap_mb + wb_mb
+    vm_net = np.bincount(s_vm, s_mb * s_net, minlength=n_vm)
+    vm_used_mhz = np.bincount(vm, cpu_mc, minlength=n_vm) / dt
+    cpu_s = cpu_mc / core_mhz
+    used_mhz = np.multiply(rate, need_cpu, out=np.zeros(n), where=need_cpu > 0)
+    cpu_bound = (need_cpu > 0) & (np.divide(got_cpu1, need_cpu, out=np.full(n, np.inf), where=need_cpu > 0) <= rate)
+    f_run = np.divide(used_mhz, runnable_mhz, out=np.zeros(n), where=runnable_mhz > 0)
+    np.minimum(f_run, 1.0, out=f_run)
+    f_run[(cpu_bound | is_load) if has_load else cpu_bound] = 1.0
+    runnable_s = f_run * want_cpu * frac_dt / core_mhz
+    io_active = (np.bincount(s_item, s_want > 0, minlength=n) > 0).astype(float)
+    if fed.any():
+        took = np.divide(s_mb, s_full * dt, out=np.zeros(s_mb.size), where=s_full > 0)
+        busy = np.zeros(n)
+        np.maximum.at(busy, s_item, np.minimum(took, 1.0))
+        io_active = np.where(fed, np.divide(busy * dt, frac_dt, out=np.zeros(n), where=frac_dt > 0), io_active)
+    cpu_threads = threads * (need_cpu > 0)
+    not_load = 1.0 - f_run * ~is_load if has_load else 1.0 - f_run
+    blocked_s = (stall[vm] * cpu_threads * f_run + io_active * not_load) * frac_dt
+    remote = s_disk & ~own & (got_io > 0) & (got_io1 > 0)
+    daemon_blocked = np.zeros(n_vm)
+    if remote.any():
+        r = remote.nonzero()[0]
+        busy = np.minimum(got_io[r] / got_io1[r], 1.0)
+        daemon_blocked = np.bincount(s_vm[r], busy * frac_dt[s_item[r]], minlength=n_vm)
+    vcpu_s = vcpus * dt
+    vm_cpu_s = np.bincount(vm, cpu_s, minlength=n_vm)
+    vm_runnable = np.minimum(np.bincount(vm, runnable_s, minlength=n_vm), vcpu_s)
+    vm_steal = np.maximum(vm_runnable - vm_cpu_s, 0.0)
+    vm_idle_all = vcpu_s - vm_runnable
+    vm_blocked = np.bincount(vm, blocked_s, minlength=n_vm) + daemon_blocked
+    vm_iowait = np.minimum(vm_idle_all, vm_blocked)
+    sys_s = cpu_s * sys_fraction
+    vm_sys = np.bincount(vm, sys_s, minlength=n_vm)
+    sys_s_out += sys_s
+    usr_s_out += (1.0 - sys_fraction) * cpu_s
+    waiting = runnable_s - cpu_s
+    vm_waiting = np.bincount(vm, waiting, minlength=n_vm)
+    steal_s_out += waiting * np.divide(vm_steal, vm_waiting, out=np.zeros(n_vm), where=vm_waiting > 0)[vm]
+    iowait_s_out += blocked_s * np.divide(vm_iowait, vm_blocked, out=np.zeros(n_vm), where=vm_blocked > 0)[vm]
+    vm_demand = np.minimum(np.bincount(vm, f_run * want_cpu, minlength=n_vm), vcpus * core_mhz_vm)
+    cpu_demand_mhz[:], cpu_used_mhz[:], disk_mbps[:], net_mbps[:] = vm_demand, vm_used_mhz, vm_disk / dt, vm_net / dt
+    usr_vm += vm_cpu_s - vm_sys
+    sys_vm += vm_sys
+    steal_vm += vm_steal
+    iowait_vm += vm_iowait
+    idle_vm += vm_idle_all - vm_iowait
+    used_mhz_s += vm_used_mhz * dt
+    demand_mhz_s += vm_demand * dt
+    ready_mhz_s += vm_steal * core_mhz_vm
+    disk_mb += vm_disk
+    net_mb += vm_net
+    swap_io_mb += swap_mb
+    writeback_mb += wb_mb
+
+
+@st.composite
+def tick_accounts(draw):
+    """A tick's results for the account stage: items on VMs on hosts, streams (some to another VM's datastore, some
+    on NICs or rack links, trailing load streams), values with ties, zeros and a few infinite rates."""
+    n_host, n_vm, n = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 10))
+    k, extra = draw(st.integers(0, 12)), draw(st.integers(0, 3))
+    has_load = extra > 0 or draw(st.booleans())
+    ints = lambda size, hi: np.array(draw(st.lists(st.integers(0, hi - 1), min_size=size, max_size=size)), np.int64)  # noqa: E731
+    value = st.sampled_from([0.0, 0.1, 0.25, 0.3, 1 / 3, 1.0, 2.0, 3.0])  # some round: sums must add in order
+
+    def arr(size, values=value):
+        return np.array(draw(st.lists(values, min_size=size, max_size=size)), dtype=float)
+
+    def flags(size):
+        return np.array(draw(st.lists(st.booleans(), min_size=size, max_size=size)), dtype=bool)
+
+    n_s = k + extra
+    is_load = flags(n) if has_load else np.zeros(n, bool)
+    s_item = np.sort(ints(k, n))
+    if extra:
+        s_item = np.concatenate((s_item, ints(extra, n)))
+    bonus = arr(k) * draw(st.booleans())
+    return (1.0, n_host, k, has_load, ints(n, n_vm), is_load, arr(n), arr(n) + 1.0, flags(n), arr(n) / 4,
+            arr(n) + 100.0, arr(n), arr(n, st.sampled_from([0.0, 0.5, 1.0, np.inf])), arr(n), arr(n) / 3, arr(n) * 50,
+            arr(n) * 50, arr(n) * 40, s_item, ints(n_s, n_vm), ints(n_s, 3 * n_host), arr(n_s), bonus, arr(n_s),
+            arr(n_s), arr(n_s), arr(n_s), ints(n_vm, 4) + 1, arr(n_vm) + 1000.0, arr(n_vm) / 4, arr(n_vm), arr(n_vm),
+            tuple(arr(n) for _ in range(5)), tuple(arr(n_vm) for _ in range(4)),
+            tuple(arr(n_vm) for _ in range(12)))  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(tick_accounts())
+def test_account_is_numpys_bits(args):
+    # both write into their own copies of the item and VM columns; every column must come out the same bits
+    import copy
+
+    mine, theirs = copy.deepcopy(args), copy.deepcopy(args)
+    account(*mine)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        numpy_account(*theirs)
+    for a, b in zip(mine[-3:], theirs[-3:], strict=True):
+        assert all(same_bits(x, y) for x, y in zip(a, b, strict=True))

@@ -1,0 +1,353 @@
+"""The tick's compiled loops: water-filling and the pipeline stage's per-round arithmetic.
+
+A tick shares and re-shares a few hundred items a dozen times (vcloud/engine.py `stage_cpu`, `stage_io`,
+`stage_pipeline`); written as NumPy calls that was ~40 calls a round, where NumPy's per-call cost, not the arithmetic,
+was the time. These loops do the arithmetic of those NumPy calls in the same order (`np_min`/`np_max` are NumPy's
+minimum/maximum, ties and NaN included; sums add in item order as `np.bincount` does), so the numbers are the same
+bits (tests/test_kernels.py against the NumPy forms; the golden digests did not move).
+
+One module on purpose: numba's on-disk cache (`cache=True`) is keyed on the source file of each compiled function, not
+on what it calls, so a kernel calling a changed kernel of another module would run the stale compiled code.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_INF = np.inf
+
+
+@numba.njit(inline="always")
+def np_min(a: float, b: float) -> float:
+    """`np.minimum(a, b)`: NaN if either is NaN; on a tie (0.0 vs -0.0) the second."""
+    return a if (a < b or a != a) else b
+
+
+@numba.njit(inline="always")
+def np_max(a: float, b: float) -> float:
+    """`np.maximum(a, b)`: NaN if either is NaN; on a tie the second."""
+    return a if (a > b or a != a) else b
+
+
+@numba.njit(cache=True, nogil=True)
+def fill(
+    group: np.ndarray, weight: np.ndarray, cap: np.ndarray, capacity: np.ndarray, cap_sum: np.ndarray
+) -> np.ndarray:
+    """`vcloud.waterfill.waterfill` (empty `weight`: equal shares; empty `cap_sum`: computed here). The arithmetic
+    of the NumPy form it replaced, in the same order: sums in item order as `np.bincount` adds."""
+    n, n_groups = cap.size, capacity.size
+    weighted = weight.size > 0
+    if cap_sum.size == 0:
+        cap_sum = np.zeros(n_groups)
+        for i in range(n):
+            cap_sum[group[i]] += cap[i]
+    short = np.empty(n_groups, np.bool_)
+    for j in range(n_groups):
+        short[j] = not (cap_sum[j] <= capacity[j])
+    alloc = np.empty(n)
+    rows = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        c = cap[i]
+        if c > 0 and (not weighted or weight[i] > 0):
+            alloc[i] = c
+            if short[group[i]]:
+                rows[m] = i
+                m += 1
+        else:
+            alloc[i] = 0.0
+    if m == 0:
+        return alloc
+    remaining = capacity.copy()
+    level = np.zeros(n_groups)
+    sums = np.empty(n_groups)
+    while True:
+        sums[:] = 0.0
+        for j in range(m):
+            i = rows[j]
+            sums[group[i]] += weight[i] if weighted else 1.0
+        for k in range(n_groups):
+            if sums[k] > 0:
+                level[k] = remaining[k] / sums[k]
+        sums[:] = 0.0
+        kept = 0
+        for j in range(m):
+            i = rows[j]
+            offer = weight[i] * level[group[i]] if weighted else level[group[i]]
+            if offer >= cap[i]:
+                sums[group[i]] += cap[i]
+            else:
+                rows[kept] = i
+                kept += 1
+        if kept == m:
+            for j in range(m):
+                i = rows[j]
+                alloc[i] = weight[i] * level[group[i]] if weighted else level[group[i]]
+            return alloc
+        for k in range(n_groups):
+            remaining[k] = np_max(remaining[k] - sums[k], 0.0)
+        m = kept
+
+
+@numba.njit(cache=True, nogil=True)
+def least(io: np.ndarray, starts: np.ndarray, owners: np.ndarray, n: int) -> np.ndarray:
+    """Each item's least ratio over its streams (inf if it has none); streams are ordered by item, `starts` are
+    where each owner's run begins (`np.minimum.reduceat`)."""
+    out = np.full(n, _INF)
+    for j in range(starts.size):
+        end = starts[j + 1] if j + 1 < starts.size else io.size
+        m = io[starts[j]]
+        for s in range(starts[j] + 1, end):
+            m = np_min(m, io[s])
+        out[owners[j]] = m
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def rates(
+    got_cpu: np.ndarray,
+    need_cpu: np.ndarray,
+    got_io: np.ndarray,
+    s_bonus: np.ndarray,
+    s_need: np.ndarray,
+    starts: np.ndarray,
+    owners: np.ndarray,
+    wait_rows: np.ndarray,
+    load_rows: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each item's rate (min over its needs of grant / need) and the ratios grant / need: per item of its CPU, per
+    stream of the stream (inf where there is no such need). A waiting phase runs at rate 1, a load never ends."""
+    n, k = need_cpu.size, s_bonus.size
+    cpu = np.full(n, _INF)
+    for i in range(n):
+        if need_cpu[i] > 0:
+            cpu[i] = got_cpu[i] / need_cpu[i]
+    io = np.full(k, _INF)
+    for s in range(k):
+        if s_need[s] > 0:
+            io[s] = (got_io[s] + s_bonus[s]) / s_need[s]
+    rate = least(io, starts, owners, n)
+    for i in range(n):
+        rate[i] = np_min(cpu[i], rate[i])
+    for i in wait_rows:
+        rate[i] = 1.0
+    for i in load_rows:
+        rate[i] = 0.0  # never progresses; a phase whose every need is in the cache ends at once (inf)
+    return rate, cpu, io
+
+
+@numba.njit(cache=True, nogil=True)
+def asks(
+    cpu: np.ndarray,
+    io: np.ndarray,
+    item: np.ndarray,
+    starts: np.ndarray,
+    owners: np.ndarray,
+    multi: np.ndarray,
+    want_cpu: np.ndarray,
+    need_cpu: np.ndarray,
+    s_want: np.ndarray,
+    s_need: np.ndarray,
+    s_bonus: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """What each need of a multi-resource phase asks for in the next round: as much as the phase's other needs let
+    it use (the ratios `cpu`, `io` of their grants), never more than its standalone want. A stream's other needs are
+    the item's lowest ratio, except for its first stream that has the lowest (argmin's choice, the CPU coming after
+    the streams): for that one the least of the CPU and of the other streams."""
+    n, k = cpu.size, io.size
+    other_cpu = least(io, starts, owners, n)
+    other = np.empty(k)
+    for s in range(k):
+        other[s] = np_min(cpu[item[s]], other_cpu[item[s]])
+    for j in range(starts.size):
+        end = starts[j + 1] if j + 1 < starts.size else k
+        for first in range(starts[j], end):
+            if io[first] == other[first]:
+                m = _INF if first == starts[j] else io[starts[j]]
+                for s in range(starts[j] + 1, end):
+                    m = np_min(m, _INF if s == first else io[s])
+                other[first] = np_min(cpu[owners[j]], m)
+                break
+    want = want_cpu.copy()
+    for i in range(n):
+        ask = need_cpu[i] * other_cpu[i] if multi[i] and np.isfinite(other_cpu[i]) else _INF
+        want[i] = np_min(want[i], ask)
+    s_ask = s_want.copy()
+    for s in range(k):
+        ask = s_need[s] * other[s] if multi[item[s]] and np.isfinite(other[s]) else _INF
+        s_ask[s] = np_min(s_ask[s], np_max(ask - s_bonus[s], 0.0))
+    return want, s_ask
+
+
+@numba.njit(cache=True, nogil=True)
+def account(
+    dt: float,
+    n_host: int,
+    k: int,
+    has_load: bool,
+    vm: np.ndarray,
+    is_load: np.ndarray,
+    need_cpu: np.ndarray,
+    threads: np.ndarray,
+    fed: np.ndarray,
+    sys_fraction: np.ndarray,
+    core_mhz: np.ndarray,
+    progress: np.ndarray,
+    rate: np.ndarray,
+    want_cpu: np.ndarray,
+    frac_dt: np.ndarray,
+    got_cpu: np.ndarray,
+    got_cpu1: np.ndarray,
+    runnable_mhz: np.ndarray,
+    s_item: np.ndarray,
+    s_vm: np.ndarray,
+    s_group: np.ndarray,
+    s_need: np.ndarray,
+    s_bonus: np.ndarray,
+    s_want: np.ndarray,
+    s_full: np.ndarray,
+    got_io: np.ndarray,
+    got_io1: np.ndarray,
+    vcpus: np.ndarray,
+    core_mhz_vm: np.ndarray,
+    stall: np.ndarray,
+    swap_got: np.ndarray,
+    wb_got: np.ndarray,
+    item_out: tuple,
+    vm_now: tuple,
+    vm_sum: tuple,
+) -> None:
+    """`vcloud.engine.stage_account`: what each item and VM did in the tick, and the guest's /proc/stat accounting
+    per VM. Adds to the item columns (io_mb, sys_s, usr_s, steal_s, iowait_s) and the VM counters (`vm_sum`), and
+    sets the VM's state of the tick (`vm_now`: cpu_demand_mhz, cpu_used_mhz, disk_mbps, net_mbps)."""
+    n, n_vm, n_s = need_cpu.size, vcpus.size, s_item.size
+    io_mb, sys_s_out, usr_s_out, steal_s_out, iowait_s_out = item_out
+    cpu_demand_mhz, cpu_used_mhz, disk_mbps, net_mbps = vm_now
+    usr_vm, sys_vm, steal_vm, iowait_vm, idle_vm, used_mhz_s, demand_mhz_s, ready_mhz_s = vm_sum[:8]
+    disk_mb, net_mb, swap_io_mb, writeback_mb = vm_sum[8:]
+
+    # what each item and stream moved in the tick
+    cpu_mc = np.empty(n)
+    for i in range(n):
+        cpu_mc[i] = got_cpu[i] * dt if has_load and is_load[i] else progress[i] * need_cpu[i]
+    s_mb = np.empty(n_s)
+    for s in range(n_s):
+        s_mb[s] = progress[s_item[s]] * s_need[s]
+    any_bonus = False
+    for s in range(k):
+        any_bonus = any_bonus or s_bonus[s] != 0
+    if any_bonus:  # what fit below the dirty limit went to the cache, not the disk
+        for s in range(k):
+            s_mb[s] = np_max(s_mb[s] - s_bonus[s] * dt, 0.0)
+    if has_load:
+        for s in range(k, n_s):
+            s_mb[s] = got_io[s] * dt
+    item_io = np.zeros(n)
+    vm_disk, vm_net = np.zeros(n_vm), np.zeros(n_vm)
+    remote = np.zeros(n_s, np.bool_)
+    for s in range(n_s):
+        disk = s_group[s] < n_host
+        net = s_group[s] >= n_host and s_group[s] < 2 * n_host  # the VM's NIC (rack links are the switch's)
+        own = s_vm[s] == vm[s_item[s]]
+        item_io[s_item[s]] += s_mb[s] * (1.0 if own and (disk or net) else 0.0)
+        vm_disk[s_vm[s]] += s_mb[s] * (1.0 if disk else 0.0)
+        vm_net[s_vm[s]] += s_mb[s] * (1.0 if net else 0.0)
+        remote[s] = disk and not own and got_io[s] > 0 and got_io1[s] > 0
+    for v in range(n_vm):
+        vm_disk[v] = vm_disk[v] + swap_got[v] * dt + wb_got[v] * dt
+    vm_used_mhz = np.zeros(n_vm)
+    for i in range(n):
+        vm_used_mhz[vm[i]] += cpu_mc[i]
+    for v in range(n_vm):
+        vm_used_mhz[v] = vm_used_mhz[v] / dt
+
+    # the share of the tick CPU bounds each item's threads (1 for CPU-bound and LOAD items)
+    cpu_s, f_run, runnable_s = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        cpu_s[i] = cpu_mc[i] / core_mhz[i]
+        used_mhz = rate[i] * need_cpu[i] if need_cpu[i] > 0 else 0.0  # all-cached phases: rate inf
+        # CPU binds if the CPU it gets competing as a runnable thread (the first round's) is what limits it
+        cpu_bound = need_cpu[i] > 0 and got_cpu1[i] / need_cpu[i] <= rate[i]
+        f = used_mhz / runnable_mhz[i] if runnable_mhz[i] > 0 else 0.0
+        f_run[i] = 1.0 if cpu_bound or (has_load and is_load[i]) else np_min(f, 1.0)
+        runnable_s[i] = f_run[i] * want_cpu[i] * frac_dt[i] / core_mhz[i]
+    io_active = np.zeros(n)
+    for s in range(n_s):
+        io_active[s_item[s]] += 1.0 if s_want[s] > 0 else 0.0
+    for i in range(n):
+        io_active[i] = 1.0 if io_active[i] > 0 else 0.0
+    any_fed = False
+    for i in range(n):
+        any_fed = any_fed or fed[i]
+    if any_fed:  # a fed queue waits on its I/O for the time its bytes take at its streams' full speed
+        busy = np.zeros(n)
+        for s in range(n_s):
+            took = s_mb[s] / (s_full[s] * dt) if s_full[s] > 0 else 0.0
+            busy[s_item[s]] = np_max(busy[s_item[s]], np_min(took, 1.0))
+        for i in range(n):
+            if fed[i]:
+                io_active[i] = busy[i] * dt / frac_dt[i] if frac_dt[i] > 0 else 0.0
+    # page-ins stall the threads in the share they run, I/O blocks one thread in the share it binds
+    blocked_s = np.empty(n)
+    for i in range(n):
+        cpu_threads = threads[i] * (1.0 if need_cpu[i] > 0 else 0.0)
+        not_load = 1.0 - f_run[i] * (0.0 if is_load[i] else 1.0) if has_load else 1.0 - f_run[i]
+        blocked_s[i] = (stall[vm[i]] * cpu_threads * f_run[i] + io_active[i] * not_load) * frac_dt[i]
+    # a stream on another VM's datastore: that VM's daemon thread is blocked while its requests are outstanding
+    # (outstanding: the share of the tick its requests take at the rate a request is served, the first round's)
+    daemon_blocked = np.zeros(n_vm)
+    for s in range(n_s):
+        if remote[s]:
+            daemon_blocked[s_vm[s]] += np_min(got_io[s] / got_io1[s], 1.0) * frac_dt[s_item[s]]
+
+    # guest accounting per VM: the /proc/stat identity by construction
+    vm_cpu_s, vm_runnable, vm_item_blocked = np.zeros(n_vm), np.zeros(n_vm), np.zeros(n_vm)
+    vm_sys, vm_waiting, vm_wants = np.zeros(n_vm), np.zeros(n_vm), np.zeros(n_vm)
+    sys_s, waiting = np.empty(n), np.empty(n)
+    for i in range(n):
+        v = vm[i]
+        sys_s[i] = cpu_s[i] * sys_fraction[i]
+        waiting[i] = runnable_s[i] - cpu_s[i]
+        vm_cpu_s[v] += cpu_s[i]
+        vm_runnable[v] += runnable_s[i]
+        vm_item_blocked[v] += blocked_s[i]
+        vm_sys[v] += sys_s[i]
+        vm_waiting[v] += waiting[i]
+        vm_wants[v] += f_run[i] * want_cpu[i]
+    steal_per, iowait_per = np.zeros(n_vm), np.zeros(n_vm)
+    for v in range(n_vm):
+        vcpu_s = vcpus[v] * dt
+        runnable = np_min(vm_runnable[v], vcpu_s)
+        steal = np_max(runnable - vm_cpu_s[v], 0.0)
+        idle_all = vcpu_s - runnable
+        blocked = vm_item_blocked[v] + daemon_blocked[v]
+        iowait = np_min(idle_all, blocked)
+        steal_per[v] = steal / vm_waiting[v] if vm_waiting[v] > 0 else 0.0
+        iowait_per[v] = iowait / blocked if blocked > 0 else 0.0
+        # VM state of this tick and cumulative counters; demand is what the threads would run if never stolen
+        demand = np_min(vm_wants[v], vcpus[v] * core_mhz_vm[v])
+        cpu_demand_mhz[v] = demand
+        cpu_used_mhz[v] = vm_used_mhz[v]
+        disk_mbps[v] = vm_disk[v] / dt
+        net_mbps[v] = vm_net[v] / dt
+        usr_vm[v] += vm_cpu_s[v] - vm_sys[v]
+        sys_vm[v] += vm_sys[v]
+        steal_vm[v] += steal
+        iowait_vm[v] += iowait
+        idle_vm[v] += idle_all - iowait
+        used_mhz_s[v] += vm_used_mhz[v] * dt
+        demand_mhz_s[v] += demand * dt
+        ready_mhz_s[v] += steal * core_mhz_vm[v]
+        disk_mb[v] += vm_disk[v]
+        net_mb[v] += vm_net[v]
+        swap_io_mb[v] += swap_got[v] * dt
+        writeback_mb[v] += wb_got[v] * dt
+
+    # attribution to items, in proportion to what each contributed
+    for i in range(n):
+        io_mb[i] += item_io[i]
+        sys_s_out[i] += sys_s[i]
+        usr_s_out[i] += (1.0 - sys_fraction[i]) * cpu_s[i]
+        steal_s_out[i] += waiting[i] * steal_per[vm[i]]
+        iowait_s_out[i] += blocked_s[i] * iowait_per[vm[i]]
