@@ -248,7 +248,7 @@ def test_the_page_caches_resident_files_are_those_holding_data_and_evictions_see
 def test_evict_s_running_sums_are_each_group_s_earlier_amounts_in_order():
     """`_cum_before` (evict's and write_back's oldest-first budget) equals the loop that adds each group's earlier
     amounts (0 at a group's first row), from the same running sum."""
-    from vcloud.pagecache import _cum_before
+    from vcloud.kernels import _cum_before
 
     rng = np.random.default_rng(7)
     for _ in range(200):

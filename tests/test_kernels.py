@@ -216,3 +216,80 @@ def test_account_is_numpys_bits(args):
         numpy_account(*theirs)
     for a, b in zip(mine[-3:], theirs[-3:], strict=True):
         assert all(same_bits(x, y) for x, y in zip(a, b, strict=True))
+
+
+def numpy_cum_before(group, amount):
+    cum = np.cumsum(amount)
+    first = run_starts(group)
+    start = first.nonzero()[0]
+    return cum - amount - (cum[start] - amount[start])[np.cumsum(first) - 1]
+
+
+def numpy_evict(files, resident, vm_rows, excess):
+    """vcloud.pagecache.evict as NumPy calls (before it was compiled)."""
+    vm_r = files["vm"][resident]
+    clean_r = files["cached_mb"][resident] - files["dirty_mb"][resident]
+    over = np.zeros(excess.size, dtype=bool)
+    over[vm_rows] = True
+    on = (clean_r > 0) & over[vm_r]
+    if not on.any():
+        return
+    rows, vm, clean = resident[on], vm_r[on], clean_r[on]
+    active, cached, last = files["active"][rows], files["cached_mb"][rows], files["last_access_s"][rows]
+    act = np.bincount(vm, cached * active, minlength=excess.size)
+    inact = np.bincount(vm, cached * ~active, minlength=excess.size)
+    demote = np.maximum(act - 2.0 * inact, 0.0) / 3.0
+    if demote.any():
+        a = active.nonzero()[0]
+        order = a[np.lexsort((last[a], vm[a]))]
+        before = numpy_cum_before(vm[order], cached[order])
+        files["active"][rows[order[before < demote[vm[order]]]]] = False
+        active = files["active"][rows]
+    order = np.lexsort((last, active, vm))
+    before = numpy_cum_before(vm[order], clean[order])
+    files["cached_mb"][rows[order]] -= np.minimum(np.maximum(excess[vm[order]] - before, 0.0), clean[order])
+
+
+def numpy_write_back(files, resident, wb_mb):
+    vm = files["vm"]
+    rows = resident[(files["dirty_mb"][resident] > 0) & (wb_mb[vm[resident]] > 0)]
+    if rows.size == 0:
+        return
+    order = rows[np.lexsort((files["dirty_since_s"][rows], vm[rows]))]
+    dirty = files["dirty_mb"][order]
+    files["dirty_mb"][order] -= np.minimum(np.maximum(wb_mb[vm[order]] - numpy_cum_before(vm[order], dirty), 0.0),
+                                           dirty)  # fmt: skip
+
+
+@st.composite
+def file_tables(draw):
+    """Files on a few VMs with cached, dirty (<= cached) MB, LRU times with ties, some active; a VM budget each."""
+    n, n_vm = draw(st.integers(1, 20)), draw(st.integers(1, 4))
+    mb = st.sampled_from([0.0, 0.1, 1 / 3, 1.0, 2.5, 7.0])
+
+    def arr(values, dtype=float):
+        return np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=dtype)
+
+    cached = arr(mb)
+    files = {"vm": arr(st.integers(0, n_vm - 1), np.int64), "cached_mb": cached, "dirty_mb": cached * arr(mb) / 7.0,
+             "active": arr(st.booleans(), bool), "last_access_s": arr(st.sampled_from([0.0, 1.0, 2.0])),
+             "dirty_since_s": arr(st.sampled_from([0.0, 5.0, 6.0]))}  # fmt: skip
+    resident = np.flatnonzero(arr(st.booleans(), bool) | (cached > 0))
+    budget = np.array(draw(st.lists(mb, min_size=n_vm, max_size=n_vm))) * 3
+    vm_rows = np.flatnonzero(np.array(draw(st.lists(st.booleans(), min_size=n_vm, max_size=n_vm))))
+    return files, resident, vm_rows, budget
+
+
+@settings(max_examples=300, deadline=None)
+@given(file_tables())
+def test_evict_and_write_back_are_numpys_bits(case):
+    from vcloud.kernels import evict, write_back
+
+    files, resident, vm_rows, budget = case
+    mine, theirs = {k: v.copy() for k, v in files.items()}, {k: v.copy() for k, v in files.items()}
+    evict(mine["vm"], mine["cached_mb"], mine["dirty_mb"], mine["active"], mine["last_access_s"], resident, vm_rows,
+          budget)  # fmt: skip
+    numpy_evict(theirs, resident, vm_rows, budget)
+    write_back(mine["vm"], mine["dirty_mb"], mine["dirty_since_s"], resident, budget)
+    numpy_write_back(theirs, resident, budget)
+    assert all(same_bits(mine[k], theirs[k]) for k in files)

@@ -351,3 +351,95 @@ def account(
         usr_s_out[i] += (1.0 - sys_fraction[i]) * cpu_s[i]
         steal_s_out[i] += waiting[i] * steal_per[vm[i]]
         iowait_s_out[i] += blocked_s[i] * iowait_per[vm[i]]
+
+
+@numba.njit(cache=True, nogil=True)
+def _lex_order(minor: np.ndarray, middle: np.ndarray, major: np.ndarray) -> np.ndarray:
+    """`np.lexsort((minor, middle, major))`: stable sorts from the last key to the first."""
+    order = np.argsort(minor, kind="mergesort")
+    order = order[np.argsort(middle[order], kind="mergesort")]
+    return order[np.argsort(major[order], kind="mergesort")]
+
+
+@numba.njit(cache=True, nogil=True)
+def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
+    """For rows sorted by group: the sum of `amount` over the earlier rows of the same group, as NumPy computed it
+    (a running sum less its value where the row's group starts)."""
+    before = np.empty(amount.size)
+    cum = base = 0.0
+    for j in range(amount.size):
+        cum += amount[j]
+        if j == 0 or group[j] != group[j - 1]:
+            base = cum - amount[j]
+        before[j] = cum - amount[j] - base
+    return before
+
+
+@numba.njit(cache=True, nogil=True)
+def evict(
+    vm_of: np.ndarray,
+    cached_mb: np.ndarray,
+    dirty_mb: np.ndarray,
+    active_of: np.ndarray,
+    last_access_s: np.ndarray,
+    resident: np.ndarray,
+    vm_rows: np.ndarray,
+    excess: np.ndarray,
+) -> None:
+    """`vcloud.pagecache.evict` on the file table's columns (`cached_mb` and `active_of` are changed in place)."""
+    over = np.zeros(excess.size, np.bool_)
+    for v in vm_rows:
+        over[v] = True
+    on = np.zeros(resident.size, np.bool_)
+    for j in range(resident.size):
+        f = resident[j]
+        on[j] = cached_mb[f] - dirty_mb[f] > 0 and over[vm_of[f]]
+    rows = resident[on]  # ascending file rows with clean data on a VM over its cache, their VMs and clean MB
+    if rows.size == 0:
+        return
+    vm = vm_of[rows]
+    clean = cached_mb[rows] - dirty_mb[rows]
+    cached = cached_mb[rows]
+    last = last_access_s[rows]
+    act, inact = np.zeros(excess.size), np.zeros(excess.size)
+    for j in range(rows.size):
+        act[vm[j]] += cached[j] * (1.0 if active_of[rows[j]] else 0.0)
+        inact[vm[j]] += cached[j] * (0.0 if active_of[rows[j]] else 1.0)
+    demote = np.empty(excess.size)
+    any_demote = False
+    for v in range(excess.size):
+        demote[v] = np_max(act[v] - 2.0 * inact[v], 0.0) / 3.0
+        any_demote = any_demote or demote[v] != 0
+    if any_demote:  # the active list is cut to twice the inactive one: its least recently used files first
+        a = np.flatnonzero(active_of[rows])
+        order = a[_lex_order(last[a], np.zeros(a.size), vm[a])]
+        before = _cum_before(vm[order], cached[order])
+        for j in range(order.size):
+            if before[j] < demote[vm[order[j]]]:
+                active_of[rows[order[j]]] = False
+    active = active_of[rows]
+    order = _lex_order(last, active, vm)  # the inactive list first, least recently used first
+    before = _cum_before(vm[order], clean[order])
+    for j in range(order.size):
+        o = order[j]
+        cached_mb[rows[o]] -= np_min(np_max(excess[vm[o]] - before[j], 0.0), clean[o])
+
+
+@numba.njit(cache=True, nogil=True)
+def write_back(
+    vm_of: np.ndarray, dirty_mb: np.ndarray, dirty_since_s: np.ndarray, resident: np.ndarray, wb_mb: np.ndarray
+) -> None:
+    """`vcloud.pagecache.write_back` on the file table's columns (`dirty_mb` is changed in place)."""
+    keep = np.zeros(resident.size, np.bool_)
+    for j in range(resident.size):
+        f = resident[j]
+        keep[j] = dirty_mb[f] > 0 and wb_mb[vm_of[f]] > 0
+    rows = resident[keep]
+    if rows.size == 0:
+        return
+    vm = vm_of[rows]
+    order = rows[_lex_order(dirty_since_s[rows], np.zeros(rows.size), vm)]  # the oldest dirty files first
+    dirty = dirty_mb[order]
+    before = _cum_before(vm_of[order], dirty)
+    for j in range(order.size):
+        dirty_mb[order[j]] -= np_min(np_max(wb_mb[vm_of[order[j]]] - before[j], 0.0), dirty[j])

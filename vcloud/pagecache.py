@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vcloud.arrays import clip, run_starts
+from vcloud import kernels
+from vcloud.arrays import run_starts
 from vcloud.tables import Columns
 
 
@@ -144,55 +145,16 @@ class PageCache:
         f.dirty_mb[file] *= keep
 
 
-# ---- the per-tick arithmetic (vectorized; reference.py has it plainly) ------------------------------------------
+# ---- the per-tick arithmetic (compiled: vcloud/kernels.py; reference.py has it plainly) ---------------------------
 def evict(files: FileTable, resident: np.ndarray, vm_rows: np.ndarray, excess: np.ndarray) -> None:
     """Free `excess[v]` MB of clean cached data on each VM v of `vm_rows`: the inactive list first, least recently
     used first; the active list is first cut to twice the inactive one (its oldest files are demoted).
     `resident`: ascending rows that include every file holding cached data (PageCache.resident)."""
-    vm_r = files.vm[resident]
-    clean_r = files.cached_mb[resident] - files.dirty_mb[resident]
-    n_vm = int(excess.size)
-    over = np.zeros(n_vm, dtype=bool)
-    over[vm_rows] = True
-    on = (clean_r > 0) & over[vm_r]
-    if not on.any():
-        return
-    rows, vm, clean = resident[on], vm_r[on], clean_r[on]  # ascending file rows, their VMs, their clean MB
-    active = files.active[rows]
-    cached = files.cached_mb[rows]
-    act = np.bincount(vm, cached * active, minlength=n_vm)
-    inact = np.bincount(vm, cached * ~active, minlength=n_vm)
-    demote = np.maximum(act - 2.0 * inact, 0.0) / 3.0
-    last = files.last_access_s[rows]
-    if demote.any():
-        a = active.nonzero()[0]
-        order = a[np.lexsort((last[a], vm[a]))]
-        before = _cum_before(vm[order], cached[order])
-        files.active[rows[order[before < demote[vm[order]]]]] = False
-        active = files.active[rows]
-    order = np.lexsort((last, active, vm))
-    before = _cum_before(vm[order], clean[order])
-    take = clip(excess[vm[order]] - before, 0.0, clean[order])
-    files.cached_mb[rows[order]] -= take
-
-
-def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
-    """For rows sorted by group: the sum of `amount` over the earlier rows of the same group (a running sum less
-    its value where the row's group starts, gathered by each row's group number)."""
-    cum = np.cumsum(amount)
-    first = run_starts(group)
-    start = first.nonzero()[0]
-    return cum - amount - (cum[start] - amount[start])[np.cumsum(first) - 1]
+    kernels.evict(files.vm, files.cached_mb, files.dirty_mb, files.active, files.last_access_s, resident,
+                  np.asarray(vm_rows, np.int64), excess)  # fmt: skip
 
 
 def write_back(files: FileTable, resident: np.ndarray, wb_mb: np.ndarray) -> None:
     """The flusher cleaned `wb_mb[v]` MB on each VM v: the oldest dirty files first. `resident`: ascending rows
     that include every file holding dirty data (PageCache.resident)."""
-    vm = files.vm
-    rows = resident[(files.dirty_mb[resident] > 0) & (wb_mb[vm[resident]] > 0)]
-    if rows.size == 0:
-        return
-    order = rows[np.lexsort((files.dirty_since_s[rows], vm[rows]))]
-    dirty = files.dirty_mb[order]
-    take = clip(wb_mb[vm[order]] - _cum_before(vm[order], dirty), 0.0, dirty)
-    files.dirty_mb[order] -= take
+    kernels.write_back(files.vm, files.dirty_mb, files.dirty_since_s, resident, wb_mb)
