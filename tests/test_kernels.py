@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from vcloud.arrays import run_starts
 from vcloud.kernels import account, asks, least, rates
+from vcloud.waterfill import waterfill
 
 # few distinct values, so ties (and 0.0 against -0.0) are common
 VALUES = [0.0, -0.0, 0.5, 1.0, 2.0, np.inf]
@@ -293,3 +294,74 @@ def test_evict_and_write_back_are_numpys_bits(case):
     write_back(mine["vm"], mine["dirty_mb"], mine["dirty_since_s"], resident, budget)
     numpy_write_back(theirs, resident, budget)
     assert all(same_bits(mine[k], theirs[k]) for k in files)
+
+
+def numpy_reclaim(dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool,
+                  vm_host, pool_limit, balloon, touched, used, active, cached):  # fmt: skip
+    """vcloud.memory's targets, balloon_step and reclaim as NumPy calls (before they were compiled)."""
+    n_vm, n_host = size.size, pool_limit.size
+    held_before = np.minimum(used, size - balloon) + cached
+    top = np.minimum(size, limit_cfg)
+    target = np.minimum(granted, top)
+    finite = np.isfinite(pool_limit)
+    if finite.any():
+        pooled = in_pool & finite[vm_host]
+        f = np.clip(np.divide(touched, held_before, out=np.ones(n_vm), where=held_before > 0), 0.0, 1.0)
+        k = 1.0 / (1.0 - idle_tax)
+        weight = shares / (f + k * (1.0 - f)) * pooled
+        capacity = np.where(finite, pool_limit, 0.0)
+        base = waterfill(vm_host, weight, np.where(pooled, np.minimum(held_before, top), 0.0), capacity)
+        spare = np.maximum(capacity - np.bincount(vm_host, base, minlength=n_host), 0.0)
+        extra = waterfill(vm_host, weight, np.where(pooled, top - base, 0.0), spare)
+        target = np.where(pooled, base + extra, target)
+    free = np.maximum(size - balloon - used - cached, 0.0)
+    want = np.clip(balloon + (held_before - target), 0.0, max_fraction * size) - balloon
+    quick = np.minimum(np.minimum(np.maximum(want, 0.0), free), free_rate * dt)
+    slow = np.minimum(want - quick, inflate * (dt - quick / free_rate))
+    balloon = balloon + np.where(want > 0, quick + slow, np.maximum(want, -deflate * dt))
+    guest = size - balloon
+    guest_swap = np.maximum(used - guest, 0.0)
+    resident = used - guest_swap
+    held = resident + np.minimum(cached, np.maximum(guest - used, 0.0))
+    hv_swap = np.maximum(held - target, 0.0)
+    stall = np.divide(guest_swap, used, out=np.zeros(n_vm), where=used > 0)
+    stall += np.divide(hv_swap, held, out=np.zeros(n_vm), where=held > 0)
+    return (target, balloon, guest, hv_swap, held, np.minimum(stall, 1.0), guest_swap + hv_swap,
+            np.minimum(active, resident))  # fmt: skip
+
+
+@st.composite
+def vm_memories(draw):
+    """VMs on hosts with and without a host-local pool limit, balloons, used, cached and touched MB with ties."""
+    n_host, n_vm = draw(st.integers(1, 3)), draw(st.integers(1, 6))
+    mb = st.sampled_from([0.0, 100.0, 1000 / 3, 1024.0, 2048.0, 4096.0])
+
+    def arr(size, values=mb, dtype=float):
+        return np.array(draw(st.lists(values, min_size=size, max_size=size)), dtype=dtype)
+
+    size = arr(n_vm, st.sampled_from([1024.0, 4096.0]))
+    return (1.0, 8.0, 64.0, 64.0, 0.65, 0.75, size, arr(n_vm, st.sampled_from([np.inf, 1024.0, 3000.0])),
+            arr(n_vm), arr(n_vm, st.sampled_from([1.0, 2.0, 10.0])), arr(n_vm, st.booleans(), bool),
+            arr(n_vm, st.integers(0, n_host - 1), np.int64), arr(n_host, st.sampled_from([np.inf, 2000.0, 5000.0])),
+            np.minimum(arr(n_vm), 0.65 * size), arr(n_vm), arr(n_vm), arr(n_vm), arr(n_vm))  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(vm_memories())
+def test_reclaim_is_numpys_bits(args):
+    from vcloud.kernels import reclaim
+
+    assert all(same_bits(a, b) for a, b in zip(reclaim(*args), numpy_reclaim(*args), strict=True))
+
+
+def test_host_pool_spare_goes_by_taxed_shares():
+    # one host pool of 3000 MB, two 4 GB VMs of equal shares: A holds nothing (f = 1: counts as all touched), B holds
+    # 1000 MB it never touched (f = 0: taxed, weight S / k = S / 4). Base: what each holds (0, 1000); the spare 2000
+    # goes 4 : 1 -> A 1600, B 400: targets 1600 and 1400
+    from vcloud.kernels import reclaim
+
+    vm = np.zeros(2)
+    got = reclaim(1.0, 8.0, 64.0, 64.0, 0.65, 0.75, np.full(2, 4096.0), np.full(2, np.inf), np.full(2, 4096.0),
+                  np.ones(2), np.ones(2, bool), np.zeros(2, np.int64), np.array([3000.0]), vm, vm,
+                  np.array([0.0, 1000.0]), vm, vm)  # fmt: skip
+    np.testing.assert_allclose(got[0], [1600.0, 1400.0])

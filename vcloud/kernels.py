@@ -443,3 +443,91 @@ def write_back(
     before = _cum_before(vm_of[order], dirty)
     for j in range(order.size):
         dirty_mb[order[j]] -= np_min(np_max(wb_mb[vm_of[order[j]]] - before[j], 0.0), dirty[j])
+
+
+@numba.njit(inline="always")
+def _clip_scalar(x: float, low: float, high: float) -> float:
+    """`np.clip(x, low, high)` with scalar bounds: x itself on a tie (0.0 vs -0.0) and if NaN."""
+    return low if x < low else (high if x > high else x)
+
+
+@numba.njit(cache=True, nogil=True)
+def reclaim(
+    dt: float,
+    inflate_mb_s: float,
+    free_mb_s: float,
+    deflate_mb_s: float,
+    max_fraction: float,
+    idle_tax: float,
+    size: np.ndarray,
+    limit_cfg: np.ndarray,
+    granted: np.ndarray,
+    shares: np.ndarray,
+    in_pool: np.ndarray,
+    vm_host: np.ndarray,
+    pool_limit: np.ndarray,
+    balloon: np.ndarray,
+    touched: np.ndarray,
+    used: np.ndarray,
+    active: np.ndarray,
+    cached: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.memory.reclaim`'s arithmetic per VM: the target (per VM, or by shares with the idle tax inside a
+    host-local pool), the balloon's step, what the guest and the hypervisor swap. Returns target, balloon, guest
+    memory, hypervisor swap, held, stall, swapped and touched heap memory."""
+    n_vm, n_host = size.size, pool_limit.size
+    held_before, top, target = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        held_before[v] = np_min(used[v], size[v] - balloon[v]) + cached[v]
+        top[v] = np_min(size[v], limit_cfg[v])
+        target[v] = np_min(granted[v], top[v])
+    finite = np.empty(n_host, np.bool_)
+    any_finite = False
+    for h in range(n_host):
+        finite[h] = np.isfinite(pool_limit[h])
+        any_finite = any_finite or finite[h]
+    if any_finite:  # host-local pools: first what each pooled VM holds, then the pool's spare, by taxed shares
+        k = 1.0 / (1.0 - idle_tax)
+        weight, keep, more = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
+        pooled = np.empty(n_vm, np.bool_)
+        capacity = np.empty(n_host)
+        for h in range(n_host):
+            capacity[h] = pool_limit[h] if finite[h] else 0.0
+        for v in range(n_vm):
+            pooled[v] = in_pool[v] and finite[vm_host[v]]
+            f = _clip_scalar(touched[v] / held_before[v] if held_before[v] > 0 else 1.0, 0.0, 1.0)
+            weight[v] = shares[v] / (f + k * (1.0 - f)) * (1.0 if pooled[v] else 0.0)
+            keep[v] = np_min(held_before[v], top[v]) if pooled[v] else 0.0
+        base = fill(vm_host, weight, keep, capacity, np.zeros(0))
+        spare = np.zeros(n_host)
+        for v in range(n_vm):
+            spare[vm_host[v]] += base[v]
+        for h in range(n_host):
+            spare[h] = np_max(capacity[h] - spare[h], 0.0)
+        for v in range(n_vm):
+            more[v] = top[v] - base[v] if pooled[v] else 0.0
+        extra = fill(vm_host, weight, more, spare, np.zeros(0))
+        for v in range(n_vm):
+            if pooled[v]:
+                target[v] = base[v] + extra[v]
+    new_balloon, guest, hv_swap, held = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
+    stall, swapped, heap_touched = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        # the balloon toward balloon + (held - target), within 0 .. max fraction of the VM: inflating it takes the
+        # guest's free MB at the non-sleeping rate, then reclaims at the sleeping rate; deflating, the free rate
+        free = np_max(size[v] - balloon[v] - used[v] - cached[v], 0.0)
+        want = np_min(np_max(balloon[v] + (held_before[v] - target[v]), 0.0), max_fraction * size[v]) - balloon[v]
+        quick = np_min(np_min(np_max(want, 0.0), free), free_mb_s * dt)
+        slow = np_min(want - quick, inflate_mb_s * (dt - quick / free_mb_s))
+        new_balloon[v] = balloon[v] + (quick + slow if want > 0 else np_max(want, -deflate_mb_s * dt))
+        guest[v] = size[v] - new_balloon[v]
+        guest_swap = np_max(used[v] - guest[v], 0.0)
+        resident = used[v] - guest_swap
+        held[v] = resident + np_min(cached[v], np_max(guest[v] - used[v], 0.0))
+        hv_swap[v] = np_max(held[v] - target[v], 0.0)
+        s = guest_swap / used[v] if used[v] > 0 else 0.0
+        s += hv_swap[v] / held[v] if held[v] > 0 else 0.0
+        stall[v] = np_min(s, 1.0)
+        swapped[v] = guest_swap + hv_swap[v]
+        heap_touched[v] = np_min(active[v], resident)
+    return target, new_balloon, guest, hv_swap, held, stall, swapped, heap_touched

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vcloud.waterfill import waterfill
+from vcloud import kernels
 
 # vSphere 5.1 Resource Management guide, "Sample Overhead Memory on Virtual Machines" (MB)
 OVERHEAD_MEM_MB = (256.0, 1024.0, 4096.0, 16384.0)
@@ -89,69 +89,20 @@ def overhead_mb(mem_mb: float, vcpus: int) -> float:
     return float(np.interp(mem_mb, OVERHEAD_MEM_MB, by_vcpus))
 
 
-def tax_weight(shares: np.ndarray, touched: np.ndarray, held: np.ndarray, idle_tax: float) -> np.ndarray:
-    """Shares per page at equal rho: S / (f + k (1 - f)), f the touched share of what the VM holds (Waldspurger
-    2002, section 5.1). Allocating pages in proportion to it leaves every VM with the same rho."""
-    f = np.clip(np.divide(touched, held, out=np.ones(held.size), where=held > 0), 0.0, 1.0)
-    k = 1.0 / (1.0 - idle_tax)
-    return shares / (f + k * (1.0 - f))
-
-
-def balloon_step(balloon, held, target, size, free, settings: MemorySettings, dt: float):
-    """The balloon after one tick (arrays or floats): toward balloon + (held - target), within 0 .. max fraction of
-    the VM's size; inflating, it takes the guest's `free` MB at the non-sleeping rate, then reclaims at the sleeping
-    rate for the rest of the tick; deflating, at the free rate."""
-    want = np.clip(balloon + (held - target), 0.0, settings.balloon_max_fraction * size) - balloon
-    quick = np.minimum(np.minimum(np.maximum(want, 0.0), free), settings.balloon_free_mb_s * dt)
-    slow = np.minimum(want - quick, settings.balloon_inflate_mb_s * (dt - quick / settings.balloon_free_mb_s))
-    return balloon + np.where(want > 0, quick + slow, np.maximum(want, -settings.balloon_deflate_mb_s * dt))
-
-
-# ---- the engine's memory stage, vectorized over VMs (reference.py has it plainly) ------------------------------
-def targets(hosts, vms, held: np.ndarray, touched: np.ndarray, settings: MemorySettings) -> np.ndarray:
-    """Each VM's memory target, MB. Per VM: its entitlement (`mem_granted_mb`), at most its size and its configured
-    limit. In a host-local pool (a finite `pool_mem_limit_mb` on its host): first what each pooled VM holds, then the
-    host pool's spare, both by shares with the idle tax (`tax_weight`), up to min(size, limit)."""
-    n_vm, n_host = vms.n, hosts.n
-    size = vms.mem_mb[:n_vm]
-    top = np.minimum(size, vms.mem_limit_cfg_mb[:n_vm])
-    target = np.minimum(vms.mem_granted_mb[:n_vm], top)
-    limit = hosts.pool_mem_limit_mb[:n_host]
-    finite = np.isfinite(limit)
-    if not finite.any():
-        return target
-    vm_host = vms.host[:n_vm]
-    pooled = vms.in_pool[:n_vm] & finite[vm_host]
-    weight = tax_weight(vms.mem_shares[:n_vm], touched, held, settings.idle_tax) * pooled
-    capacity = np.where(finite, limit, 0.0)
-    base = waterfill(vm_host, weight, np.where(pooled, np.minimum(held, top), 0.0), capacity)
-    spare = np.maximum(capacity - np.bincount(vm_host, base, minlength=n_host), 0.0)
-    extra = waterfill(vm_host, weight, np.where(pooled, top - base, 0.0), spare)
-    return np.where(pooled, base + extra, target)
-
-
 def reclaim(st, hosts, vms, settings: MemorySettings, cached: np.ndarray) -> None:
-    """The memory stage with reclamation: targets, the balloon's step, then what the guest and the hypervisor swap.
-    `cached`: each VM's page-cache MB at the tick's start. Sets the stage's fields on `st` and the VMs' state."""
-    n_vm = vms.n
-    size = vms.mem_mb[:n_vm]
-    used = st.used
-    balloon = vms.balloon_mb[:n_vm]
-    held_before = np.minimum(used, size - balloon) + cached
-    target = targets(hosts, vms, held_before, vms.mem_touched_mb[:n_vm], settings)
-    free = np.maximum(size - balloon - used - cached, 0.0)
-    balloon = balloon_step(balloon, held_before, target, size, free, settings, st.dt)
-    guest = size - balloon
-    guest_swap = np.maximum(used - guest, 0.0)
-    resident = used - guest_swap
-    held = resident + np.minimum(cached, np.maximum(guest - used, 0.0))
-    hv_swap = np.maximum(held - target, 0.0)
-    stall = np.divide(guest_swap, used, out=np.zeros(n_vm), where=used > 0)
-    stall += np.divide(hv_swap, held, out=np.zeros(n_vm), where=held > 0)
-    st.stall = np.minimum(stall, 1.0)
-    st.swapped = guest_swap + hv_swap
-    st.guest_mem, st.target, st.balloon, st.hv_swap, st.held = guest, target, balloon, hv_swap, held
-    st.heap_touched = np.minimum(st.active, resident)
+    """The memory stage with reclamation (vcloud/kernels.py `reclaim`): targets, the balloon's step, then what the
+    guest and the hypervisor swap. Per VM: the target is its entitlement (`mem_granted_mb`), at most its size and
+    its configured limit; in a host-local pool (a finite `pool_mem_limit_mb` on its host) first what each pooled VM
+    holds, then the host pool's spare, both by shares per page at equal rho, S / (f + k (1 - f)) with f the touched
+    share of what the VM holds (Waldspurger 2002, section 5.1), up to min(size, limit). `cached`: each VM's
+    page-cache MB at the tick's start. Sets the stage's fields on `st` and the VMs' state."""
+    n_vm, n_host = vms.n, hosts.n
+    st.target, st.balloon, st.guest_mem, st.hv_swap, st.held, st.stall, st.swapped, st.heap_touched = kernels.reclaim(
+        st.dt, settings.balloon_inflate_mb_s, settings.balloon_free_mb_s, settings.balloon_deflate_mb_s,
+        settings.balloon_max_fraction, settings.idle_tax, vms.mem_mb[:n_vm], vms.mem_limit_cfg_mb[:n_vm],
+        vms.mem_granted_mb[:n_vm], vms.mem_shares[:n_vm], vms.in_pool[:n_vm], vms.host[:n_vm],
+        hosts.pool_mem_limit_mb[:n_host], vms.balloon_mb[:n_vm], vms.mem_touched_mb[:n_vm], st.used, st.active, cached,
+    )  # fmt: skip
     write_state(st, vms)
 
 
