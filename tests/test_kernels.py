@@ -365,3 +365,115 @@ def test_host_pool_spare_goes_by_taxed_shares():
                   np.ones(2), np.ones(2, bool), np.zeros(2, np.int64), np.array([3000.0]), vm, vm,
                   np.array([0.0, 1000.0]), vm, vm)  # fmt: skip
     np.testing.assert_allclose(got[0], [1600.0, 1400.0])
+
+
+def numpy_cache_fit(dt, now, dirty_ratio, background_ratio, expire_s, guest_mem, used, disk_mbps, vm_host, files, r,
+                    vm_cached, f_file, f_item, f_vm, f_write, f_hit, remaining):  # fmt: skip
+    """The engine's cache stage as NumPy calls (before it was compiled), on the kernel's arguments."""
+    n_vm = used.size
+    cap = np.maximum(guest_mem - used, 0.0)
+    fvm = files["vm"][r]
+    cached = vm_cached if vm_cached.size else np.bincount(fvm, files["cached_mb"][r], minlength=n_vm)
+    excess = cached - cap
+    over = (excess > 0).nonzero()[0]
+    if over.size:
+        numpy_evict(files, r, over, np.maximum(excess, 0.0))
+    dirty = files["dirty_mb"][r]
+    dirty_vm = np.bincount(fvm, dirty, minlength=n_vm)
+    expired = np.bincount(fvm, dirty * (now - files["dirty_since_s"][r] >= expire_s), minlength=n_vm)
+    due = np.maximum(np.maximum(expired, dirty_vm - background_ratio * cap), 0.0)
+    wb_want = np.minimum(due / dt, disk_mbps[vm_host])
+    size = files["size_mb"][f_file]
+    hit = np.divide(files["cached_mb"][f_file], size, out=np.zeros(f_file.size), where=size > 0)
+    np.minimum(hit, f_hit, out=hit)
+    factor = np.where(f_write, 1.0, 1.0 - hit)
+    writing = f_write & (remaining[f_item] > 0)
+    writers = np.bincount(f_vm, writing, minlength=n_vm)
+    headroom = np.maximum(dirty_ratio * cap - dirty_vm, 0.0) / dt
+    return cap, wb_want, factor, np.divide(headroom, writers, out=np.zeros(n_vm), where=writers > 0)[f_vm] * writing
+
+
+def numpy_cache_update(dt, now, progress, s_factor, s_bonus, file_rows, f_item, f_vm, f_need, f_write, u, inv, files,
+                       item_sums, vm_sums, count_touched, wb_got, cache_cap, batch):  # fmt: skip
+    """The engine's cache_update stage as NumPy calls (before it was compiled); `files` holds only resident rows."""
+    logical = progress[f_item] * f_need
+    dirtied = np.minimum(logical, s_bonus[file_rows] * dt) * f_write
+    disk_mb = logical * s_factor[file_rows] - dirtied
+    hit, miss, written = (logical - disk_mb) * ~f_write, disk_mb * ~f_write, logical * f_write
+    m, n, n_vm = u.size, progress.size, wb_got.size
+    files["size_mb"][u] += np.bincount(inv, written, minlength=m)
+    files["cached_mb"][u] = np.minimum(files["cached_mb"][u] + np.bincount(inv, miss + written, minlength=m),
+                                       files["size_mb"][u])  # fmt: skip
+    was_clean = files["dirty_mb"][u] <= 0
+    files["dirty_mb"][u] += np.bincount(inv, dirtied, minlength=m)
+    files["dirty_since_s"][u[was_clean & (files["dirty_mb"][u] > 0)]] = now
+    files["last_access_s"][u[np.bincount(inv, logical, minlength=m) > 0]] = now
+    files["active"][u[np.bincount(inv, hit, minlength=m) > 0]] = True
+    item_sums[0][:] += np.bincount(f_item, miss, minlength=n)
+    item_sums[1][:] += np.bincount(f_item, hit, minlength=n)
+    vm_sums[0][:] += np.bincount(f_vm, miss, minlength=n_vm)
+    vm_sums[1][:] += np.bincount(f_vm, hit, minlength=n_vm)
+    if count_touched:
+        vm_sums[2][:] += np.bincount(f_vm, logical, minlength=n_vm)
+    r = np.arange(files["vm"].size)
+    if wb_got.any():
+        numpy_write_back(files, r, wb_got * dt)
+    fvm = files["vm"][r]
+    cached = np.bincount(fvm, files["cached_mb"][r], minlength=n_vm)
+    excess = cached - cache_cap
+    over = (excess > 0).nonzero()[0]
+    if over.size:
+        numpy_evict(files, r, over, np.maximum(excess + batch * cache_cap, 0.0))
+        cached = np.bincount(fvm, files["cached_mb"][r], minlength=n_vm)
+    return cached, np.bincount(fvm, files["dirty_mb"][r], minlength=n_vm)
+
+
+FILE_COLUMNS = ("vm", "size_mb", "cached_mb", "dirty_mb", "dirty_since_s", "last_access_s", "active")
+
+
+@st.composite
+def cache_ticks(draw):
+    """A file table on a few VMs (every file resident), file streams reading and writing them, a tick's grants."""
+    files, _, _, budget = draw(file_tables())
+    n_files, n_vm = files["vm"].size, budget.size
+    files["size_mb"] = files["cached_mb"] + np.array(draw(st.lists(st.sampled_from([0.0, 0.1, 3.0]), min_size=n_files,
+                                                                   max_size=n_files)))  # fmt: skip
+    k, n = draw(st.integers(0, 8)), draw(st.integers(1, 5))
+    mb = st.sampled_from([0.0, 0.1, 1 / 3, 1.0, 2.5])
+
+    def arr(size, values=mb, dtype=float):
+        return np.array(draw(st.lists(values, min_size=size, max_size=size)), dtype=dtype)
+
+    f_file = arr(k, st.integers(0, n_files - 1), np.int64)
+    u, inv = np.unique(f_file, return_inverse=True)
+    return {"files": files, "n": n, "n_vm": n_vm, "f_file": f_file, "u": u, "inv": inv.astype(np.int64),
+            "f_item": np.sort(arr(k, st.integers(0, n - 1), np.int64)), "f_vm": files["vm"][f_file],
+            "f_write": arr(k, st.booleans(), bool), "f_hit": arr(k), "f_need": arr(k) + 0.5, "remaining": arr(n),
+            "progress": arr(n), "guest_mem": arr(n_vm) * 3, "used": arr(n_vm), "wb_got": arr(n_vm),
+            "vm_cached": arr(n_vm) * 2 if draw(st.booleans()) else np.zeros(0)}  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(cache_ticks())
+def test_cache_stages_are_numpys_bits(c):
+    from vcloud.kernels import cache_files_update, cache_fit, cache_settle
+
+    n_vm, k, r = c["n_vm"], c["f_file"].size, np.arange(c["files"]["vm"].size)
+    mine, theirs = ({key: v.copy() for key, v in c["files"].items()} for _ in range(2))
+    # now 35: a file dirty since 0, 5 or 6 is 35, 30 (a tie with dirty_expire_s) or 29 s old
+    fit = (1.0, 35.0, 0.1, 0.05, 30.0, c["guest_mem"], c["used"], np.full(3, 50.0), np.zeros(n_vm, np.int64))
+    rest = (c["vm_cached"], c["f_file"], c["f_item"], c["f_vm"], c["f_write"], c["f_hit"], c["remaining"])
+    got = cache_fit(*fit, tuple(mine[col] for col in FILE_COLUMNS), r, *rest)
+    expect = numpy_cache_fit(*fit, theirs, r, *rest)
+    assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
+    cap, _, factor, bonus = expect
+    sums = [(np.ones(c["n"]), np.ones(c["n"])), (np.ones(n_vm), np.ones(n_vm), np.ones(n_vm))]
+    their_sums = [tuple(a.copy() for a in s) for s in sums]
+    update = (1.0, 10.0, c["progress"], factor, bonus, np.arange(k), c["f_item"], c["f_vm"], c["f_need"],
+              c["f_write"], c["u"], c["inv"])  # fmt: skip
+    cache_files_update(*update, tuple(mine[col] for col in FILE_COLUMNS), *sums, True)
+    got = cache_settle(1.0, tuple(mine[col] for col in FILE_COLUMNS), r, c["wb_got"], cap, 0.02)
+    expect = numpy_cache_update(*update, theirs, *their_sums, True, c["wb_got"], cap, 0.02)
+    assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
+    assert all(same_bits(a, b) for s, t in zip(sums, their_sums, strict=True) for a, b in zip(s, t, strict=True))
+    assert all(same_bits(mine[col], theirs[col]) for col in FILE_COLUMNS)

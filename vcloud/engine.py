@@ -39,7 +39,7 @@ import numpy as np
 from vcloud import hostpool, kernels, memory
 from vcloud.arrays import filled, run_starts, unique_inverse
 from vcloud.memory import MemorySettings
-from vcloud.pagecache import PageCache, evict, write_back
+from vcloud.pagecache import FileTable, PageCache
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
 from vcloud.work import Device, Kind
@@ -316,7 +316,7 @@ def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     cached = np.zeros(vms.n)
     if st.cache is not None and st.cache.settings.enabled and st.cache.files.n:
         files, r = st.cache.files, st.cache.resident()
-        cached = np.bincount(files.vm[r], files.cached_mb[r], minlength=vms.n)
+        cached = kernels.sum_by(files.vm[r], files.cached_mb[r], vms.n)
         st.vm_cached = cached  # the cache stage's count too: nothing changes the files in between
     memory.reclaim(st, hosts, vms, physics.memory, cached)
 
@@ -331,36 +331,28 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     cache = st.cache
     if cache is None or not cache.settings.enabled:
         return
-    cap = np.maximum(st.guest_mem - st.used, 0.0)
-    st.cache_cap = cap
     files = cache.files
     if files.n == 0:
+        st.cache_cap = np.maximum(st.guest_mem - st.used, 0.0)
         return
-    r = cache.resident()  # the files that hold cached or dirty data: sums over them are sums over all files
-    fvm = files.vm[r]
-    cached = st.vm_cached if st.vm_cached is not None else np.bincount(fvm, files.cached_mb[r], minlength=n_vm)
-    excess = cached - cap
-    over = (excess > 0).nonzero()[0]
-    if over.size:
-        evict(files, r, over, np.maximum(excess, 0.0))
-    cfg = cache.settings
-    dirty = files.dirty_mb[r]
-    dirty_vm = np.bincount(fvm, dirty, minlength=n_vm)
-    expired = np.bincount(fvm, dirty * (st.now - files.dirty_since_s[r] >= cfg.dirty_expire_s), minlength=n_vm)
-    due = np.maximum(np.maximum(expired, dirty_vm - cfg.dirty_background_ratio * cap), 0.0)
-    st.wb_want = np.minimum(due / st.dt, hosts.disk_mbps[: hosts.n][st.vm_host])
-    if fs.any_file:
-        k, f = fs.file_rows, fs.f_file
-        size = files.size_mb[f]
-        hit = np.divide(files.cached_mb[f], size, out=np.zeros(k.size), where=size > 0)
-        np.minimum(hit, fs.f_hit, out=hit)
-        write = fs.f_write
-        st.s_factor[k] = np.where(write, 1.0, 1.0 - hit)
-        # the headroom below the dirty limit, shared by the VM's writers that still have something to write
-        writing = write & (items.remaining[fs.f_item] > 0)
-        writers = np.bincount(fs.f_vm, writing, minlength=n_vm)
-        headroom = np.maximum(cfg.dirty_ratio * cap - dirty_vm, 0.0) / st.dt
-        st.s_bonus[k] = np.divide(headroom, writers, out=np.zeros(n_vm), where=writers > 0)[fs.f_vm] * writing
+    cfg, n_host = cache.settings, hosts.n
+    st.cache_cap, st.wb_want, factor, bonus = kernels.cache_fit(
+        st.dt, st.now, cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s, st.guest_mem, st.used,
+        hosts.disk_mbps[:n_host], st.vm_host, _file_columns(files), cache.resident(),
+        _NO_VALUES if st.vm_cached is None else st.vm_cached, fs.f_file, fs.f_item, fs.f_vm, fs.f_write, fs.f_hit,
+        items.remaining[: items.n],
+    )  # fmt: skip
+    st.s_factor[fs.file_rows] = factor
+    st.s_bonus[fs.file_rows] = bonus
+
+
+def _file_columns(files: FileTable) -> tuple:
+    """The page cache's file columns in the order vcloud/kernels.py takes them."""
+    return (files.vm, files.size_mb, files.cached_mb, files.dirty_mb, files.dirty_since_s, files.last_access_s,
+            files.active)  # fmt: skip
+
+
+_NO_VALUES = np.zeros(0)
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -556,48 +548,18 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
     cache, fs, n_vm = st.cache, st.streams, vms.n
     if cache is None or not cache.settings.enabled:
         return
-    files = cache.files
+    columns = _file_columns(cache.files)
     if fs.any_file:
-        k, item, vm = fs.file_rows, fs.f_item, fs.f_vm
-        logical = st.progress[item] * fs.f_need
-        write = fs.f_write
-        dirtied = np.minimum(logical, st.s_bonus[k] * st.dt) * write
-        disk_mb = logical * st.s_factor[k] - dirtied
-        read = ~write
-        hit = (logical - disk_mb) * read
-        miss = disk_mb * read
-        written = logical * write
-        u, inv = fs.f_touched, fs.f_inv  # the files touched in the tick (a handful of the table)
-        m = u.size
-        cache.touch(u)
-        files.size_mb[u] += np.bincount(inv, written, minlength=m)
-        files.cached_mb[u] = np.minimum(files.cached_mb[u] + np.bincount(inv, miss + written, minlength=m),
-                                        files.size_mb[u])  # fmt: skip
-        was_clean = files.dirty_mb[u] <= 0
-        files.dirty_mb[u] += np.bincount(inv, dirtied, minlength=m)
-        newly_dirty = u[was_clean & (files.dirty_mb[u] > 0)]
-        files.dirty_since_s[newly_dirty] = st.now
-        files.last_access_s[u[np.bincount(inv, logical, minlength=m) > 0]] = st.now
-        files.active[u[np.bincount(inv, hit, minlength=m) > 0]] = True
         n = items.n
-        items.read_disk_mb[:n] += np.bincount(item, miss, minlength=n)
-        items.read_cache_mb[:n] += np.bincount(item, hit, minlength=n)
-        vms.read_disk_mb[:n_vm] += np.bincount(vm, miss, minlength=n_vm)
-        vms.read_cache_mb[:n_vm] += np.bincount(vm, hit, minlength=n_vm)
-        if physics.memory.reclaim:  # touched pages, for the sampled active memory (vcloud/memory.py)
-            vms.cache_touched_mb[:n_vm] += np.bincount(vm, logical, minlength=n_vm)
-    r = cache.resident()
-    if st.wb_got.any():
-        write_back(files, r, st.wb_got * st.dt)
-    fvm = files.vm[r]
-    cached = np.bincount(fvm, files.cached_mb[r], minlength=n_vm)
-    excess = cached - st.cache_cap  # what this tick's reads cached
-    over = (excess > 0).nonzero()[0]
-    if over.size:  # reclaim in a batch, down to the low watermark (kswapd reclaims to its high watermark)
-        evict(files, r, over, np.maximum(excess + RECLAIM_BATCH * st.cache_cap, 0.0))
-        cached = np.bincount(fvm, files.cached_mb[r], minlength=n_vm)
+        cache.touch(fs.f_touched)  # the files the tick's streams read or wrote (a handful of the table)
+        kernels.cache_files_update(
+            st.dt, st.now, st.progress, st.s_factor, st.s_bonus, fs.file_rows, fs.f_item, fs.f_vm, fs.f_need,
+            fs.f_write, fs.f_touched, fs.f_inv, columns, (items.read_disk_mb[:n], items.read_cache_mb[:n]),
+            (vms.read_disk_mb[:n_vm], vms.read_cache_mb[:n_vm], vms.cache_touched_mb[:n_vm]), physics.memory.reclaim,
+        )  # fmt: skip
+    cached, dirty = kernels.cache_settle(st.dt, columns, cache.resident(), st.wb_got, st.cache_cap, RECLAIM_BATCH)
     vms.cache_mb[:n_vm] = cached
-    vms.dirty_mb[:n_vm] = np.bincount(fvm, files.dirty_mb[r], minlength=n_vm)
+    vms.dirty_mb[:n_vm] = dirty
 
 
 STAGES = (

@@ -531,3 +531,167 @@ def reclaim(
         swapped[v] = guest_swap + hv_swap[v]
         heap_touched[v] = np_min(active[v], resident)
     return target, new_balloon, guest, hv_swap, held, stall, swapped, heap_touched
+
+
+@numba.njit(cache=True, nogil=True)
+def sum_by(vm: np.ndarray, values: np.ndarray, n_vm: int) -> np.ndarray:
+    """`np.bincount(vm, values, minlength=n_vm)`, always floats (NumPy gives int64 zeros for no rows): sums in row
+    order."""
+    out = np.zeros(n_vm)
+    for j in range(vm.size):
+        out[vm[j]] += values[j]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def cache_fit(
+    dt: float,
+    now: float,
+    dirty_ratio: float,
+    background_ratio: float,
+    expire_s: float,
+    guest_mem: np.ndarray,
+    used: np.ndarray,
+    disk_mbps: np.ndarray,
+    vm_host: np.ndarray,
+    files: tuple,
+    resident: np.ndarray,
+    vm_cached: np.ndarray,
+    f_file: np.ndarray,
+    f_item: np.ndarray,
+    f_vm: np.ndarray,
+    f_write: np.ndarray,
+    f_hit: np.ndarray,
+    remaining: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.engine.stage_cache` once the guests have files: each VM's cache memory (what the guest does not hold
+    resident), its excess evicted; the flusher's write-back want; each file stream's disk MB per MB (reads: 1 - the
+    file's cached share) and each writer's share of its VM's headroom below the dirty limit. `files`: the file
+    table's vm, size_mb, cached_mb, dirty_mb, dirty_since_s, last_access_s, active columns. `vm_cached`: each VM's
+    cached MB if the memory stage counted it (else empty). Returns the cache memory, write-back want, disk MB per
+    MB and dirty headroom MB/s per file stream."""
+    vm_of, size_mb, cached_mb, dirty_mb, dirty_since_s, last_access_s, active = files
+    n_vm, k = used.size, f_file.size
+    cap = np.empty(n_vm)
+    for v in range(n_vm):
+        cap[v] = np_max(guest_mem[v] - used[v], 0.0)
+    fvm = vm_of[resident]
+    cached = vm_cached if vm_cached.size else sum_by(fvm, cached_mb[resident], n_vm)
+    excess = cached - cap
+    over = np.flatnonzero(excess > 0)
+    if over.size:
+        for v in range(n_vm):
+            excess[v] = np_max(excess[v], 0.0)
+        evict(vm_of, cached_mb, dirty_mb, active, last_access_s, resident, over, excess)
+    dirty = dirty_mb[resident]
+    dirty_vm = sum_by(fvm, dirty, n_vm)
+    old = np.empty(resident.size)
+    for j in range(resident.size):
+        old[j] = dirty[j] * (1.0 if now - dirty_since_s[resident[j]] >= expire_s else 0.0)
+    expired = sum_by(fvm, old, n_vm)
+    wb_want, headroom = np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        due = np_max(np_max(expired[v], dirty_vm[v] - background_ratio * cap[v]), 0.0)
+        wb_want[v] = np_min(due / dt, disk_mbps[vm_host[v]])
+        headroom[v] = np_max(dirty_ratio * cap[v] - dirty_vm[v], 0.0) / dt
+    factor, bonus, writing = np.empty(k), np.empty(k), np.empty(k)
+    for j in range(k):
+        f = f_file[j]
+        hit = np_min(cached_mb[f] / size_mb[f] if size_mb[f] > 0 else 0.0, f_hit[j])
+        factor[j] = 1.0 if f_write[j] else 1.0 - hit
+        # the headroom below the dirty limit, shared by the VM's writers that still have something to write
+        writing[j] = 1.0 if f_write[j] and remaining[f_item[j]] > 0 else 0.0
+    writers = sum_by(f_vm, writing, n_vm)
+    for j in range(k):
+        v = f_vm[j]
+        bonus[j] = (headroom[v] / writers[v] if writers[v] > 0 else 0.0) * writing[j]
+    return cap, wb_want, factor, bonus
+
+
+@numba.njit(cache=True, nogil=True)
+def cache_files_update(
+    dt: float,
+    now: float,
+    progress: np.ndarray,
+    s_factor: np.ndarray,
+    s_bonus: np.ndarray,
+    file_rows: np.ndarray,
+    f_item: np.ndarray,
+    f_vm: np.ndarray,
+    f_need: np.ndarray,
+    f_write: np.ndarray,
+    touched: np.ndarray,
+    f_inv: np.ndarray,
+    files: tuple,
+    item_sums: tuple,
+    vm_sums: tuple,
+    count_touched: bool,
+) -> None:
+    """`vcloud.engine.stage_cache_update`'s file part: what the tick's file streams read (from the cache: hit; from
+    disk: miss, now cached) and wrote (dirty below the dirty limit, through to disk beyond it), into the files
+    `touched` (`f_inv`: each stream's place among them) and per item (read_disk_mb, read_cache_mb) and VM
+    (read_disk_mb, read_cache_mb, cache_touched_mb if `count_touched`)."""
+    _vm_of, size_mb, cached_mb, dirty_mb, dirty_since_s, last_access_s, active = files
+    item_disk, item_cache = item_sums
+    vm_disk, vm_cache, vm_touched = vm_sums
+    k, m, n, n_vm = file_rows.size, touched.size, progress.size, vm_disk.size
+    logical, dirtied, hit, miss, written = np.empty(k), np.empty(k), np.empty(k), np.empty(k), np.empty(k)
+    for j in range(k):
+        write = 1.0 if f_write[j] else 0.0
+        read = 0.0 if f_write[j] else 1.0
+        logical[j] = progress[f_item[j]] * f_need[j]
+        dirtied[j] = np_min(logical[j], s_bonus[file_rows[j]] * dt) * write
+        disk_mb = logical[j] * s_factor[file_rows[j]] - dirtied[j]
+        hit[j] = (logical[j] - disk_mb) * read
+        miss[j] = disk_mb * read
+        written[j] = logical[j] * write
+    grown, filled_mb = sum_by(f_inv, written, m), sum_by(f_inv, miss + written, m)
+    dirtier, used_mb, hit_mb = sum_by(f_inv, dirtied, m), sum_by(f_inv, logical, m), sum_by(f_inv, hit, m)
+    for j in range(m):
+        f = touched[j]
+        size_mb[f] += grown[j]
+        cached_mb[f] = np_min(cached_mb[f] + filled_mb[j], size_mb[f])
+        was_clean = dirty_mb[f] <= 0
+        dirty_mb[f] += dirtier[j]
+        if was_clean and dirty_mb[f] > 0:
+            dirty_since_s[f] = now
+        if used_mb[j] > 0:
+            last_access_s[f] = now
+        if hit_mb[j] > 0:
+            active[f] = True
+    add_disk, add_cache = sum_by(f_item, miss, n), sum_by(f_item, hit, n)
+    for i in range(n):
+        item_disk[i] += add_disk[i]
+        item_cache[i] += add_cache[i]
+    add_disk, add_cache, add_touched = sum_by(f_vm, miss, n_vm), sum_by(f_vm, hit, n_vm), sum_by(f_vm, logical, n_vm)
+    for v in range(n_vm):
+        vm_disk[v] += add_disk[v]
+        vm_cache[v] += add_cache[v]
+        if count_touched:
+            vm_touched[v] += add_touched[v]
+
+
+@numba.njit(cache=True, nogil=True)
+def cache_settle(
+    dt: float, files: tuple, resident: np.ndarray, wb_got: np.ndarray, cache_cap: np.ndarray, batch: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """`vcloud.engine.stage_cache_update`'s end: the flusher's write-back, then each VM's cache back within its
+    memory (evicting `batch` of it beyond the excess). Returns each VM's cached and dirty MB."""
+    vm_of, _size_mb, cached_mb, dirty_mb, dirty_since_s, last_access_s, active = files
+    n_vm = wb_got.size
+    any_wb = False
+    for v in range(n_vm):
+        any_wb = any_wb or wb_got[v] != 0
+    if any_wb:
+        write_back(vm_of, dirty_mb, dirty_since_s, resident, wb_got * dt)
+    fvm = vm_of[resident]
+    cached = sum_by(fvm, cached_mb[resident], n_vm)
+    excess = cached - cache_cap  # what this tick's reads cached
+    over = np.flatnonzero(excess > 0)
+    if over.size:  # reclaim in a batch, down to the low watermark (kswapd reclaims to its high watermark)
+        budget = np.empty(n_vm)
+        for v in range(n_vm):
+            budget[v] = np_max(excess[v] + batch * cache_cap[v], 0.0)
+        evict(vm_of, cached_mb, dirty_mb, active, last_access_s, resident, over, budget)
+        cached = sum_by(fvm, cached_mb[resident], n_vm)
+    return cached, sum_by(fvm, dirty_mb[resident], n_vm)
