@@ -477,3 +477,42 @@ def test_cache_stages_are_numpys_bits(c):
     assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
     assert all(same_bits(a, b) for s, t in zip(sums, their_sums, strict=True) for a, b in zip(s, t, strict=True))
     assert all(same_bits(mine[col], theirs[col]) for col in FILE_COLUMNS)
+
+
+def numpy_host_pool_share(vm_cap, vm_host, host_mhz, pooled, limit0, reservation, group, w, shares):
+    """HostPools.share with host pools as NumPy calls (before it was compiled)."""
+    n_host = host_mhz.size
+    pooled_cap = vm_cap * pooled
+    pooled_sum = np.bincount(vm_host, pooled_cap, minlength=n_host)
+    pool_cap = np.minimum(pooled_sum, limit0)
+    floor = np.minimum(np.minimum(reservation, pool_cap), host_mhz)
+    cap = np.concatenate((pool_cap - floor, vm_cap * ~pooled))
+    got = waterfill(group, w, cap, host_mhz - floor)
+    inner = waterfill(vm_host, shares, pooled_cap, got[:n_host] + floor, cap_sum=pooled_sum)
+    return np.where(pooled, inner, got[n_host:])
+
+
+@st.composite
+def host_pools(draw):
+    n_host, n_vm = draw(st.integers(1, 3)), draw(st.integers(1, 8))
+    mhz = st.sampled_from([0.0, 500.0, 1000 / 3, 2400.0, 4800.0])
+
+    def arr(size, values=mhz, dtype=float):
+        return np.array(draw(st.lists(values, min_size=size, max_size=size)), dtype=dtype)
+
+    vm_host = arr(n_vm, st.integers(0, n_host - 1), np.int64)
+    limit = arr(n_host, st.sampled_from([np.inf, 1000.0, 3000.0]))
+    pooled = arr(n_vm, st.booleans(), bool) & np.isfinite(limit)[vm_host]
+    weight = arr(n_vm) + 10.0
+    w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * ~pooled))
+    return (arr(n_vm), vm_host, arr(n_host, st.sampled_from([4800.0, 9600.0])), pooled,
+            np.where(np.isfinite(limit), limit, 0.0), arr(n_host), np.concatenate((np.arange(n_host), vm_host)), w,
+            arr(n_vm, st.sampled_from([1000.0, 2000.0])) * pooled)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(host_pools())
+def test_host_pool_share_is_numpys_bits(args):
+    from vcloud.kernels import host_pool_share
+
+    assert same_bits(host_pool_share(*args), numpy_host_pool_share(*args))

@@ -228,8 +228,8 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
     n_vm, n = vms.n, items.n
     vm = items.vm[:n]
     os_mem = vms.os_mem_mb[:n_vm]
-    used = os_mem + np.bincount(vm, items.mem_mb[:n], minlength=n_vm)
-    active = os_mem * vms.os_active_fraction[:n_vm] + np.bincount(vm, items.mem_active_mb[:n], minlength=n_vm)
+    used = os_mem + kernels.sum_by(vm, items.mem_mb[:n], n_vm)
+    active = os_mem * vms.os_active_fraction[:n_vm] + kernels.sum_by(vm, items.mem_active_mb[:n], n_vm)
     swapped = np.maximum(used - vms.mem_granted_mb[:n_vm], 0.0)
     return used, active, swapped
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vcloud import kernels
 from vcloud.waterfill import waterfill, waterfill_reference
 
 
@@ -54,15 +55,8 @@ class HostPools:
         vm_host, host_mhz = self.vm_host, self.host_mhz
         if not self.any_pool:
             return waterfill(vm_host, self.weight, vm_cap, host_mhz)
-        pooled, n_host = self.pooled, self.n_host
-        pooled_cap = vm_cap * pooled
-        pooled_sum = np.bincount(vm_host, pooled_cap, minlength=n_host)
-        pool_cap = np.minimum(pooled_sum, self.limit0)
-        floor = np.minimum(np.minimum(self.reservation, pool_cap), host_mhz)
-        cap = np.concatenate((pool_cap - floor, vm_cap * self.unpooled))
-        got = waterfill(self.group, self.w, cap, host_mhz - floor)
-        inner = waterfill(vm_host, self.shares, pooled_cap, got[:n_host] + floor, cap_sum=pooled_sum)
-        return np.where(pooled, inner, got[n_host:])
+        return kernels.host_pool_share(vm_cap, vm_host, host_mhz, self.pooled, self.limit0, self.reservation,
+                                       self.group, self.w, self.shares)  # fmt: skip
 
 
 def share_host_cores(hosts, vms, vm_cap: np.ndarray, floor_mhz: float) -> np.ndarray:

@@ -695,3 +695,41 @@ def cache_settle(
         evict(vm_of, cached_mb, dirty_mb, active, last_access_s, resident, over, budget)
         cached = sum_by(fvm, cached_mb[resident], n_vm)
     return cached, sum_by(fvm, dirty_mb[resident], n_vm)
+
+
+@numba.njit(cache=True, nogil=True)
+def host_pool_share(
+    vm_cap: np.ndarray,
+    vm_host: np.ndarray,
+    host_mhz: np.ndarray,
+    pooled: np.ndarray,
+    limit0: np.ndarray,
+    reservation: np.ndarray,
+    group: np.ndarray,
+    w: np.ndarray,
+    shares: np.ndarray,
+) -> np.ndarray:
+    """`vcloud.hostpool.HostPools.share` with host pools: each host's pool first gets its reservation (at most what
+    its VMs can use), then it and the host's other VMs share the rest by weight; the pool's grant goes to its VMs by
+    their shares. `group`/`w`: the first level's items (the host pools, then every VM: a pooled VM with weight 0)."""
+    n_host, n_vm = host_mhz.size, vm_cap.size
+    pooled_cap = np.empty(n_vm)
+    cap = np.empty(n_host + n_vm)
+    for v in range(n_vm):
+        pooled_cap[v] = vm_cap[v] * (1.0 if pooled[v] else 0.0)
+        cap[n_host + v] = vm_cap[v] * (0.0 if pooled[v] else 1.0)
+    pooled_sum = sum_by(vm_host, pooled_cap, n_host)
+    floor, free = np.empty(n_host), np.empty(n_host)
+    for h in range(n_host):
+        pool_cap = np_min(pooled_sum[h], limit0[h])
+        floor[h] = np_min(np_min(reservation[h], pool_cap), host_mhz[h])
+        cap[h] = pool_cap - floor[h]
+        free[h] = host_mhz[h] - floor[h]
+    got = fill(group, w, cap, free, np.zeros(0))
+    for h in range(n_host):
+        free[h] = got[h] + floor[h]
+    inner = fill(vm_host, shares, pooled_cap, free, pooled_sum)
+    for v in range(n_vm):
+        if not pooled[v]:
+            inner[v] = got[n_host + v]
+    return inner
