@@ -41,7 +41,6 @@ from vcloud.arrays import filled, run_starts, unique_inverse
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import FileTable, PageCache
 from vcloud.tables import HostTable, ItemTable, VMTable
-from vcloud.waterfill import waterfill
 from vcloud.work import Device, Kind
 
 ENTITLEMENT_FLOOR_MHZ = 1e-6  # a VM with zero entitlement still takes idle cycles (work conserving)
@@ -115,9 +114,6 @@ class Streams:
     shared_rows: np.ndarray | None = None  # the io stage's groups: the streams', then each VM's datastore twice
 
 
-Ratios = tuple[np.ndarray, np.ndarray]  # grant / need: per item of its CPU, per stream of the stream
-
-
 @dataclass(init=False)
 class TickState:
     """Everything one tick computes, stage by stage (`STAGE_FIELDS`). No generated __init__: the fields' defaults are
@@ -182,9 +178,7 @@ class TickState:
     vm_limit: np.ndarray = field(default=None)
     vm_weight: np.ndarray = field(default=None)  # entitlement + floor
     host_mhz: np.ndarray = field(default=None)
-    host_pools: hostpool.HostPools | None = None  # when some host has a pool limit (vcloud/hostpool.py)
-    wait_rows: np.ndarray = field(default=None)
-    load_rows: np.ndarray = field(default=None)
+    pools: tuple = ()  # host-local pools' arrays for vcloud/kernels.py `share_cpu` (empty arrays: none)
     swap_got1: np.ndarray = field(default=None)
     wb_got1: np.ndarray = field(default=None)
     vm_cached: np.ndarray | None = None  # per VM: cached MB as the memory stage counted it (None: not counted)
@@ -404,23 +398,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     st.io_bw = io_bw
 
 
-def _share_cpu(st: TickState, items: ItemTable, want: np.ndarray, weight: np.ndarray):
-    """Host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)."""
-    vm = items.vm[: items.n]
-    vm_want = np.bincount(vm, want, minlength=st.vm_host.size)
-    vm_cap = np.minimum(np.minimum(vm_want, st.vm_vcpu_mhz), st.vm_limit)
-    if st.host_pools is not None:  # vSphere's host-local pools (vcloud/hostpool.py)
-        vm_got = st.host_pools.share(vm_cap)
-    else:
-        vm_got = waterfill(st.vm_host, st.vm_weight, vm_cap, st.host_mhz)
-    return vm_got, waterfill(vm, weight, want, vm_got, cap_sum=vm_want)
-
-
-def _share_io(st: TickState, s_want: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Equal shares per stream on each datastore and NIC; a swap and a write-back stream per VM on its datastore."""
-    got = waterfill(st.io_group, None, np.concatenate((s_want, st.swap_want, st.wb_want)), st.io_bw)
-    k, n_vm = st.s_group.size, st.vm_host.size
-    return got[:k], got[k : k + n_vm], got[k + n_vm :]
+_NO_POOLS = (np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
 
 
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -431,8 +409,16 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
     st.vm_weight = vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ
     st.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
     pooled = np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any()
-    st.host_pools = hostpool.HostPools(hosts, vms, ENTITLEMENT_FLOOR_MHZ) if pooled else None
-    st.vm_got1, st.got_cpu1 = _share_cpu(st, items, st.want_cpu, st.cpu_weight)
+    if pooled:  # vSphere's host-local pools (vcloud/hostpool.py)
+        p = hostpool.HostPools(hosts, vms, ENTITLEMENT_FLOOR_MHZ)
+        st.pools = (p.pooled, p.limit0, p.reservation, p.group, p.w, p.shares)
+    else:
+        st.pools = _NO_POOLS
+    # host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)
+    st.vm_got1, st.got_cpu1 = kernels.share_cpu(
+        st.want_cpu, st.cpu_weight, items.vm[: items.n], st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight,
+        st.host_mhz, st.pools,
+    )  # fmt: skip
 
 
 def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -443,57 +429,24 @@ def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, ph
         if fs.shared_rows is None:
             fs.shared_rows = np.concatenate((st.s_group, st.vm_host, st.vm_host))
         st.io_group = fs.shared_rows
-    st.got_io1, st.swap_got1, st.wb_got1 = _share_io(st, st.s_want)
-
-
-def _rates(st: TickState, items: ItemTable, got_cpu: np.ndarray, got_io: np.ndarray) -> tuple[np.ndarray, Ratios]:
-    """Each item's rate and its ratios grant / need (vcloud/kernels.py `rates`)."""
-    fs = st.streams
-    rate, cpu, io = kernels.rates(got_cpu, items.need_cpu[: items.n], got_io, st.s_bonus, st.s_need, fs.starts,
-                                 fs.owners, st.wait_rows, st.load_rows)  # fmt: skip
-    return rate, (cpu, io)
-
-
-def _asks(st: TickState, items: ItemTable, ratios: Ratios) -> tuple[np.ndarray, np.ndarray]:
-    """What each need asks for in the next round (vcloud/kernels.py `asks`)."""
-    fs = st.streams
-    return kernels.asks(ratios[0], ratios[1], fs.item, fs.starts, fs.owners, fs.multi, st.want_cpu,
-                       items.need_cpu[: items.n], st.s_want, st.s_need, st.s_bonus)  # fmt: skip
-
-
-def _close(a: np.ndarray, b: np.ndarray) -> bool:
-    """`np.allclose(a, b)` (rtol 1e-5, atol 1e-8) for finite arrays, in three NumPy calls instead of a dozen."""
-    return bool((np.abs(a - b) <= 1e-8 + 1e-5 * np.abs(b)).all())
+    st.got_io1, st.swap_got1, st.wb_got1 = kernels.share_io(st.s_want, st.swap_want, st.wb_want, st.io_group, st.io_bw)
 
 
 def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     """Rounds of sharing in which each need of a multi-resource phase asks only what the phase's other needs let it
     use: what a phase cannot use goes to the phases that can (a Jacobi iteration toward the allocation where every
-    phase's grants match one rate; `Physics.pipeline_rounds` rounds at most, fewer once the rates settle)."""
-    fs, kind = st.streams, items.kind[: items.n]
-    st.wait_rows, st.load_rows = (kind == _WAIT).nonzero()[0], (kind == _LOAD).nonzero()[0]
-    rate, ratio = _rates(st, items, st.got_cpu1, st.got_io1)
-    got_cpu, got_io, swap_got, wb_got = st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1
-    if fs.any_multi:
-        first, asked = ratio, None
-        shared_cpu, shared_io = st.want_cpu, st.s_want  # the asks the current grants answer
-        for _ in range(physics.pipeline_rounds - 1):
-            # a need's potential: the larger of what it got competing with its standalone want (round 1) and now
-            # (two needs that cap each other's asks would otherwise never grow again)
-            want, s_want = _asks(st, items, (np.maximum(first[0], ratio[0]), np.maximum(first[1], ratio[1])))
-            if asked is not None and _close(want, asked[0]) and _close(s_want, asked[1]):
-                break
-            asked = (want, s_want)
-            # the same asks get the same grants: a resource whose asks did not change is not shared again
-            if not (want == shared_cpu).all():
-                _, got_cpu = _share_cpu(st, items, want, st.cpu_weight)
-                shared_cpu = want
-            if not (s_want == shared_io).all():
-                got_io, swap_got, wb_got = _share_io(st, s_want)
-                shared_io = s_want
-            rate, ratio = _rates(st, items, got_cpu, got_io)
-    st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got = rate, got_cpu, got_io, swap_got, wb_got
-    st.runnable_mhz = np.maximum(st.got_cpu1, np.where(np.isfinite(rate), rate, 0.0) * items.need_cpu[: items.n])
+    phase's grants match one rate; `Physics.pipeline_rounds` rounds at most, fewer once the rates settle;
+    vcloud/kernels.py `pipeline`)."""
+    fs, n = st.streams, items.n
+    kind = items.kind[:n]
+    st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got, st.runnable_mhz = kernels.pipeline(
+        physics.pipeline_rounds, fs.any_multi, (st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),
+        (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, (kind == _WAIT).nonzero()[0],
+         (kind == _LOAD).nonzero()[0]),
+        (fs.item, fs.starts, fs.owners, fs.multi, st.s_want, st.s_need, st.s_bonus),
+        (st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz), st.pools,
+        (st.swap_want, st.wb_want, st.io_group, st.io_bw),
+    )  # fmt: skip
 
 
 def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:

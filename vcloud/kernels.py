@@ -733,3 +733,115 @@ def host_pool_share(
         if not pooled[v]:
             inner[v] = got[n_host + v]
     return inner
+
+
+@numba.njit(cache=True, nogil=True)
+def share_cpu(
+    want: np.ndarray,
+    weight: np.ndarray,
+    vm: np.ndarray,
+    vm_vcpu_mhz: np.ndarray,
+    vm_limit: np.ndarray,
+    vm_host: np.ndarray,
+    vm_weight: np.ndarray,
+    host_mhz: np.ndarray,
+    pools: tuple,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Host cores -> VMs by entitlement (capped by demand and limit; through host-local pools if `pools` holds
+    HostPools' pooled, limit0, reservation, group, w, shares, else empty arrays) -> threads by weight (capped by
+    want). Returns each VM's and each item's MHz."""
+    pooled, limit0, reservation, group, w, shares = pools
+    n_vm = vm_host.size
+    vm_want = sum_by(vm, want, n_vm)
+    vm_cap = np.empty(n_vm)
+    for v in range(n_vm):
+        vm_cap[v] = np_min(np_min(vm_want[v], vm_vcpu_mhz[v]), vm_limit[v])
+    if pooled.size:
+        vm_got = host_pool_share(vm_cap, vm_host, host_mhz, pooled, limit0, reservation, group, w, shares)
+    else:
+        vm_got = fill(vm_host, vm_weight, vm_cap, host_mhz, np.zeros(0))
+    return vm_got, fill(vm, weight, want, vm_got, vm_want)
+
+
+@numba.njit(cache=True, nogil=True)
+def share_io(
+    s_want: np.ndarray, swap_want: np.ndarray, wb_want: np.ndarray, io_group: np.ndarray, io_bw: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Equal shares per stream on each datastore and NIC; a swap and a write-back stream per VM on its datastore.
+    Returns the streams', the swap streams' and the write-back streams' MB/s."""
+    k, n_vm = s_want.size, swap_want.size
+    got = fill(io_group, np.zeros(0), np.concatenate((s_want, swap_want, wb_want)), io_bw, np.zeros(0))
+    return got[:k].copy(), got[k : k + n_vm].copy(), got[k + n_vm :].copy()
+
+
+@numba.njit(inline="always")
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    """`np.allclose(a, b)` (rtol 1e-5, atol 1e-8) for finite arrays; an infinite or NaN entry is never close."""
+    for i in range(a.size):  # noqa: SIM110 (a loop, not a generator: numba compiles it)
+        if not abs(a[i] - b[i]) <= 1e-8 + 1e-5 * abs(b[i]):
+            return False
+    return True
+
+
+@numba.njit(inline="always")
+def _equal(a: np.ndarray, b: np.ndarray) -> bool:
+    for i in range(a.size):  # noqa: SIM110 (a loop, not a generator: numba compiles it)
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@numba.njit(inline="always")
+def _larger(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = np.empty(a.size)
+    for i in range(a.size):
+        out[i] = np_max(a[i], b[i])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def pipeline(
+    rounds: int,
+    any_multi: bool,
+    firsts: tuple,
+    items: tuple,
+    streams: tuple,
+    vms: tuple,
+    pools: tuple,
+    io: tuple,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.engine.stage_pipeline`: rounds of sharing in which each need of a multi-resource phase asks only what
+    the phase's other needs let it use (`asks`); a resource whose asks did not change is not shared again, and the
+    rounds stop once the asks settle. `firsts`: the first round's grants (CPU, streams, swap, write-back). Returns
+    each item's rate, the last round's grants and each item's CPU rate while runnable."""
+    got_cpu1, got_io1, swap_got1, wb_got1 = firsts
+    need_cpu, vm, want_cpu, cpu_weight, wait_rows, load_rows = items
+    item, starts, owners, multi, s_want, s_need, s_bonus = streams
+    vm_vcpu_mhz, vm_limit, vm_host, vm_weight, host_mhz = vms
+    swap_want, wb_want, io_group, io_bw = io
+    rate, cpu, ratio_io = rates(got_cpu1, need_cpu, got_io1, s_bonus, s_need, starts, owners, wait_rows, load_rows)
+    got_cpu, got_io, swap_got, wb_got = got_cpu1, got_io1, swap_got1, wb_got1
+    if any_multi:
+        first_cpu, first_io = cpu, ratio_io
+        shared_cpu, shared_io = want_cpu, s_want  # the asks the current grants answer
+        asked_cpu, asked_io = np.zeros(0), np.zeros(0)
+        for r in range(rounds - 1):
+            # a need's potential: the larger of what it got competing with its standalone want (round 1) and now
+            # (two needs that cap each other's asks would otherwise never grow again)
+            want, ask_io = asks(_larger(first_cpu, cpu), _larger(first_io, ratio_io), item, starts, owners, multi,
+                                want_cpu, need_cpu, s_want, s_need, s_bonus)  # fmt: skip
+            if r > 0 and _close(want, asked_cpu) and _close(ask_io, asked_io):
+                break
+            asked_cpu, asked_io = want, ask_io
+            if not _equal(want, shared_cpu):
+                got_cpu = share_cpu(want, cpu_weight, vm, vm_vcpu_mhz, vm_limit, vm_host, vm_weight, host_mhz, pools)[1]
+                shared_cpu = want
+            if not _equal(ask_io, shared_io):
+                got_io, swap_got, wb_got = share_io(ask_io, swap_want, wb_want, io_group, io_bw)
+                shared_io = ask_io
+            rate, cpu, ratio_io = rates(got_cpu, need_cpu, got_io, s_bonus, s_need, starts, owners, wait_rows,
+                                        load_rows)  # fmt: skip
+    runnable = np.empty(rate.size)
+    for i in range(rate.size):
+        runnable[i] = np_max(got_cpu1[i], (rate[i] if np.isfinite(rate[i]) else 0.0) * need_cpu[i])
+    return rate, got_cpu, got_io, swap_got, wb_got, runnable
