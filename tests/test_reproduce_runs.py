@@ -79,3 +79,32 @@ def test_a_heterogeneous_run_is_handed_the_reports_static_run_and_gives_the_tabl
 
     serial = Runs(scale=0.05, seed=2)  # one process: the report's static run is handed over too
     assert serial.get("flexslot", **heter).tasks.equals(own.tasks_frame())
+
+
+def test_the_pool_is_handed_the_longest_waiting_run_first_and_every_outcome_reaches_its_waiter():
+    """On 2 workers a long run started last leaves the other worker idle at the end: `LongestFirst` keeps the runs
+    until a worker is free and then starts the longest waiting (`cost_hint`); a refused submission (a broken pool)
+    fails that run's future instead of leaving its waiter waiting, and the next runs still start."""
+    from scenarios.reproduce import LongestFirst, cost_hint
+
+    started: list[tuple[str, Future]] = []
+
+    def submit(fn, scenario, seed, settings):
+        if settings.get("refuse"):
+            raise RuntimeError("pool broken")
+        started.append((scenario, Future()))
+        return started[-1][1]
+
+    feeder = LongestFirst(submit, workers=1)
+    asks = [("capacity-queues", {}), ("coupling-two-grep", {"refuse": True}), ("flexslot", {"scale": 1.0}),
+            ("coupling-200-jobs", {}), ("delay-scheduling", {"scale": 1.0})]  # fmt: skip
+    futures = [feeder.submit(reproduce.run, scenario, 1, settings) for scenario, settings in asks]
+    assert [s for s, _ in started] == ["capacity-queues"]  # one worker: the rest wait
+    for _ in range(4):
+        started[-1][1].set_result(f"{started[-1][0]} done")
+    assert [s for s, _ in started] == ["capacity-queues", "coupling-200-jobs", "delay-scheduling", "flexslot"]
+    with pytest.raises(RuntimeError, match="pool broken"):  # the shortest came last, and was refused
+        futures[1].result(timeout=1)
+    assert [f.result(timeout=1) for f in (futures[0], futures[2], futures[3], futures[4])] == [
+        "capacity-queues done", "flexslot done", "coupling-200-jobs done", "delay-scheduling done"]  # fmt: skip
+    assert cost_hint("flexslot", {"scale": 0.25}) < cost_hint("flexslot", {"scale": 1.0, "co_cluster": True})
