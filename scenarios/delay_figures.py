@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from scenarios import plots
-from scenarios.delay_experiments import POLICIES, delay_summary
+from scenarios.delay_experiments import POLICIES
 
 SMALL, MEDIUM = ("1", "2", "3"), ("4", "5", "6")  # bins of 1-20 and 21-300 maps in the paper
 
@@ -21,7 +21,7 @@ SMALL, MEDIUM = ("1", "2", "3"), ("4", "5", "6")  # bins of 1-20 and 21-300 maps
 def _summaries(runs: Any) -> dict[str, dict]:
     scale = 0.2 if runs.quick else 1.0
     runs.prefetch("delay-scheduling", [{"scale": scale, **s} for s in POLICIES.values()])
-    return {label: delay_summary(runs.get("delay-scheduling", scale=scale, **s)) for label, s in POLICIES.items()}
+    return {label: runs.get("delay-scheduling", scale=scale, **s).summary for label, s in POLICIES.items()}
 
 
 def _table(summaries: dict[str, dict], key: str) -> pd.DataFrame:

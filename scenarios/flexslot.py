@@ -17,10 +17,11 @@ experiment), but it does not slow down under the contention it meets, as the pap
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from pydantic import Field, model_validator
 
 from hadoop_layer.model import HadoopModel
@@ -135,34 +136,84 @@ def heterogeneous_from_pilot(s: FlexSlotSettings, seed: int) -> tuple[list[float
     the straggler's CPU time + I/O wait over an average map's ("proportionally based on their CPU time and I/O
     wait time in the last run"); the largest factor counts when a node ran several. Then all nodes are scaled
     together so the pool keeps its 153.6 GHz. Returns per-VM CPU (pool order) and the stragglers' pins.
+    The "Homo." run is the report's own when it hands it over (`remember_pilot`), else run here.
     """
-    pilot = run_pilot(s.model_copy(update={"allocator": "static"}), seed)
+    static = heterogeneous_pilot_settings(s)
+    pilot = _PILOTS.get(("stragglers", static.model_dump_json(), seed))
+    if pilot is None:
+        pilot = maps_of(run_pilot(static, seed))
+    return heterogeneous_plan(pilot, s.straggler_sigma)
+
+
+@dataclass(frozen=True)
+class PilotMaps:
+    """What a Heter. cluster reads of its "Homo." pilot (`heterogeneous_plan`): a few arrays, not the model, so
+    that a run made elsewhere can be handed over (the paper report's own static run)."""
+
+    runtime_s: np.ndarray  # the successful maps', in the tables' order
+    demand_s: np.ndarray  # their CPU time + I/O wait
+    node: list[int]  # the node each ran on
+    task: list[tuple[int, int]]  # (job number, task index)
+    vm_nodes: list[int | None]  # per VM (pool order): its tracker's node, None for the JobTracker and NameNode
+    cpu_pool: float
+
+
+def maps_of(pilot: HadoopModel) -> PilotMaps:
+    """A finished static run's successful maps and VM layout, as `heterogeneous_plan` reads them."""
     maps = [a for a in pilot.attempts() if a.task.kind == TaskKind.MAP and a.state == "done"]
-    runtimes = np.array([a.runtime_s for a in maps])
-    threshold = runtimes.mean() + s.straggler_sigma * runtimes.std()
-    demand = np.array([a.cputime_s + a.iowait_s for a in maps])
+    node_of_vm = {t.vm: t.node for t in pilot.trackers}
+    return PilotMaps(
+        runtime_s=np.array([a.runtime_s for a in maps]),
+        demand_s=np.array([a.cputime_s + a.iowait_s for a in maps]),
+        node=[a.tracker.node for a in maps],
+        task=[(a.task.job.number, a.task.index) for a in maps],
+        vm_nodes=[node_of_vm.get(vm) for vm in pilot.vm_agents],
+        cpu_pool=pilot.pool_capacity()[0],
+    )
+
+
+def heterogeneous_plan(pilot: PilotMaps, sigma: float) -> tuple[list[float], dict[tuple[int, int], frozenset]]:
+    """`heterogeneous_from_pilot`'s arithmetic on the pilot's maps: per-VM CPU and the stragglers' pins."""
+    runtimes, demand = pilot.runtime_s, pilot.demand_s
+    threshold = runtimes.mean() + sigma * runtimes.std()
     factor: dict[int, float] = {}
     stragglers = []
-    for a, need in zip(maps, demand, strict=True):
-        if a.runtime_s > threshold:
-            factor[a.tracker.node] = max(factor.get(a.tracker.node, 1.0), need / demand.mean())
-            stragglers.append((a.task.job.number, a.task.index))
-    node_of_vm = {t.vm: t.node for t in pilot.trackers}
-    w = np.array([factor.get(node_of_vm[vm], 1.0) if vm in node_of_vm else 1.0 for vm in pilot.vm_agents])
-    cpu_pool, _ = pilot.pool_capacity()
+    for runtime, need, node, task in zip(runtimes.tolist(), demand, pilot.node, pilot.task, strict=True):
+        if runtime > threshold:
+            factor[node] = max(factor.get(node, 1.0), need / demand.mean())
+            stragglers.append(task)
+    w = np.array([1.0 if node is None else factor.get(node, 1.0) for node in pilot.vm_nodes])
     powerful = frozenset(factor)
-    return list(cpu_pool * w / w.sum()), {key: powerful for key in stragglers}
+    return list(pilot.cpu_pool * w / w.sum()), {key: powerful for key in stragglers}
+
+
+def heterogeneous_pilot_settings(s: FlexSlotSettings) -> FlexSlotSettings:
+    """The "Homo." run a Heter. cluster is shaped by: the same job on the static cluster (skew_sched, the
+    heterogeneous settings and straggler_sigma play no part in a static run). A run of its own, as the paper report
+    makes it for Table 1."""
+    return s.model_copy(update={"allocator": "static", "skew_sched": False})
+
+
+def pilot_of(s: FlexSlotSettings) -> tuple[str, FlexSlotSettings] | None:
+    """The run alone a run of `s` would make first, and what it reads of it: ("loads", the neighbour's run) for a
+    co-located run, ("stragglers", the static run) for a Heter. cluster to be planned; None if it makes none."""
+    if s.co_cluster:
+        return "loads", pilot_settings(s)
+    if s.allocator == "heterogeneous" and not s.heterogeneous.cpu_mhz:
+        return "stragglers", heterogeneous_pilot_settings(s)
+    return None
 
 
 def co_cluster_loads(s: FlexSlotSettings, seed: int) -> dict[str, TraceLoad]:
     """Per VM of a stock run of the same job, alone: its CPU demand (share of its vCPUs) and disk MB/s over time.
     The same for every slot manager and speculation of the run beside it, so a process computes it once (the paper
-    report runs each co-located benchmark with three slot managers), or is handed it (`remember_loads`)."""
+    report runs each co-located benchmark with three slot managers), or is handed it (`remember_pilot`)."""
     alone = pilot_settings(s)
-    key = (alone.model_dump_json(), seed)
-    if key not in _LOADS_ALONE:
-        remember_loads(alone, seed, loads_of(run_pilot(alone, seed)))
-    return _LOADS_ALONE[key]
+    key = ("loads", alone.model_dump_json(), seed)
+    if key not in _PILOTS:
+        pilot = run_pilot(alone, seed)
+        remember_pilot("loads", alone, seed, loads_of(pilot.vm_trace(), pilot.settings))
+    return _PILOTS[key]
 
 
 def pilot_settings(s: FlexSlotSettings) -> FlexSlotSettings:
@@ -171,21 +222,20 @@ def pilot_settings(s: FlexSlotSettings) -> FlexSlotSettings:
     return s.model_copy(update={"co_cluster": False, "slot_manager": "none", "speculation": "hadoop"})
 
 
-def remember_loads(alone: FlexSlotSettings, seed: int, loads: dict[str, TraceLoad]) -> None:
-    """Keep a pilot's loads for the co-located runs of this process (the paper report hands each worker the loads
-    of the run alone it has already made, so no worker runs a pilot)."""
-    while len(_LOADS_ALONE) >= 4:  # ~10 MB each (a value per VM and trace sample): the oldest goes
-        del _LOADS_ALONE[next(iter(_LOADS_ALONE))]
-    _LOADS_ALONE[(alone.model_dump_json(), seed)] = loads
+def remember_pilot(kind: str, alone: FlexSlotSettings, seed: int, outcome: Any) -> None:
+    """Keep what a pilot gave (`kind`: "loads" or "stragglers") for the runs of this process (the paper report
+    hands each worker what the run alone it has already made gives, so no worker runs a pilot)."""
+    while len(_PILOTS) >= 4:  # loads are ~10 MB each (a value per VM and trace sample): the oldest goes
+        del _PILOTS[next(iter(_PILOTS))]
+    _PILOTS[(kind, alone.model_dump_json(), seed)] = outcome
 
 
-_LOADS_ALONE: dict[tuple[str, int], dict[str, TraceLoad]] = {}
+_PILOTS: dict[tuple[str, str, int], Any] = {}
 
 
-def loads_of(pilot: HadoopModel) -> dict[str, TraceLoad]:
-    """A finished run's per-VM CPU demand (share of its vCPUs) and disk MB/s, as loads to replay beside another."""
-    s = pilot.settings
-    trace = pilot.vm_trace()
+def loads_of(trace: pd.DataFrame, s: FlexSlotSettings) -> dict[str, TraceLoad]:
+    """A finished run's per-VM CPU demand (share of its vCPUs) and disk MB/s (its `vm_trace`), as loads to replay
+    beside another."""
     full = trace.vcpus.to_numpy() * s.core_mhz
     trace = trace.assign(cpu=trace.cpu_demand_mhz.to_numpy() / full, start=trace.time_s - s.trace_interval_s)
     loads = {}

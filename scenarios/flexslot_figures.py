@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from hadoop_layer.model import HadoopModel
 from scenarios import plots
+from scenarios.finished import Finished
 
 WIKI = ("inverted-index", "term-vector", "wordcount", "grep")
 NETFLIX = ("k-means", "histogram-movies", "histogram-ratings")
@@ -24,7 +24,7 @@ QUICK_BENCHMARKS = ("inverted-index", "histogram-movies")
 POLICIES = {"stock": "none", "SkewTune": "skewtune", "FlexSlot": "flexslot"}
 
 
-def _run(runs: Any, benchmark: str, **settings) -> HadoopModel:
+def _run(runs: Any, benchmark: str, **settings) -> Finished:
     """A `flexslot` run of `benchmark`, on the DRS-style pool unless `settings` say otherwise."""
     return runs.get("flexslot", benchmark=benchmark, **{"allocator": "drs", **settings})
 
@@ -38,32 +38,31 @@ def _benchmarks(runs: Any) -> tuple[str, ...]:
     return QUICK_BENCHMARKS if runs.quick else BENCHMARKS
 
 
-def makespan(model: HadoopModel) -> float:
-    return float(model.hadoop_summary()["makespan_s"])
+def makespan(run: Finished) -> float:
+    return float(run.summary["makespan_s"])
 
 
-def skewness(model: HadoopModel) -> float:
-    return float(model.hadoop_summary()["map_runtime_skewness"] or 0.0)
+def skewness(run: Finished) -> float:
+    return float(run.summary["map_runtime_skewness"] or 0.0)
 
 
-def kills_per_straggler(model: HadoopModel) -> float:
+def kills_per_straggler(run: Finished) -> float:
     """Algorithm 1's kills over the stragglers it killed at least once (FlexSlot Fig 13); 0 if none."""
-    kills = list(getattr(model.jobtracker.slot_manager, "kill_count", {}).values())
-    return sum(kills) / len(kills) if kills else 0.0
+    return sum(run.kills) / len(run.kills) if run.kills else 0.0
 
 
-def breakdown(model: HadoopModel) -> dict[str, float]:
+def breakdown(run: Finished) -> dict[str, float]:
     """Mean cputime, iowait and steal of the successful maps (FlexSlot Fig 8)."""
-    maps = plots.successful_maps(model.tasks_frame())
+    maps = plots.successful_maps(run.tasks)
     return {"cputime": maps.cputime_s.mean(), "iowait": maps.iowait_s.mean(), "steal": maps.steal_s.mean()}
 
 
-def utilization(model: HadoopModel) -> tuple[float, float]:
+def utilization(run: Finished) -> tuple[float, float]:
     """The slaves' mean CPU used over the pool's CPU, and active memory over the pool's memory, while jobs ran."""
-    trace = model.vm_trace()
-    trace = trace[trace.vm.str.startswith("slave") & (trace.time_s <= makespan(model))]
+    trace = run.vm_trace
+    trace = trace[trace.vm.str.startswith("slave") & (trace.time_s <= makespan(run))]
     per_time = trace.groupby("time_s", observed=True)[["cpu_used_mhz", "mem_active_mb"]].sum()
-    cpu, mem = model.pool_capacity()
+    cpu, mem = run.pool_capacity
     return float(per_time.cpu_used_mhz.mean() / cpu), float(per_time.mem_active_mb.mean() / mem)
 
 
@@ -91,9 +90,9 @@ def fig7(runs: Any) -> tuple[str, bool, Figure]:
     _prefetch(runs, [("inverted-index", s) for s in SLOT_POLICIES.values()])
     models = {name: _run(runs, "inverted-index", **s) for name, s in SLOT_POLICIES.items()}
     skews = {name: skewness(m) for name, m in models.items()}
-    task = {name: m.hadoop_summary()["map_task_time_skewness"] for name, m in models.items()}
+    task = {name: m.summary["map_task_time_skewness"] for name, m in models.items()}
     text = ", ".join(f"{name} {skews[name]:.2f} ({task[name]:.2f} by task)" for name in models)
-    fig = plots.runtime_cdf({name: m.tasks_frame() for name, m in models.items()}, "FlexSlot Fig 7 (inverted-index)")
+    fig = plots.runtime_cdf({name: m.tasks for name, m in models.items()}, "FlexSlot Fig 7 (inverted-index)")
     return f"skewness {text}", skews["FlexSlot"] < skews["SkewTune"] < skews["stock"], fig
 
 

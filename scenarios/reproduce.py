@@ -6,7 +6,8 @@ can afford it; the numbers then differ from the full-scale ones given in the iss
 The runs are independent, so they run in parallel (`processes` local worker processes, by default one per CPU,
 or on a Dask cluster): the entries run in threads of this process that take turns (one at a time, so the plots
 are drawn as before), each waiting for its runs without holding the turn; a run is a pure function of its
-scenario, settings and seed and comes back as the finished model, so the report is the one a serial run writes.
+scenario, settings and seed and comes back as what the entries read of it (`Finished`: its summary and tables, not
+the model, which would hold GBs over the report), so the report is the one a serial run writes.
 Each entry's row and plot are kept in DIR as soon as it is measured (`report_rows.py`): rerunning into the same
 DIR, as with `vcloud sweep`, measures only the entries not yet there under the same configuration.
 Covered: FlexSlot section 2 (Figs 3, 4, 6 and Table 1) and section 4 (Figs 7-14, `flexslot_figures.py`);
@@ -18,9 +19,10 @@ Delay Scheduling section 5, IO-heavy (`delay_figures.py`; docs/results-delay.md)
 
 from __future__ import annotations
 
+import heapq
 import os
-import pickle
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -32,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from hadoop_layer import jobmix
-from hadoop_layer.model import HadoopModel
 from scenarios import delay_figures, flexslot, flexslot_figures, plots
 from scenarios.coupling_experiments import TABLE_II_JOBS
 from scenarios.dask_client import dask_client
+from scenarios.finished import Finished
 from scenarios.outputs import atomic_write
 from scenarios.registry import SCENARIOS
 from scenarios.report_rows import Row, RowStore, row_key
@@ -51,23 +53,26 @@ COUPLING_SCENARIOS = {"coupling-two-grep", "coupling-ten-grep", "coupling-map-on
                       "coupling-200-jobs", "delay-locality"}  # fmt: skip
 
 
-def run(scenario: str, seed: int, settings: dict[str, Any], pilot_loads: dict | None = None) -> HadoopModel:
-    """One finished run. `pilot_loads`: a co-located flexslot run's neighbour, from its run alone (`loads_of`), so
-    that the process does not run that pilot again."""
+def run(scenario: str, seed: int, settings: dict[str, Any], pilot: Any = None) -> Finished:
+    """One finished run, as the report keeps it (the model is dropped here, in the process that ran it). `pilot`:
+    what a flexslot run would otherwise make a pilot run for (`flexslot.pilot_of`), from the report's own run of
+    that pilot (`_handed`): a co-located run's neighbour loads, or a Heter. cluster's "Homo." maps."""
+    started = time.process_time()
     sc = SCENARIOS[scenario]
     validated = validate(sc.Settings, settings)
-    if pilot_loads is not None:
-        flexslot.remember_loads(flexslot.pilot_settings(validated), seed, pilot_loads)
+    if pilot is not None:
+        kind, alone = flexslot.pilot_of(validated)
+        flexslot.remember_pilot(kind, alone, seed, pilot)
     model = sc.build(validated, seed=seed)
     run_model(model, sc.horizon_s(model), progress=False)
-    return model
+    return Finished.of(scenario, model, started)
 
 
-def _run_packed(scenario: str, seed: int, settings: dict[str, Any], pilot_loads: dict | None = None) -> bytes:
-    """`run` in a worker process: the model as cloudpickle's bytes (a model holds lambdas that pickle refuses)."""
-    import cloudpickle
-
-    return cloudpickle.dumps(run(scenario, seed, settings, pilot_loads))
+def _handed(kind: str, alone: Finished) -> Any:
+    """What a run of kind `kind` (`flexslot.pilot_of`) reads of its pilot, from the report's run of that pilot."""
+    if kind == "loads":
+        return flexslot.loads_of(alone.vm_trace, alone.settings)
+    return alone.pilot_maps
 
 
 def _relay(to: Future, source: Future) -> None:
@@ -82,14 +87,15 @@ class Runs:
     """Runs by (scenario, validated settings) on one seed, each run once; `quick` entries measure less.
 
     `submit(fn, *args) -> Future`: where runs are computed (a process pool or a Dask client); None: here, at once.
-    With `submit`, `turn` is the lock the entries' threads take turns with: a thread gives it up while it waits."""
+    With `submit`, `turn` is the lock the entries' threads take turns with: a thread gives it up while it waits.
+    Each run is kept as a `Finished` record (~1 MB), not as its model (~40 MB)."""
 
     def __init__(
         self, scale: float, seed: int = 1, quick: bool = False, submit: Callable[..., Future] | None = None,
         turn: threading.Lock | None = None,
     ) -> None:  # fmt: skip
         self.scale, self.seed, self.quick = scale, seed, quick
-        self._done: dict[tuple[str, int, str], HadoopModel] = {}
+        self._done: dict[tuple[str, int, str], Finished] = {}
         self._pending: dict[tuple[str, int, str], Future] = {}  # runs computed elsewhere
         self._submit, self._turn = submit, turn
 
@@ -104,35 +110,37 @@ class Runs:
         validated = validate(SCENARIOS[scenario].Settings, settings)
         return (scenario, seed, validated.model_dump_json()), seed, settings  # equal configurations share a run
 
-    def _alone(self, scenario: str, seed: int, settings: dict[str, Any]) -> tuple[tuple, int, dict[str, Any]] | None:
-        """A co-located flexslot run's pilot, the same job alone (key, seed, settings): a run of its own, which the
-        report makes anyway. None for any other run."""
+    def _pilot(self, scenario: str, seed: int, settings: dict[str, Any]) -> tuple[str, tuple, int, dict] | None:
+        """A flexslot run's pilot (`flexslot.pilot_of`: a co-located run's run alone, a Heter. cluster's static run)
+        as (kind, key, seed, settings): a run of its own, which the report makes anyway. None for any other run."""
         if scenario != "flexslot":
             return None
-        validated = validate(SCENARIOS[scenario].Settings, settings)
-        if not validated.co_cluster:
+        pilot = flexslot.pilot_of(validate(SCENARIOS[scenario].Settings, settings))
+        if pilot is None:
             return None
-        return self._keyed(scenario, seed, flexslot.pilot_settings(validated).model_dump())
+        kind, alone = pilot
+        return kind, *self._keyed(scenario, seed, alone.model_dump())
 
     def _started(self, key: tuple, scenario: str, seed: int, settings: dict[str, Any]) -> Future:
-        """The run's future: done, pending, or submitted now. A co-located run is submitted once its run alone has
-        come back, with that run's loads (so no worker runs the pilot again: a fifth of the report's CPU)."""
+        """The run's future: done, pending, or submitted now. A run with a pilot is submitted once the pilot's run
+        has come back, with what it reads of it (so no worker runs the pilot again: a fifth of the report's CPU)."""
         if key in self._done:
             done: Future = Future()
             done.set_result(self._done[key])
             return done
         if key in self._pending:
             return self._pending[key]
-        alone = self._alone(scenario, seed, settings)
-        if alone is None:
+        pilot = self._pilot(scenario, seed, settings)
+        if pilot is None:
             future = self._submit(run, scenario, seed, settings)
         else:
             future = Future()
+            kind, *alone = pilot
 
-            def beside(pilot: Future) -> None:
+            def beside(pilot_run: Future) -> None:
                 try:
-                    loads = flexslot.loads_of(pilot.result())
-                    self._submit(run, scenario, seed, settings, loads).add_done_callback(lambda f: _relay(future, f))
+                    handed = _handed(kind, pilot_run.result())
+                    self._submit(run, scenario, seed, settings, handed).add_done_callback(lambda f: _relay(future, f))
                 except BaseException as exc:  # handed to the waiter, who decides
                     future.set_exception(exc)
 
@@ -149,7 +157,7 @@ class Runs:
             key, run_seed, settings = self._keyed(scenario, seed, case)
             self._started(key, scenario, run_seed, settings)
 
-    def get(self, scenario: str, seed: int | None = None, **settings) -> HadoopModel:
+    def get(self, scenario: str, seed: int | None = None, **settings) -> Finished:
         """The run of `scenario` with `settings` on `seed` (default: the report's seed)."""
         key, seed, settings = self._keyed(scenario, seed, settings)
         if key in self._done:
@@ -157,22 +165,19 @@ class Runs:
         # the settings as given, not the validated dump: a scenario may read which fields were set (a coupling
         # experiment's own slave count holds unless `slaves` is given)
         if self._submit is None:
-            alone = self._alone(scenario, seed, settings)
-            loads = None if alone is None else flexslot.loads_of(self.get("flexslot", alone[1], **alone[2]))
-            self._done[key] = run(scenario, seed, settings, loads)
+            pilot = self._pilot(scenario, seed, settings)
+            handed = None if pilot is None else _handed(pilot[0], self.get("flexslot", pilot[2], **pilot[3]))
+            self._done[key] = run(scenario, seed, settings, handed)
             return self._done[key]
         future = self._started(key, scenario, seed, settings)
         self._turn.release()  # wait for it off our turn: other entries go on meanwhile
         try:
-            model = future.result()
-        except pickle.PicklingError:  # a model too deep to send back (Coupling's 200 jobs): run it here instead
-            model = None
+            finished = future.result()
         finally:
             self._turn.acquire()
-        if model is None:
-            model = run(scenario, seed, settings)
-        self._done[key] = model
-        return model
+        self._done[key] = finished
+        self._pending.pop(key, None)
+        return finished
 
 
 @dataclass
@@ -182,12 +187,12 @@ class Entry:
     measure: Callable[[Runs], tuple[str, bool, object]]  # (emulator text, same direction?, matplotlib Figure)
 
 
-def _skew(model: HadoopModel) -> float:
-    return model.hadoop_summary()["map_runtime_skewness"] or 0.0
+def _skew(run: Finished) -> float:
+    return run.summary["map_runtime_skewness"] or 0.0
 
 
-def _max_over_min(model: HadoopModel) -> float:
-    return model.hadoop_summary()["maps_per_node_max_over_min"] or 0.0
+def _max_over_min(run: Finished) -> float:
+    return run.summary["maps_per_node_max_over_min"] or 0.0
 
 
 def _static_and_drs(runs: Runs) -> None:
@@ -197,7 +202,7 @@ def _static_and_drs(runs: Runs) -> None:
 def fig3(runs: Runs):
     _static_and_drs(runs)
     homo, drs = runs.get("flexslot", allocator="static"), runs.get("flexslot", allocator="drs")
-    fig = plots.runtime_cdf({"static (Homo.)": homo.tasks_frame(), "DRS": drs.tasks_frame()}, "FlexSlot Fig 3")
+    fig = plots.runtime_cdf({"static (Homo.)": homo.tasks, "DRS": drs.tasks}, "FlexSlot Fig 3")
     return f"skewness {_skew(homo):.2f} static -> {_skew(drs):.2f} DRS", _skew(drs) > _skew(homo), fig
 
 
@@ -205,12 +210,12 @@ def fig4(runs: Runs):
     _static_and_drs(runs)
     homo, drs = runs.get("flexslot", allocator="static"), runs.get("flexslot", allocator="drs")
     text = f"maps per node max/min {_max_over_min(homo):.2f} static, {_max_over_min(drs):.2f} DRS"
-    return text, _max_over_min(drs) > 2 * _max_over_min(homo), plots.tasks_per_node(drs.tasks_frame(), title="Fig 4")
+    return text, _max_over_min(drs) > 2 * _max_over_min(homo), plots.tasks_per_node(drs.tasks, title="Fig 4")
 
 
 def fig6(runs: Runs):
-    def ratio(model: HadoopModel) -> float:
-        maps = plots.successful_maps(model.tasks_frame())
+    def ratio(run: Finished) -> float:
+        maps = plots.successful_maps(run.tasks)
         runtime = maps.end_s - maps.start_s
         rate = maps.steal_s / runtime
         return float(rate[runtime > runtime.quantile(0.9)].mean() / rate.mean())
@@ -218,7 +223,7 @@ def fig6(runs: Runs):
     _static_and_drs(runs)
     homo, drs = runs.get("flexslot", allocator="static"), runs.get("flexslot", allocator="drs")
     text = f"steal rate of the slowest 10 % over all maps: {ratio(homo):.2f} static, {ratio(drs):.2f} DRS"
-    return text, ratio(drs) > ratio(homo), plots.task_breakdown(drs.tasks_frame(), "FlexSlot Fig 6 (DRS)")
+    return text, ratio(drs) > ratio(homo), plots.task_breakdown(drs.tasks, "FlexSlot Fig 6 (DRS)")
 
 
 def table1(runs: Runs):
@@ -229,16 +234,15 @@ def table1(runs: Runs):
     text = ", ".join(f"{k} {v:.2f}" for k, v in skews.items())
     values = list(skews.values())
     ordered = values[0] > values[1] >= values[2]
-    frames = {k: runs.get("flexslot", **s).tasks_frame() for k, s in names.items()}
+    frames = {k: runs.get("flexslot", **s).tasks for k, s in names.items()}
     return text, ordered, plots.runtime_cdf(frames, "FlexSlot Table 1 clusters")
 
 
-def _coupling(runs: Runs, scenario: str) -> tuple[HadoopModel, dict, dict]:
-    """The scenario under Fair and under Coupling: the Fair model and both summaries."""
+def _coupling(runs: Runs, scenario: str) -> tuple[Finished, dict, dict]:
+    """The scenario under Fair and under Coupling: the Fair run and both summaries."""
     runs.prefetch(scenario, [{"scheduler": "fair"}, {"scheduler": "coupling"}])
     fair, coupling = runs.get(scenario, scheduler="fair"), runs.get(scenario, scheduler="coupling")
-    summary = SCENARIOS[scenario].summary
-    return fair, summary(fair), summary(coupling)
+    return fair, fair.summary, coupling.summary
 
 
 def _mean_times(sf: dict, sc: dict) -> str:
@@ -270,7 +274,7 @@ def coupling_fig1(runs: Runs):
     starved = [list(s["starvation_s"].values())[1] for s in (sf, sc)]
     text = (f"job 2 starvation {starved[0]:.0f} s Fair, {starved[1]:.0f} s Coupling; mean job time "
             f"{_change(sf['mean_job_s'], sc['mean_job_s'])}")  # fmt: skip
-    fig = plots.running_tasks(fair.tasks_frame(), title="Coupling Fig 1 (Fair)")
+    fig = plots.running_tasks(fair.tasks, title="Coupling Fig 1 (Fair)")
     return text, starved[1] < starved[0], fig
 
 
@@ -280,9 +284,9 @@ def coupling_fig12(runs: Runs):
     for seed in seeds:
         cases = [{"job": job, "scheduler": s} for job in TABLE_II_JOBS for s in ("fair", "coupling")]
         runs.prefetch("coupling-single-job", cases, seed=seed)
-    minutes = {  # job time = end: each job is submitted at 0
-        (job, scheduler): [runs.get("coupling-single-job", seed=seed, job=job, scheduler=scheduler)
-                           .jobtracker.jobs[0].end_s / 60.0 for seed in seeds]
+    minutes = {  # the one job's time (end - submit, submitted at 0)
+        (job, scheduler): [_only(runs.get("coupling-single-job", seed=seed, job=job, scheduler=scheduler)
+                                 .summary["job_s"]) / 60.0 for seed in seeds]
         for job in TABLE_II_JOBS for scheduler in ("fair", "coupling")
     }  # fmt: skip
     mean = {key: float(np.mean(values)) for key, values in minutes.items()}
@@ -303,9 +307,15 @@ def coupling_fig5_6(runs: Runs):
     return text, sc["mean_job_s"] < sf["mean_job_s"], _job_times({"Fair": sf, "Coupling": sc}, "Coupling Fig 6a")
 
 
-def mean_running_maps(model: HadoopModel) -> float:
-    """Time-weighted mean of the running maps from the first launch to the last map's end (Figs. 10-11)."""
-    tasks = model.tasks_frame()
+def _only(job_s: dict[str, float | None]) -> float:
+    """A single-job run's job time."""
+    (time_s,) = job_s.values()
+    return time_s
+
+
+def mean_running_maps(tasks: pd.DataFrame) -> float:
+    """Time-weighted mean of the running maps (a run's tasks table) from the first launch to the last map's end
+    (Figs. 10-11)."""
     maps = tasks[tasks["kind"] == "m"]
     start, end = float(maps["start_s"].min()), float(maps["end_s"].max())
     times, counts = plots.running_counts(tasks, "m", end)
@@ -320,12 +330,12 @@ def coupling_fig10_11(runs: Runs):
     ])  # fmt: skip
     fair = runs.get("delay-locality", scheduler="fair")
     peeks = {b: runs.get("delay-locality", scheduler="coupling", **{"coupling.beta": b}) for b in (0.1, 0.5)}
-    time = {k: SCENARIOS["delay-locality"].summary(m)["mean_job_s"] for k, m in {"fair": fair, **peeks}.items()}
-    running = {k: mean_running_maps(m) for k, m in {"fair": fair, **peeks}.items()}
+    time = {k: m.summary["mean_job_s"] for k, m in {"fair": fair, **peeks}.items()}
+    running = {k: mean_running_maps(m.tasks) for k, m in {"fair": fair, **peeks}.items()}
     text = (f"running maps {running['fair']:.0f} Fair, {running[0.1]:.0f} beta 0.1, {running[0.5]:.0f} beta 0.5; "
             f"job time {_change(time['fair'], time[0.1])} (0.1), {_change(time['fair'], time[0.5])} (0.5)")  # fmt: skip
     same = all(time[b] < time["fair"] and running[b] > running["fair"] for b in peeks)
-    return text, same, plots.running_tasks(fair.tasks_frame(), title="Coupling Fig 10 (Fair)")
+    return text, same, plots.running_tasks(fair.tasks, title="Coupling Fig 10 (Fair)")
 
 
 def coupling_table3(runs: Runs):
@@ -370,25 +380,24 @@ _TABLE_IV_SC = np.mean([sc for _, sc in jobmix.TABLE_IV_STARVATION_MIN.values()]
 
 def samr_fig9(runs: Runs):
     """SAMR Fig. 9: Sort on the samr-heterogeneous cluster under each speculation policy (quick: half the input)."""
-    from scenarios.samr_experiments import POLICIES, backup_counts, job_time
+    from scenarios.samr_experiments import POLICIES
 
     gb = 6.0 if runs.scale < 1 else 12.0
     runs.prefetch("samr-heterogeneous", [{"input_gb": gb, **settings} for settings in POLICIES.values()])
     models = {name: runs.get("samr-heterogeneous", input_gb=gb, **settings) for name, settings in POLICIES.items()}
-    times = {name: job_time(m) or 0.0 for name, m in models.items()}
+    times = {name: m.summary["job_s"] or 0.0 for name, m in models.items()}
     parts = []
     for name, m in models.items():
-        counts = backup_counts(m)
-        parts.append(f"{name} {times[name]:.0f} s ({counts['useful_backups']}/{counts['backups']} useful backups)")
+        useful, backups = m.summary["useful_backups"], m.summary["backups"]
+        parts.append(f"{name} {times[name]:.0f} s ({useful}/{backups} useful backups)")
     gain = 100 * (1 - times["samr"] / times["hadoop"])
     text = "; ".join(parts) + f"; SAMR {gain:+.0f} % vs Hadoop"
-    fig = plots.runtime_cdf({name: m.tasks_frame() for name, m in models.items()}, "SAMR Fig 9 (Sort)")
+    fig = plots.runtime_cdf({name: m.tasks for name, m in models.items()}, "SAMR Fig 9 (Sort)")
     return text, times["samr"] < times["hadoop"], fig
 
 
 def capacity_queues(runs: Runs):
-    model = runs.get("capacity-queues", phase_s=400.0 if runs.quick else 600.0)
-    summary = SCENARIOS["capacity-queues"].summary(model)
+    summary = runs.get("capacity-queues", phase_s=400.0 if runs.quick else 600.0).summary
     shares = {w: v["map_share"] for w, v in summary["windows"].items()}
     text = "; ".join(f"{w}: " + "/".join(f"{x:.2f}" for x in v.values()) for w, v in shares.items())
     users = [u["mean_map_slots"] for u in summary["queue_C_users"].values()]
@@ -402,8 +411,7 @@ def capacity_queues(runs: Runs):
 def quincy_locality(runs: Runs):
     jobs = 6 if runs.quick else 12
     runs.prefetch("quincy-locality", [{"jobs": jobs, **v} for v in QUINCY_POLICIES.values()])
-    summaries = {k: SCENARIOS["quincy-locality"].summary(runs.get("quincy-locality", jobs=jobs, **v))
-                 for k, v in QUINCY_POLICIES.items()}  # fmt: skip
+    summaries = {k: runs.get("quincy-locality", jobs=jobs, **v).summary for k, v in QUINCY_POLICIES.items()}
     cross = {k: s["moved_mb"]["cross_rack_mb"] / 1024 for k, s in summaries.items()}
     node = {k: s["locality"]["node"] for k, s in summaries.items()}
     text = "; ".join(
@@ -541,17 +549,61 @@ def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[...
     # spawned, not forked: this process has threads (fork would copy their locks), and a worker imports only what
     # its runs need
     pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")))
+    return LongestFirst(pool.submit, workers).submit  # a run comes back as its `Finished` record (plain pickle)
 
-    def submit(fn: Callable[..., HadoopModel], *args: Any) -> Future:
-        packed, future = pool.submit(_run_packed, *args), Future()
 
-        def unpack(f: Future) -> None:  # every outcome reaches `future`, or its waiter would wait for ever
-            try:
-                future.set_result(pickle.loads(f.result()))
-            except BaseException as exc:  # handed to the waiter, who decides
-                future.set_exception(exc)
+_COST_S = {"coupling-200-jobs": 12.0, "delay-scheduling": 5.0, "coupling-ten-grep": 3.0, "flexslot": 2.0}
 
-        packed.add_done_callback(unpack)
+
+def cost_hint(scenario: str, settings: dict[str, Any]) -> float:
+    """A run's rough CPU seconds at full scale (docs/reproduce-runs.md has the measured table), only to start the
+    longest first: a long run started last on 2 workers leaves the other idle at the end. Never changes a result."""
+    cost = _COST_S.get(scenario, 1.0) * float(settings.get("scale", 1.0))
+    if scenario == "flexslot":
+        cost *= 1.5 if settings.get("co_cluster") else 1.0
+        cost *= 1.7 if settings.get("benchmark") == "tera-sort" else 1.0
+    return cost
+
+
+class LongestFirst:
+    """Hands `submit` (a process pool's) the waiting runs longest first (`cost_hint`), `workers` at a time.
+
+    A pool takes its runs in the order they come: the report's entries ask for theirs in the report's order, and
+    runs that wait for a pilot (the co-located ones) come last, so the longest could start last. Every outcome,
+    a refused submission too, reaches the run's future, or its waiter would wait for ever."""
+
+    def __init__(self, submit: Callable[..., Future], workers: int) -> None:
+        self._submit, self._free = submit, workers
+        self._waiting: list[tuple[float, int, Callable, tuple, Future]] = []
+        self._lock = threading.Lock()
+        self._count = 0
+
+    def submit(self, fn: Callable[..., Finished], *args: Any) -> Future:
+        """`fn(scenario, seed, settings, ...)`'s future; it starts when a worker is free and no longer run waits."""
+        future: Future = Future()
+        with self._lock:
+            self._count += 1  # equal hints: in the order asked
+            heapq.heappush(self._waiting, (-cost_hint(args[0], args[2]), self._count, fn, args, future))
+        self._start()
         return future
 
-    return submit
+    def _start(self) -> None:
+        while True:
+            with self._lock:
+                if not self._free or not self._waiting:
+                    return
+                self._free -= 1
+                *_, fn, args, future = heapq.heappop(self._waiting)
+            try:
+                self._submit(fn, *args).add_done_callback(lambda f, to=future: self._ended(to, f))
+            except BaseException as exc:  # a broken or shut-down pool: handed to the waiter, who decides
+                self._ended(future, None, exc)
+
+    def _ended(self, to: Future, source: Future | None, exc: BaseException | None = None) -> None:
+        if source is None:
+            to.set_exception(exc)
+        else:
+            _relay(to, source)
+        with self._lock:
+            self._free += 1
+        self._start()

@@ -171,7 +171,7 @@ def test_list_imports_no_scenario_and_no_numeric_stack():
 
 
 def test_reproduce_runs_in_worker_processes_give_the_serial_numbers():
-    """`vcloud reproduce` runs its runs in parallel (spawned workers, models sent back): the same models' numbers."""
+    """`vcloud reproduce` runs its runs in parallel (spawned workers send `Finished` records back): the same numbers."""
     import threading
     from contextlib import ExitStack
 
@@ -185,8 +185,8 @@ def test_reproduce_runs_in_worker_processes_give_the_serial_numbers():
         with turn:
             for scenario, settings in asks:
                 a, b = serial.get(scenario, **settings), parallel.get(scenario, **settings)
-                assert a.hadoop_summary() == b.hadoop_summary()
-                pd.testing.assert_frame_equal(a.tasks_frame(), b.tasks_frame())
+                assert a.summary == b.summary
+                pd.testing.assert_frame_equal(a.tasks, b.tasks)
 
 
 def test_a_reports_run_is_the_scenario_as_configured_not_its_settings_dump():
@@ -199,5 +199,5 @@ def test_a_reports_run_is_the_scenario_as_configured_not_its_settings_dump():
 
     sc = SCENARIOS["coupling-two-grep"]
     direct = sc.build(validate(sc.Settings, {"scheduler": "fair", "scale": 0.25}), seed=1)
-    model = Runs(scale=0.25, quick=True).get("coupling-two-grep", scheduler="fair")
-    assert len(model.trackers) == len(direct.trackers) == 7
+    finished = Runs(scale=0.25, quick=True).get("coupling-two-grep", scheduler="fair")
+    assert finished.tasks.vm.nunique() == len(direct.trackers) == 7  # the slaves that ran tasks

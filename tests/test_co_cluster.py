@@ -30,7 +30,7 @@ def test_the_neighbours_loads_are_one_stock_run_shared_by_every_slot_manager(mon
     (benchmark, cluster, seed) and gives each the same loads; another benchmark gets its own."""
     import scenarios.flexslot as fs
 
-    fs._LOADS_ALONE.clear()
+    fs._PILOTS.clear()
     pilots = []
     real = fs.run_pilot
     monkeypatch.setattr(fs, "run_pilot", lambda s, seed: pilots.append(s.slot_manager) or real(s, seed))
@@ -38,7 +38,7 @@ def test_the_neighbours_loads_are_one_stock_run_shared_by_every_slot_manager(mon
     loads = [fs.co_cluster_loads(validate(SCENARIO.Settings, {**settings, "slot_manager": m}), 3)
              for m in ("none", "flexslot", "skewtune")]  # fmt: skip
     assert pilots == ["none"] and loads[0] is loads[1] is loads[2]
-    fs._LOADS_ALONE.clear()
+    fs._PILOTS.clear()
     assert fs.co_cluster_loads(validate(SCENARIO.Settings, {**settings, "slot_manager": "flexslot"}), 3) == loads[0]
     other = fs.co_cluster_loads(validate(SCENARIO.Settings, {**settings, "benchmark": "grep"}), 3)
     assert pilots == ["none"] * 3 and other != loads[0]
@@ -54,16 +54,16 @@ def test_the_report_hands_co_located_runs_the_loads_of_its_run_alone_and_runs_no
     from scenarios.reproduce import Runs
 
     settings = {"benchmark": "grep", "allocator": "drs", "co_cluster": True}
-    fs._LOADS_ALONE.clear()
+    fs._PILOTS.clear()
     with_pilot = run(**settings)  # the pilot run here, as a worker used to
-    fs._LOADS_ALONE.clear()
+    fs._PILOTS.clear()
     submitted = []
 
     def submit(fn, *args):
         submitted.append((args[2].get("co_cluster", False), len(args) == 4))
         done = Future()
         done.set_result(fn(*args))
-        fs._LOADS_ALONE.clear()  # each run in a fresh worker
+        fs._PILOTS.clear()  # each run in a fresh worker
         return done
 
     monkeypatch.setattr(fs, "run_pilot", lambda *a: (_ for _ in ()).throw(AssertionError("a pilot ran")))
@@ -73,7 +73,7 @@ def test_the_report_hands_co_located_runs_the_loads_of_its_run_alone_and_runs_no
     runs.prefetch("flexslot", [{**settings, "slot_manager": m} for m in ("none", "skewtune")], seed=3)
     shared = runs.get("flexslot", seed=3, **settings, slot_manager="none")
     assert submitted == [(False, False), (True, True), (True, True)]  # the run alone, then both beside it
-    assert shared.tasks_frame().equals(with_pilot.tasks_frame())
-    assert shared.vm_trace().equals(with_pilot.vm_trace())
+    assert shared.tasks.equals(with_pilot.tasks_frame())
+    assert shared.vm_trace.equals(with_pilot.vm_trace())
     serial = Runs(scale=0.1)  # one process: the report's own run alone is the pilot too
-    assert serial.get("flexslot", seed=3, **settings).tasks_frame().equals(with_pilot.tasks_frame())
+    assert serial.get("flexslot", seed=3, **settings).tasks.equals(with_pilot.tasks_frame())

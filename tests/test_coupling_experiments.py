@@ -61,8 +61,9 @@ def test_delay_scheduling_holds_maps_to_the_data_nodes_and_random_peeking_does_n
     # maps (23-26 here, seeds 1-3); Random Peeking also runs remote maps (31-33 with beta 0.5) and ends sooner
     fair_model, fair = run("delay-locality", scheduler="fair")
     runs = {b: run("delay-locality", scheduler="coupling", **{"coupling.beta": b}) for b in (0.1, 0.5)}
-    assert mean_running_maps(fair_model) <= 29.0
-    assert mean_running_maps(runs[0.5][0]) > mean_running_maps(fair_model) + 3.0
+    running = mean_running_maps(fair_model.tasks_frame())
+    assert running <= 29.0
+    assert mean_running_maps(runs[0.5][0].tasks_frame()) > running + 3.0
     assert runs[0.1][1]["mean_job_s"] < fair["mean_job_s"]
     assert runs[0.5][1]["mean_job_s"] < 0.9 * fair["mean_job_s"]
     assert runs[0.5][1]["mean_job_s"] <= runs[0.1][1]["mean_job_s"]

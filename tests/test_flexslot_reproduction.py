@@ -197,9 +197,10 @@ def test_map_skewness_falls_from_stock_to_skewtune_to_flexslot(slot_runs):
 
 def test_about_one_kill_per_straggler(slot_runs):
     # Fig 13: "most straggler only required 1 kill"
+    from scenarios.finished import Finished
     from scenarios.flexslot_figures import kills_per_straggler
 
     for seed in SEEDS:
         for bench in ("wordcount", "inverted-index"):
-            kills = kills_per_straggler(slot_runs[(bench, "flexslot", seed)])
+            kills = kills_per_straggler(Finished.of("flexslot", slot_runs[(bench, "flexslot", seed)]))
             assert kills == 0.0 or 1.0 <= kills <= 1.5, (bench, seed, kills)
