@@ -516,3 +516,69 @@ def test_host_pool_share_is_numpys_bits(args):
     from vcloud.kernels import host_pool_share
 
     assert same_bits(host_pool_share(*args), numpy_host_pool_share(*args))
+
+
+def python_pipeline(rounds, any_multi, firsts, items, streams, vms, pools, io):
+    """stage_pipeline's loop as it was written in Python around NumPy calls (the kernels for the pieces)."""
+    from vcloud.kernels import share_cpu, share_io
+
+    def close(a, b):
+        return bool((np.abs(a - b) <= 1e-8 + 1e-5 * np.abs(b)).all())
+
+    got_cpu1, got_io1, swap_got1, wb_got1 = firsts
+    need_cpu, vm, want_cpu, cpu_weight, wait_rows, load_rows = items
+    item, starts, owners, multi, s_want, s_need, s_bonus = streams
+    rate, cpu, io_ratio = rates(got_cpu1, need_cpu, got_io1, s_bonus, s_need, starts, owners, wait_rows, load_rows)
+    got_cpu, got_io, swap_got, wb_got = got_cpu1, got_io1, swap_got1, wb_got1
+    if any_multi:
+        first, asked = (cpu, io_ratio), None
+        shared_cpu, shared_io = want_cpu, s_want
+        for _ in range(rounds - 1):
+            want, ask_io = asks(np.maximum(first[0], cpu), np.maximum(first[1], io_ratio), item, starts, owners, multi,
+                                want_cpu, need_cpu, s_want, s_need, s_bonus)  # fmt: skip
+            if asked is not None and close(want, asked[0]) and close(ask_io, asked[1]):
+                break
+            asked = (want, ask_io)
+            if not (want == shared_cpu).all():
+                got_cpu = share_cpu(want, cpu_weight, vm, *vms, pools)[1]
+                shared_cpu = want
+            if not (ask_io == shared_io).all():
+                got_io, swap_got, wb_got = share_io(ask_io, *io)
+                shared_io = ask_io
+            rate, cpu, io_ratio = rates(got_cpu, need_cpu, got_io, s_bonus, s_need, starts, owners, wait_rows,
+                                        load_rows)  # fmt: skip
+    runnable = np.maximum(got_cpu1, np.where(np.isfinite(rate), rate, 0.0) * need_cpu)
+    return rate, got_cpu, got_io, swap_got, wb_got, runnable
+
+
+@settings(max_examples=200, deadline=None)
+@given(layouts(), st.integers(1, 4), st.integers(1, 2))
+def test_pipeline_rounds_are_the_python_loops_bits(c, rounds, n_vm):
+    from vcloud.kernels import pipeline, share_cpu, share_io
+
+    n, k = c["n"], c["item"].size
+    rng = np.random.default_rng(n * 31 + k)
+    vm = rng.integers(0, n_vm, n)
+    need_cpu = c["need_cpu"] * 100
+    want_cpu = np.where(need_cpu > 0, rng.choice([400.0, 2400.0], n), 0.0)
+    vms = (np.full(n_vm, 4800.0), np.full(n_vm, np.inf), np.zeros(n_vm, np.int64), np.full(n_vm, 100.0),
+           np.array([rng.choice([2400.0, 9600.0])]))  # fmt: skip
+    pools = (np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    s_want = np.where(c["s_need"][:k] > 0, rng.choice([10.0, 40.0], k), 0.0)
+    io = (np.zeros(n_vm), np.zeros(n_vm), np.concatenate((rng.integers(0, 2, k), np.zeros(2 * n_vm, np.int64))),
+          np.array([50.0, 80.0]))  # fmt: skip
+    weight = np.where(need_cpu > 0, 1.0, 0.0)
+    got_cpu1 = share_cpu(want_cpu, weight, vm, *vms, pools)[1]
+    firsts = (got_cpu1, *share_io(s_want, *io))
+    args = (
+        rounds,
+        bool(c["multi"].any()),
+        firsts,
+        (need_cpu, vm, want_cpu, weight, c["wait"], c["load"]),
+        (c["item"], c["starts"], c["owners"], c["multi"], s_want, c["s_need"][:k], c["s_bonus"]),
+        vms,
+        pools,
+        io,
+    )
+    got, expect = pipeline(*args), python_pipeline(*args)
+    assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
