@@ -222,11 +222,24 @@ class HadoopModel(CloudModel):
         return [self.ended.record(i) if i < n else running[i - n] for i in order[:count].tolist()]
 
     def tasks_frame(self) -> pd.DataFrame:
-        """One row per attempt (DESIGN.md 7), built `_ROWS_AT_ONCE` rows at a time, each column typed as it is made
-        (`TASK_DTYPES`): a list of Python values per column for every attempt held 0.4 GB at the end of a SWIM day
-        on 600 slaves (476,734 attempts), the run's peak. The ended attempts' values come from their columns
-        (`ended`), the charges as arrays."""
+        """One row per attempt (DESIGN.md 7), in the tables' order (`attempt_order`)."""
+        return next(self.tasks_parts())
+
+    def tasks_parts(self, rows: int | None = None) -> Iterator[pd.DataFrame]:
+        """The tasks table (`tasks_frame`) as consecutive frames of `rows` rows (all at once if None; one empty
+        frame if no attempt ran): written a part at a time (`runner.write_table`), a SWIM day's table on 600 slaves
+        (479,898 rows) and Parquet's buffers for it never exist whole beside the model."""
         order, running, _ = self.attempt_order()
+        places = [(t.name, t.vm.host.name) for t in self.trackers]
+        step = max(len(order) if rows is None else rows, 1)
+        for start in range(0, max(len(order), 1), step):
+            yield self._tasks_part(order[start : start + step], running, places)
+
+    def _tasks_part(self, order: np.ndarray, running: list[TaskAttempt], places: list[tuple[str, str]]) -> pd.DataFrame:
+        """The tasks table's rows of the attempts `order` lists (`attempt_order`), built `_ROWS_AT_ONCE` rows at a
+        time, each column typed as it is made (`TASK_DTYPES`): a list of Python values per column for every attempt
+        held 0.4 GB at the end of a SWIM day on 600 slaves (476,734 attempts), the run's peak. The ended attempts'
+        values come from their columns (`ended`), the charges as arrays."""
         ended, n = self.ended, self.ended.n
         # the charges first, a column at a time, only those the table shows (no (rows, 7) block held by its
         # columns): what they need for a while (the rows' charge rows, usr and sys apart) is gone before the rest
@@ -245,7 +258,6 @@ class HadoopModel(CloudModel):
         # held every such column twice (30 MB of a SWIM day's 600-slave table, at the run's peak)
         numeric = {c: np.empty(len(order), dtype=TASK_DTYPES[c]) for c in names if TASK_DTYPES[c] != "str"}
         parts: dict[str, list] = {c: [] for c in names if c not in numeric}
-        places = [(t.name, t.vm.host.name) for t in self.trackers]
         for start in range(0, len(order), _ROWS_AT_ONCE):
             batch = order[start : start + _ROWS_AT_ONCE].tolist()
             rows = _ended_rows(ended, places, [i for i in batch if i < n])
