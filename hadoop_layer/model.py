@@ -446,16 +446,15 @@ def _ended_rows(ended: EndedAttempts, places: list[tuple[str, str]], rows: list[
     cols = {c: getattr(ended, c)[rows].tolist() for c in ("number", "node", "locality", "start_s", "end_s", "state",
                                                           "speculative", "output_mb", "spills")}  # fmt: skip
     localities = [lvl.name.lower() for lvl in Locality]
-    for t, number, node, loc, start, end, state, speculative, output_mb, spills in zip(
-        [ended.task_of(r) for r in rows], *cols.values(), strict=True
-    ):
-        task_id = t.task_id
+    for job_id, task_id, kind, input_mb, kill_count, parent, number, node, loc, start, end, state, speculative, \
+            output_mb, spills in zip(*ended.task_values(np.asarray(rows, dtype=np.int64)), *cols.values(),
+                                     strict=True):  # fmt: skip
         vm, host = places[node]
         yield (
-            t.job.job_id,
+            job_id,
             task_id,
             f"attempt_{task_id}_{number}",
-            t.role or t.kind.value,
+            kind,
             vm,
             host,
             localities[loc] if loc >= 0 else "",
@@ -463,12 +462,12 @@ def _ended_rows(ended: EndedAttempts, places: list[tuple[str, str]], rows: list[
             end,
             STATES[state],
             speculative,
-            t.input_mb,
-            t.input_mb * (1.0 if state == DONE else 0.0),
+            input_mb,
+            input_mb * (1.0 if state == DONE else 0.0),
             output_mb,
             spills,
-            t.kill_count,
-            t.parent.task_id if t.parent is not None else "",
+            kill_count,
+            parent,
         )
 
 
