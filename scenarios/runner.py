@@ -11,6 +11,7 @@ import gc
 import json
 import math
 import shutil
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,7 +75,11 @@ def release_freed_memory() -> None:
     """Hand the C heap's free pages back to the system (glibc's `malloc_trim`; nothing where there is none). A long
     run frees much of what it made (its attempts' objects, the jobs' splits), and glibc keeps the holes resident:
     the tables built after the run (in part by Arrow's own allocator, which cannot reuse them) came on top of them
-    (33 MB at the end of a SWIM day on 600 slaves, issue 16)."""
+    (33 MB at the end of a SWIM day on 600 slaves, issue 16). Arrow's own pool (mimalloc) keeps what a table's
+    conversion freed as well: it is asked to give it back first, if Arrow is loaded."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
@@ -99,6 +104,7 @@ def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames
     import pandas as pd
 
     tmp = temp_dir(out)
+    release_freed_memory()  # what the summary's figures freed, before the tables come on top
     try:
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
         (tmp / "config.json").write_text(json.dumps(_finite_json(config), indent=1))
@@ -108,6 +114,7 @@ def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames
                 made = made()
             write_table(tmp / f"{name}.parquet", [made] if isinstance(made, pd.DataFrame) else made)
             del made
+            release_freed_memory()  # the next table is built in the holes this one left
         commit_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
