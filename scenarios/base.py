@@ -19,7 +19,10 @@ from vcloud import CloudAllocator, CloudModel, Physics
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCacheSettings
 
-PART_ROWS = 1 << 17  # rows of a big table built, converted and written at once (`Scenario.part_makers`)
+# rows of a big table built, converted and written at once (`Scenario.part_makers`): a trace row is 86 B, a tasks
+# row (nine strings) about 0.5 KB while its part is made and written (70 MB for 131,072 rows of a SWIM run's table)
+TRACE_PART_ROWS = 1 << 17
+TASK_PART_ROWS = 1 << 15
 
 
 def _whole(make: Callable[[], pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -198,16 +201,19 @@ class Scenario(ABC):
         at once beside the model (issue 16)."""
         return {"vm_trace": model.vm_trace}
 
-    def part_makers(self, model: CloudModel, rows: int = PART_ROWS) -> dict[str, Callable[[], Iterable[pd.DataFrame]]]:
+    def part_makers(
+        self, model: CloudModel, rows: int | None = None
+    ) -> dict[str, Callable[[], Iterable[pd.DataFrame]]]:
         """What a run writes (`runner.write_run`): the tables of `frame_makers`, each as what yields its frame in
-        consecutive parts of about `rows` rows (their concatenation is the frame), the big ones (`vm_trace`) in
-        parts: a table at a time held a SWIM day's 5.3 M-row trace whole beside the model, and Parquet's buffers for
-        it (issue 16). A table that has no parts is one."""
+        consecutive parts (their concatenation is the frame), the big ones (`vm_trace`) in parts of about
+        `TRACE_PART_ROWS` rows (`rows`, if given, for every table in parts): a table at a time held a SWIM day's
+        5.3 M-row trace whole beside the model, and Parquet's buffers for it (issue 16). A table that has no parts
+        is one."""
         makers: dict[str, Callable[[], Iterable[pd.DataFrame]]] = {
             name: partial(_whole, make) for name, make in self.frame_makers(model).items()
         }
         if "vm_trace" in makers:
-            makers["vm_trace"] = partial(model.vm_trace_parts, rows)
+            makers["vm_trace"] = partial(model.vm_trace_parts, rows or TRACE_PART_ROWS)
         return makers
 
     def frames(self, model: CloudModel) -> dict[str, pd.DataFrame]:

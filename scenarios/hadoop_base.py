@@ -17,7 +17,7 @@ from policies.schedulers import SCHEDULERS
 from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
 from scenarios import limits as L
-from scenarios.base import PART_ROWS, Scenario, TestbedSettings, policy_fields
+from scenarios.base import TASK_PART_ROWS, Scenario, TestbedSettings, policy_fields
 from scenarios.summaries import cloud_summary
 from vcloud.persistence import entitlement_persistence
 
@@ -143,5 +143,7 @@ class HadoopScenario(Scenario):
     def frame_makers(self, model: HadoopModel) -> dict[str, Callable[[], pd.DataFrame]]:
         return {"vm_trace": model.vm_trace, "tasks": model.tasks_frame, "jobs": model.jobs_frame}
 
-    def part_makers(self, model: HadoopModel, rows: int = PART_ROWS) -> dict[str, Callable[[], Iterable[pd.DataFrame]]]:
-        return {**super().part_makers(model, rows), "tasks": partial(model.tasks_parts, rows)}
+    def part_makers(
+        self, model: HadoopModel, rows: int | None = None
+    ) -> dict[str, Callable[[], Iterable[pd.DataFrame]]]:
+        return {**super().part_makers(model, rows), "tasks": partial(model.tasks_parts, rows or TASK_PART_ROWS)}

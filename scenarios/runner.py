@@ -142,6 +142,7 @@ def write_table(path: Path, parts: Iterable[pd.DataFrame]) -> None:
                 raise ValueError(f"{path.name}: a part's columns differ from the first's:\n{table.schema}")
             writer.write_table(table)
             del table
+            release_freed_memory()  # else each part's conversion leaves some behind (52 MB over a trace's ten parts)
         if writer is None:
             raise ValueError(f"{path.name}: no part to write (an empty table is one empty frame)")
     finally:
