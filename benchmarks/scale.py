@@ -67,7 +67,7 @@ def one(slaves: int, jobs: int) -> dict[str, float]:
     # table at a time, each dropped before the next), into a directory removed afterwards
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
-        write_run(out, scenario.summary(model), {}, scenario.frame_makers(model))
+        write_run(out, scenario.summary(model), {}, scenario.part_makers(model))
         rows = {name: pq.read_metadata(out / f"{name}.parquet").num_rows for name in ("tasks", "vm_trace")}
     return {
         "wall_s": time.perf_counter() - start,

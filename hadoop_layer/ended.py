@@ -9,6 +9,7 @@ a small view with the names readers used on the object. Running attempts stay ob
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,6 +30,8 @@ DONE, KILLED, FAILED = 0, 1, 2
 MAP, REDUCE = 0, 1  # the `group` column: map, reduce, then 2 + the task's place in its job's lifecycle tasks
 _STATE_CODE = {s: i for i, s in enumerate(STATES)}
 _LOCALITIES = tuple(Locality)
+# tasks table columns of many tasks (EndedAttempts.task_values): job, task, kind, input MB, kill count, parent
+TaskValues = tuple[list[str], list[str], list[str], list[float], list[int], list[str]]
 
 
 def task_key(task: Task | EndedTask) -> tuple[int, int, int]:
@@ -139,6 +142,31 @@ class EndedAttempts:
         if group >= 2:
             return job.lifecycle_tasks[group - 2]
         return (job.maps if group == MAP else job.reduces)[index]
+
+    def task_values(self, rows: np.ndarray) -> TaskValues:
+        """The tasks table's values of the given rows' tasks (job, task, kind, input MB, kill count, parent), as
+        `task_of` reads them one by one: an ended job's maps and reduces in bulk from its rows (`EndedTasks.values`),
+        a run of rows at a time; the others (running jobs', setup and cleanup) from their objects. Views made row
+        by row took 60 % of a SWIM day's tasks table (2.8 of 4.7 s on 600 slaves)."""
+        values: TaskValues = ([], [], [], [], [], [])
+        job, lifecycle = self.job[rows], self.group[rows] >= 2
+        changes = np.flatnonzero((job[1:] != job[:-1]) | (lifecycle[1:] != lifecycle[:-1])) + 1
+        for a, b in pairwise([0, *changes.tolist(), len(rows)]):
+            owner = self.model.numbered_jobs[int(job[a]) - 1] if b > a else None
+            if owner is None:
+                continue
+            if not lifecycle[a] and isinstance(owner._maps, EndedTaskList):
+                bulk = owner._maps.tasks.values(self.group[rows[a:b]], self.index[rows[a:b]])
+                for column, more in zip(values, bulk, strict=True):
+                    column.extend(more)
+                continue
+            for r in rows[a:b].tolist():
+                t = self.task_of(r)
+                parent = t.parent.task_id if t.parent is not None else ""
+                one = (t.job.job_id, t.task_id, t.role or t.kind.value, t.input_mb, t.kill_count, parent)
+                for column, v in zip(values, one, strict=True):
+                    column.append(v)
+        return values
 
     def rows_of(self, task: Task | EndedTask) -> np.ndarray:
         """The rows of one task's ended attempts, by attempt number (a scan of the columns: for reports and tests)."""
@@ -299,6 +327,18 @@ class EndedTasks:
     def _defaults(self, at: int, input_mb: float) -> tuple:
         """The `SPARSE` fields' values most tasks hold (a reduce's replicas: the shared empty array)."""
         return 0.0, 0.0, None, (), (), input_mb, None, (), None if at < self.maps else _NO_REPLICAS
+
+    def values(self, group: np.ndarray, index: np.ndarray) -> TaskValues:
+        """(job, task, kind, input MB, kill count, parent) of the tasks given by group (MAP, REDUCE) and index: what
+        `EndedTask`'s views read, for many at once (`EndedAttempts.task_values`)."""
+        job_id, n = self.job.job_id, len(index)
+        at = np.where(group == MAP, index, self.maps + index)
+        kinds = np.where(group == MAP, TaskKind.MAP.value, TaskKind.REDUCE.value).tolist()
+        tasks = [f"{job_id}_{k}_{i:06d}" for k, i in zip(kinds, index.tolist(), strict=True)]
+        parent = self.sparse["parent"]  # a map's row, which is its index
+        parents = [f"{job_id}_m_{p:06d}" if (p := parent.get(i)) is not None else "" for i in at.tolist()]
+        rows = self.rows[at]
+        return [job_id] * n, tasks, kinds, rows["input_mb"].tolist(), rows["kill_count"].tolist(), parents
 
     def get(self, field: str, at: int) -> object:
         found = self.sparse[field].get(at, _MISSING)

@@ -222,11 +222,24 @@ class HadoopModel(CloudModel):
         return [self.ended.record(i) if i < n else running[i - n] for i in order[:count].tolist()]
 
     def tasks_frame(self) -> pd.DataFrame:
-        """One row per attempt (DESIGN.md 7), built `_ROWS_AT_ONCE` rows at a time, each column typed as it is made
-        (`TASK_DTYPES`): a list of Python values per column for every attempt held 0.4 GB at the end of a SWIM day
-        on 600 slaves (476,734 attempts), the run's peak. The ended attempts' values come from their columns
-        (`ended`), the charges as arrays."""
+        """One row per attempt (DESIGN.md 7), in the tables' order (`attempt_order`)."""
+        return next(self.tasks_parts())
+
+    def tasks_parts(self, rows: int | None = None) -> Iterator[pd.DataFrame]:
+        """The tasks table (`tasks_frame`) as consecutive frames of `rows` rows (all at once if None; one empty
+        frame if no attempt ran): written a part at a time (`runner.write_table`), a SWIM day's table on 600 slaves
+        (479,898 rows) and Parquet's buffers for it never exist whole beside the model."""
         order, running, _ = self.attempt_order()
+        places = [(t.name, t.vm.host.name) for t in self.trackers]
+        step = max(len(order) if rows is None else rows, 1)
+        for start in range(0, max(len(order), 1), step):
+            yield self._tasks_part(order[start : start + step], running, places)
+
+    def _tasks_part(self, order: np.ndarray, running: list[TaskAttempt], places: list[tuple[str, str]]) -> pd.DataFrame:
+        """The tasks table's rows of the attempts `order` lists (`attempt_order`), built `_ROWS_AT_ONCE` rows at a
+        time, each column typed as it is made (`TASK_DTYPES`): a list of Python values per column for every attempt
+        held 0.4 GB at the end of a SWIM day on 600 slaves (476,734 attempts), the run's peak. The ended attempts'
+        values come from their columns (`ended`), the charges as arrays."""
         ended, n = self.ended, self.ended.n
         # the charges first, a column at a time, only those the table shows (no (rows, 7) block held by its
         # columns): what they need for a while (the rows' charge rows, usr and sys apart) is gone before the rest
@@ -245,7 +258,6 @@ class HadoopModel(CloudModel):
         # held every such column twice (30 MB of a SWIM day's 600-slave table, at the run's peak)
         numeric = {c: np.empty(len(order), dtype=TASK_DTYPES[c]) for c in names if TASK_DTYPES[c] != "str"}
         parts: dict[str, list] = {c: [] for c in names if c not in numeric}
-        places = [(t.name, t.vm.host.name) for t in self.trackers]
         for start in range(0, len(order), _ROWS_AT_ONCE):
             batch = order[start : start + _ROWS_AT_ONCE].tolist()
             rows = _ended_rows(ended, places, [i for i in batch if i < n])
@@ -286,17 +298,28 @@ class HadoopModel(CloudModel):
         done_maps = rows[(group == MAP) & (state == DONE)]
         runtimes = ended.end_s[done_maps] - ended.start_s[done_maps]
         # a task's time runs from its first attempt's launch (Task.start_s): what a kill-and-restart policy wastes
-        starts = [ended.task_of(r).start_s for r in done_maps.tolist()]
-        task_times = ended.end_s[done_maps] - np.array(starts, dtype=np.float64)
+        starts = np.empty(len(done_maps))
+        for a in range(0, len(done_maps), _ROWS_AT_ONCE):  # not a list of every done map's start (nor their views)
+            chunk = done_maps[a : a + _ROWS_AT_ONCE].tolist()
+            starts[a : a + len(chunk)] = [ended.task_of(r).start_s for r in chunk]
+        task_times = ended.end_s[done_maps] - starts
         done = np.bincount(ended.node[done_maps], minlength=len(self.trackers))
         per_node = {t.name: int(k) for t, k in zip(self.trackers, done, strict=True)}
         counts = np.array(list(per_node.values()))
         live = [a for a in running if not a.task.role]
-        levels = [*ended.locality[rows[group == MAP]].tolist(), *(int(a.locality) for a in live
-                  if a.task.kind == TaskKind.MAP and a.locality is not None)]  # fmt: skip
-        levels = [v for v in levels if v >= 0]
+        levels = np.concatenate([ended.locality[rows[group == MAP]], np.array([int(a.locality) for a in live if
+                                 a.task.kind == TaskKind.MAP and a.locality is not None], dtype=np.int8)])  # fmt: skip
+        levels = levels[levels >= 0]
+        at_level = {lvl: int(np.count_nonzero(levels == int(lvl))) for lvl in Locality}
         ends = [j.end_s for j in jobs if j.end_s is not None]
-        charge = {c: ended.charge(c, done_maps).tolist() for c in ("usr_s", "sys_s", "steal_s", "iowait_s")}
+
+        def charge(column: str) -> Iterator[float]:
+            """The done maps' charges as Python floats, in order, a chunk at a time: summed as lists of them were
+            (Python's `sum`, bit for bit), without four lists of every done map's (470,000 each in a SWIM day on
+            600 slaves, about 15 MB a list)."""
+            for a in range(0, len(done_maps), _ROWS_AT_ONCE):
+                yield from ended.charge(column, done_maps[a : a + _ROWS_AT_ONCE]).tolist()
+
         return {
             "makespan_s": (max(ends) - min(j.submit_s for j in jobs)) if ends and len(ends) == len(jobs) else None,
             "jobs_succeeded": sum(j.state == JobState.SUCCEEDED for j in jobs),
@@ -308,14 +331,14 @@ class HadoopModel(CloudModel):
             "map_runtime_max_s": float(runtimes.max()) if len(runtimes) else None,
             "maps_per_node": per_node,
             "maps_per_node_max_over_min": float(counts.max() / max(counts.min(), 1)) if len(counts) else None,
-            "locality": {lvl.name.lower(): levels.count(int(lvl)) / max(len(levels), 1) for lvl in Locality},
+            "locality": {lvl.name.lower(): k / max(len(levels), 1) for lvl, k in at_level.items()},
             "killed_attempts": int(np.count_nonzero(state == KILLED)),
             "repartitioned_maps": sum(bool(t.children) for j in jobs for t in j.maps),
             "mitigator_maps": sum(t.parent is not None for j in jobs for t in j.maps),
             "speculative_attempts": int(np.count_nonzero(ended.speculative[rows])) + sum(a.speculative for a in live),
-            "map_steal_s": float(sum(charge["steal_s"])),
-            "map_iowait_s": float(sum(charge["iowait_s"])),
-            "map_cputime_s": float(sum(u + s for u, s in zip(charge["usr_s"], charge["sys_s"], strict=True))),
+            "map_steal_s": float(sum(charge("steal_s"))),
+            "map_iowait_s": float(sum(charge("iowait_s"))),
+            "map_cputime_s": float(sum(u + s for u, s in zip(charge("usr_s"), charge("sys_s"), strict=True))),
             "heartbeats": int(self.heartbeat_clock.count.sum()),
             # map outputs served by the TaskTrackers (read from disk; of which fetched by a reduce on the same node)
             **self.shuffle.figures(),
@@ -434,16 +457,15 @@ def _ended_rows(ended: EndedAttempts, places: list[tuple[str, str]], rows: list[
     cols = {c: getattr(ended, c)[rows].tolist() for c in ("number", "node", "locality", "start_s", "end_s", "state",
                                                           "speculative", "output_mb", "spills")}  # fmt: skip
     localities = [lvl.name.lower() for lvl in Locality]
-    for t, number, node, loc, start, end, state, speculative, output_mb, spills in zip(
-        [ended.task_of(r) for r in rows], *cols.values(), strict=True
-    ):
-        task_id = t.task_id
+    for job_id, task_id, kind, input_mb, kill_count, parent, number, node, loc, start, end, state, speculative, \
+            output_mb, spills in zip(*ended.task_values(np.asarray(rows, dtype=np.int64)), *cols.values(),
+                                     strict=True):  # fmt: skip
         vm, host = places[node]
         yield (
-            t.job.job_id,
+            job_id,
             task_id,
             f"attempt_{task_id}_{number}",
-            t.role or t.kind.value,
+            kind,
             vm,
             host,
             localities[loc] if loc >= 0 else "",
@@ -451,12 +473,12 @@ def _ended_rows(ended: EndedAttempts, places: list[tuple[str, str]], rows: list[
             end,
             STATES[state],
             speculative,
-            t.input_mb,
-            t.input_mb * (1.0 if state == DONE else 0.0),
+            input_mb,
+            input_mb * (1.0 if state == DONE else 0.0),
             output_mb,
             spills,
-            t.kill_count,
-            t.parent.task_id if t.parent is not None else "",
+            kill_count,
+            parent,
         )
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,6 +18,16 @@ from scenarios.settings import renamed_groups
 from vcloud import CloudAllocator, CloudModel, Physics
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCacheSettings
+
+# rows of a big table built, converted and written at once (`Scenario.part_makers`): a trace row is 86 B, a tasks
+# row (nine strings) about 0.5 KB while its part is made and written (70 MB for 131,072 rows of a SWIM run's table)
+TRACE_PART_ROWS = 1 << 17
+TASK_PART_ROWS = 1 << 15
+
+
+def _whole(make: Callable[[], pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """A table that is not made in parts: its frame as its one part."""
+    yield make()
 
 
 class PageCacheConfig(BaseModel):
@@ -78,15 +89,21 @@ class CloudSettings(_Allocators):
         3, ge=1, le=50, description="sharing rounds of pipelined phases (vcloud Physics; 1: no redistribution)"
     )
     rack_oversubscription: float | None = Field(
-        None, ge=1, le=1000,
+        None,
+        ge=1,
+        le=1000,
         description="a rack's hosts' NIC bandwidth over its uplink to the core, each way (None: no rack limit)",
     )
 
     def cloud_physics(self) -> dict[str, Any]:
         """The cloud's mechanisms as `CloudModel` takes them (one place for every scenario)."""
         return {
-            "physics": Physics(self.swap_touch_rate, self.pipeline_rounds, MemorySettings(**self.memory.model_dump()),
-                               rack_oversubscription=self.rack_oversubscription),
+            "physics": Physics(
+                self.swap_touch_rate,
+                self.pipeline_rounds,
+                MemorySettings(**self.memory.model_dump()),
+                rack_oversubscription=self.rack_oversubscription,
+            ),
             "page_cache": PageCacheSettings(**self.page_cache.model_dump()),
         }
 
@@ -183,6 +200,21 @@ class Scenario(ABC):
         (`runner.write_run`), each dropped before the next is built: a SWIM day's tables on 600 slaves held 0.2 GB
         at once beside the model (issue 16)."""
         return {"vm_trace": model.vm_trace}
+
+    def part_makers(
+        self, model: CloudModel, rows: int | None = None
+    ) -> dict[str, Callable[[], Iterable[pd.DataFrame]]]:
+        """What a run writes (`runner.write_run`): the tables of `frame_makers`, each as what yields its frame in
+        consecutive parts (their concatenation is the frame), the big ones (`vm_trace`) in parts of about
+        `TRACE_PART_ROWS` rows (`rows`, if given, for every table in parts): a table at a time held a SWIM day's
+        5.3 M-row trace whole beside the model, and Parquet's buffers for it (issue 16). A table that has no parts
+        is one."""
+        makers: dict[str, Callable[[], Iterable[pd.DataFrame]]] = {
+            name: partial(_whole, make) for name, make in self.frame_makers(model).items()
+        }
+        if "vm_trace" in makers:
+            makers["vm_trace"] = partial(model.vm_trace_parts, rows or TRACE_PART_ROWS)
+        return makers
 
     def frames(self, model: CloudModel) -> dict[str, pd.DataFrame]:
         """Tables written next to the summary as Parquet: name -> frame (all built at once)."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,7 +17,7 @@ from policies.schedulers import SCHEDULERS
 from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
 from scenarios import limits as L
-from scenarios.base import Scenario, TestbedSettings, policy_fields
+from scenarios.base import TASK_PART_ROWS, Scenario, TestbedSettings, policy_fields
 from scenarios.summaries import cloud_summary
 from vcloud.persistence import entitlement_persistence
 
@@ -141,3 +142,8 @@ class HadoopScenario(Scenario):
 
     def frame_makers(self, model: HadoopModel) -> dict[str, Callable[[], pd.DataFrame]]:
         return {"vm_trace": model.vm_trace, "tasks": model.tasks_frame, "jobs": model.jobs_frame}
+
+    def part_makers(
+        self, model: HadoopModel, rows: int | None = None
+    ) -> dict[str, Callable[[], Iterable[pd.DataFrame]]]:
+        return {**super().part_makers(model, rows), "tasks": partial(model.tasks_parts, rows or TASK_PART_ROWS)}

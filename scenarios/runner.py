@@ -11,13 +11,16 @@ import gc
 import json
 import math
 import shutil
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scenarios.outputs import commit_dir, temp_dir
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from vcloud import CloudModel
 
 
@@ -72,7 +75,11 @@ def release_freed_memory() -> None:
     """Hand the C heap's free pages back to the system (glibc's `malloc_trim`; nothing where there is none). A long
     run frees much of what it made (its attempts' objects, the jobs' splits), and glibc keeps the holes resident:
     the tables built after the run (in part by Arrow's own allocator, which cannot reuse them) came on top of them
-    (33 MB at the end of a SWIM day on 600 slaves, issue 16)."""
+    (33 MB at the end of a SWIM day on 600 slaves, issue 16). Arrow's own pool (mimalloc) keeps what a table's
+    conversion freed as well: it is asked to give it back first, if Arrow is loaded."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
@@ -91,22 +98,56 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames: dict) -> None:
     """Write everything into a temporary sibling directory, then rename it to `out` in one step. `frames`: name ->
-    frame, or what builds it (`Scenario.frame_makers`): then each is built, written and dropped in turn, so only one
-    table exists at a time."""
+    frame, or what builds it: the frame (`Scenario.frame_makers`) or its parts in order (`Scenario.part_makers`).
+    Each table is built, written and dropped in turn (a part at a time when given in parts), so only one table (or
+    part) exists at a time."""
+    import pandas as pd
+
     tmp = temp_dir(out)
+    release_freed_memory()  # what the summary's figures freed, before the tables come on top
     try:
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
         (tmp / "config.json").write_text(json.dumps(_finite_json(config), indent=1))
         for name in list(frames):
-            frame = frames[name]
-            if callable(frame):
-                frame = frame()
-            frame.to_parquet(tmp / f"{name}.parquet", index=False)
-            del frame
+            made = frames[name]
+            if callable(made):
+                made = made()
+            write_table(tmp / f"{name}.parquet", [made] if isinstance(made, pd.DataFrame) else made)
+            del made
+            release_freed_memory()  # the next table is built in the holes this one left
         commit_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def write_table(path: Path, parts: Iterable[pd.DataFrame]) -> None:
+    """One Parquet file of the frames `parts` yields, in order: it reads back as their concatenation (with a fresh
+    index), as `DataFrame.to_parquet(index=False)` of that frame would write it (the same Arrow schema, pandas
+    metadata and compression), but a part at a time: each is converted to Arrow, written and dropped before the
+    next is built. The schema is the first part's; a later part of other types is an error, not a cast."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer = None
+    try:
+        for part in parts:
+            table = pa.Table.from_pandas(part, preserve_index=False)
+            if part.attrs:  # as pandas keeps them
+                table = table.replace_schema_metadata({**table.schema.metadata, "PANDAS_ATTRS": json.dumps(part.attrs)})
+            del part
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema, compression="snappy")
+            elif not table.schema.equals(writer.schema, check_metadata=True):
+                raise ValueError(f"{path.name}: a part's columns differ from the first's:\n{table.schema}")
+            writer.write_table(table)
+            del table
+            release_freed_memory()  # else each part's conversion leaves some behind (52 MB over a trace's ten parts)
+        if writer is None:
+            raise ValueError(f"{path.name}: no part to write (an empty table is one empty frame)")
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def _finite_json(value: Any) -> Any:

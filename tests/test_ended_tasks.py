@@ -174,3 +174,22 @@ def test_a_repartitioned_jobs_pieces_and_ranges_are_rows_saying_what_the_objects
     big = model.jobtracker.jobs[0].maps[0]
     assert type(big) is EndedTask and big.children and big.split_mb != big.input_mb
     assert all(p.parent == big and p.offset_mb > 0 for p in big.children)
+
+
+def test_a_repartitioned_jobs_tasks_table_from_rows_is_that_from_the_objects(monkeypatch):
+    """SkewTune's pieces name their parent: read in bulk from the ended job's rows (`EndedTasks.values`) as from
+    the objects."""
+    from policies.slots.skewtune import SkewTuneManager
+    from tests.test_skewtune import _with_job, cluster
+
+    frames = []
+    for keep in (False, True):
+        with monkeypatch.context() as m:
+            if keep:
+                _unretired(m)
+            model = _with_job(cluster(SkewTuneManager()))
+            model.run_until(3000.0)
+            assert isinstance(model.jobtracker.jobs[0].maps, EndedTaskList) != keep
+            frames.append(model.tasks_frame())
+    assert (frames[0]["parent"] != "").sum() > 1 and (frames[0]["kind"] == "r").any()
+    pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)

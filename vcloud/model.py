@@ -28,7 +28,7 @@ One instant t = k * dt, in order:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -459,6 +459,10 @@ class CloudModel(Model):
     def vm_trace(self) -> pd.DataFrame:
         """Per-VM trace (columns of `vcloud.trace.COLUMNS`)."""
         return self.tracer.frame(self.vms, [v.name for v in self.vm_agents], [h.name for h in self.host_agents])
+
+    def vm_trace_parts(self, rows: int | None = None) -> Iterator[pd.DataFrame]:
+        """`vm_trace` as consecutive frames of about `rows` rows (`TraceRecorder.parts`): what a run writes."""
+        return self.tracer.parts(self.vms, [v.name for v in self.vm_agents], [h.name for h in self.host_agents], rows)
 
     def check_invariants(self, tol: float = 1e-6) -> None:
         """Capacity bounds, the /proc/stat identity, non-negative counters (DESIGN.md 8)."""
