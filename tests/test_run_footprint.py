@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -98,3 +99,18 @@ def test_an_ended_attempt_is_freed_and_its_record_keeps_what_its_readers_read():
         assert a.progress_score == (1.0 if a.state == "done" else 0.0)  # processed_mb of the tasks table
         if a.name in at_end:  # finished of itself (not killed): noted at its end
             assert read(a) == at_end[a.name]
+
+
+def test_a_trace_row_of_zero_bits_is_not_written_and_a_negative_zero_is():
+    # rows of +0.0 leave np.zeros' untouched pages alone (a column that stays zero takes no memory): a read-only
+    # column proves nothing is written; -0.0 has a set bit and must be kept as it is
+    from vcloud.trace import TraceRecorder
+
+    recorder = TraceRecorder(10.0)
+    column = np.zeros((2, 3), np.float32)
+    column.flags.writeable = False
+    recorder._data = {"sys_s": column}
+    recorder._put("sys_s", 0, np.zeros(3))  # would raise if it wrote
+    recorder._data = {"sys_s": np.zeros((2, 3), np.float32)}
+    recorder._put("sys_s", 1, np.array([0.0, -0.0, 0.0]))
+    assert np.signbit(recorder._data["sys_s"][1]).tolist() == [False, True, False]
