@@ -480,7 +480,7 @@ def test_cache_stages_are_numpys_bits(c):
 
 
 def numpy_host_pool_share(vm_cap, vm_host, host_mhz, pooled, limit0, reservation, group, w, shares):
-    """HostPools.share with host pools as NumPy calls (before it was compiled)."""
+    """Sharing a host's cores through host-local pools as NumPy calls (before it was compiled)."""
     n_host = host_mhz.size
     pooled_cap = vm_cap * pooled
     pooled_sum = np.bincount(vm_host, pooled_cap, minlength=n_host)

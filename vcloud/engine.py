@@ -410,8 +410,7 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
     st.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
     pooled = np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any()
     if pooled:  # vSphere's host-local pools (vcloud/hostpool.py)
-        p = hostpool.HostPools(hosts, vms, ENTITLEMENT_FLOOR_MHZ)
-        st.pools = (p.pooled, p.limit0, p.reservation, p.group, p.w, p.shares)
+        st.pools = hostpool.pool_arrays(hosts, vms, ENTITLEMENT_FLOOR_MHZ)
     else:
         st.pools = _NO_POOLS
     # host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)

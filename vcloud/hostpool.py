@@ -20,52 +20,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from vcloud import kernels
-from vcloud.waterfill import waterfill, waterfill_reference
+from vcloud.waterfill import waterfill_reference
 
 
-class HostPools:
-    """What `share_host_cores` needs that does not depend on the VMs' caps: built once per tick, shared by the
-    tick's sharing rounds (the pool structure and the weights change only between ticks)."""
-
-    __slots__ = ("any_pool", "group", "host_mhz", "limit0", "n_host", "pooled", "reservation", "shares",
-                 "unpooled", "vm_host", "w", "weight")  # fmt: skip
-
-    def __init__(self, hosts, vms, floor_mhz: float) -> None:
-        n_host, n_vm = hosts.n, vms.n
-        self.n_host = n_host
-        self.vm_host = vm_host = vms.host[:n_vm]
-        self.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
-        self.weight = weight = vms.cpu_entitlement_mhz[:n_vm] + floor_mhz
-        limit = hosts.pool_cpu_limit_mhz[:n_host]
-        finite = np.isfinite(limit)
-        self.any_pool = bool(finite.any())
-        if not self.any_pool:
-            return
-        self.pooled = pooled = vms.in_pool[:n_vm] & finite[vm_host]
-        self.unpooled = ~pooled
-        self.limit0 = np.where(finite, limit, 0.0)
-        self.reservation = hosts.pool_cpu_reservation_mhz[:n_host].copy()
-        self.group = np.concatenate((np.arange(n_host), vm_host))
-        self.w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * self.unpooled))
-        self.shares = vms.cpu_shares[:n_vm] * pooled
-
-    def share(self, vm_cap: np.ndarray) -> np.ndarray:
-        """MHz each VM gets of its host's cores; `vm_cap`: min(demand, limit) per VM."""
-        vm_host, host_mhz = self.vm_host, self.host_mhz
-        if not self.any_pool:
-            return waterfill(vm_host, self.weight, vm_cap, host_mhz)
-        return kernels.host_pool_share(vm_cap, vm_host, host_mhz, self.pooled, self.limit0, self.reservation,
-                                       self.group, self.w, self.shares)  # fmt: skip
-
-
-def share_host_cores(hosts, vms, vm_cap: np.ndarray, floor_mhz: float) -> np.ndarray:
-    """MHz each VM gets of its host's cores (vectorized); `vm_cap`: min(demand, limit) per VM."""
-    return HostPools(hosts, vms, floor_mhz).share(vm_cap)
+def pool_arrays(hosts, vms, floor_mhz: float) -> tuple[np.ndarray, ...]:
+    """What sharing a host's cores through its pool needs that does not depend on the VMs' caps (built once per tick,
+    shared by the tick's sharing rounds: the pools and the weights change only between ticks), in the order
+    vcloud/kernels.py `share_cpu` takes it: each VM pooled or not, each host's pool limit (0: no pool) and
+    reservation, the first level's items (the host pools, then every VM) and weights (the pool: what its VMs are
+    entitled to; a VM outside the pool its own entitlement; a pooled VM 0), each VM's shares inside its pool."""
+    n_host, n_vm = hosts.n, vms.n
+    vm_host = vms.host[:n_vm]
+    weight = vms.cpu_entitlement_mhz[:n_vm] + floor_mhz
+    limit = hosts.pool_cpu_limit_mhz[:n_host]
+    finite = np.isfinite(limit)
+    pooled = vms.in_pool[:n_vm] & finite[vm_host]
+    group = np.concatenate((np.arange(n_host), vm_host))
+    w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * ~pooled))
+    return (pooled, np.where(finite, limit, 0.0), hosts.pool_cpu_reservation_mhz[:n_host].copy(), group, w,
+            vms.cpu_shares[:n_vm] * pooled)  # fmt: skip
 
 
 def share_host_cores_reference(hosts, vms, vm_cap: dict, floor_mhz: float) -> dict:
-    """`share_host_cores` written plainly, host by host (the oracle)."""
+    """Each VM's MHz of its host's cores (vcloud/kernels.py `share_cpu`'s first level) written plainly, host by host
+    (the oracle)."""
     got: dict[int, float] = {}
     for h in range(hosts.n):
         mine = [v for v in range(vms.n) if vms.host[v] == h]

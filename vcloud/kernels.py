@@ -709,9 +709,10 @@ def host_pool_share(
     w: np.ndarray,
     shares: np.ndarray,
 ) -> np.ndarray:
-    """`vcloud.hostpool.HostPools.share` with host pools: each host's pool first gets its reservation (at most what
-    its VMs can use), then it and the host's other VMs share the rest by weight; the pool's grant goes to its VMs by
-    their shares. `group`/`w`: the first level's items (the host pools, then every VM: a pooled VM with weight 0)."""
+    """A host's cores through host-local pools (vcloud/hostpool.py): each host's pool first gets its reservation (at
+    most what its VMs can use), then it and the host's other VMs share the rest by weight; the pool's grant goes to
+    its VMs by their shares. `group`/`w`: the first level's items (the host pools, then every VM: a pooled VM with
+    weight 0)."""
     n_host, n_vm = host_mhz.size, vm_cap.size
     pooled_cap = np.empty(n_vm)
     cap = np.empty(n_host + n_vm)
@@ -748,7 +749,7 @@ def share_cpu(
     pools: tuple,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Host cores -> VMs by entitlement (capped by demand and limit; through host-local pools if `pools` holds
-    HostPools' pooled, limit0, reservation, group, w, shares, else empty arrays) -> threads by weight (capped by
+    `hostpool.pool_arrays`, else empty arrays) -> threads by weight (capped by
     want). Returns each VM's and each item's MHz."""
     pooled, limit0, reservation, group, w, shares = pools
     n_vm = vm_host.size
