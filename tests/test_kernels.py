@@ -582,3 +582,60 @@ def test_pipeline_rounds_are_the_python_loops_bits(c, rounds, n_vm):
     )
     got, expect = pipeline(*args), python_pipeline(*args)
     assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
+
+
+def numpy_demand(dt, k, has_load, items, vm, is_load, stall, s_item, s_need, s_base, f_need, s_bonus, load_want):
+    """The engine's demand stage arithmetic as NumPy calls (before it was compiled), on the kernel's arguments."""
+    threads, need_cpu, core_mhz, load_cpu_mhz, remaining, open_ = items
+    cpu_threads = threads * (need_cpu > 0)
+    want_cpu, cpu_weight = cpu_threads * core_mhz, cpu_threads
+    if has_load:
+        want_cpu = np.where(is_load, load_cpu_mhz, want_cpu)
+        cpu_weight = np.where(is_load, want_cpu / core_mhz, cpu_threads)
+    want_cpu *= (1.0 - stall)[vm]
+    s_want = s_base.copy()
+    left = remaining[s_item]
+    s_want *= (left > 0) & (s_need > 0)
+    if s_bonus.any():
+        s_want[:k] *= left[:k] * f_need > s_bonus * dt
+    if has_load:
+        s_want[k:] = load_want
+    s_full = s_want
+    fed = open_[s_item]
+    if fed.any():
+        s_want = np.minimum(s_want, np.multiply(left, s_need / dt, out=np.full(left.size, np.inf), where=fed))
+    return want_cpu, cpu_weight, s_want, s_full
+
+
+@st.composite
+def demands(draw):
+    n, n_vm, k, extra = (
+        draw(st.integers(1, 8)),
+        draw(st.integers(1, 3)),
+        draw(st.integers(0, 10)),
+        draw(st.integers(0, 3)),
+    )
+    value, ceiling = st.sampled_from([0.0, 0.1, 1 / 3, 1.0, 2.5]), st.sampled_from([0.0, 0.1, 1 / 3, 1.0, np.inf])
+
+    def arr(size, values=value, dtype=float):
+        return np.array(draw(st.lists(values, min_size=size, max_size=size)), dtype=dtype)
+
+    has_load = extra > 0 or draw(st.booleans())
+    is_load = arr(n, st.booleans(), bool) if has_load else np.zeros(n, bool)
+    s_item = np.concatenate(
+        (np.sort(arr(k, st.integers(0, n - 1), np.int64)), arr(extra, st.integers(0, n - 1), np.int64))
+    )
+    items = (arr(n) * 4, arr(n), arr(n) + 2400.0, arr(n) * 1000, arr(n), arr(n, st.booleans(), bool))
+    return (1.0, k, has_load, items, arr(n, st.integers(0, n_vm - 1), np.int64), is_load, arr(n_vm) / 3, s_item,
+            arr(k + extra), arr(k + extra, ceiling) * 40, arr(k), arr(k) * draw(st.booleans()),
+            arr(extra) * 50)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(demands())
+def test_demand_is_numpys_bits(args):
+    from vcloud.kernels import demand
+
+    with np.errstate(invalid="ignore"):
+        expect = numpy_demand(*args)
+    assert all(same_bits(a, b) for a, b in zip(demand(*args), expect, strict=True))

@@ -356,15 +356,6 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     st.core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
     st.core_mhz = core_mhz = st.core_mhz_vm[vm]
     is_load = st.is_load
-    cpu_threads = items.threads[:n] * (items.need_cpu[:n] > 0)
-    want_cpu = cpu_threads * core_mhz
-    cpu_weight = cpu_threads
-    if st.has_load:
-        want_cpu = np.where(is_load, items.load_cpu_mhz[:n], want_cpu)
-        cpu_weight = np.where(is_load, want_cpu / core_mhz, cpu_threads)
-    want_cpu *= (1.0 - st.stall)[vm]
-    st.want_cpu, st.cpu_weight = want_cpu, cpu_weight
-
     fs = st.streams
     s_item, s_vm, s_need = fs.item, fs.vm, fs.need * st.s_factor
     uplink = rack_uplink_mbps(hosts, physics)
@@ -372,28 +363,22 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     if fs.group is None:
         fs.group = io_group(hosts, vm_host[s_vm], fs.device)
         fs.ceiling = np.minimum(items.io_mbps_max[:n][s_item], io_bw[fs.group])
-    s_group = fs.group
-    if st.has_load:
+    s_group, s_base, load_want = fs.group, fs.ceiling, _NO_VALUES
+    if st.has_load:  # a load's disk stream after the items' streams
         load = is_load.nonzero()[0]
         s_item = np.concatenate((s_item, load))
         s_vm = np.concatenate((s_vm, vm[load]))
         s_need = np.concatenate((s_need, np.zeros(load.size)))
         s_group = np.concatenate((s_group, vm_host[vm[load]]))
-    s_want = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group]) if st.has_load else fs.ceiling.copy()
-    # nothing left, all of it in the cache, or all of it fits below the dirty limit: no I/O
-    left = items.remaining[:n][s_item]
-    s_want *= (left > 0) & (s_need > 0)
-    if st.s_bonus.any():
-        k = fs.item.size
-        s_want[:k] *= left[:k] * fs.need > st.s_bonus * st.dt
-    if st.has_load:
-        k = fs.item.size
-        s_want[k:] = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[k:]])
-    st.s_full = s_want
-    fed = items.open[:n][s_item]  # an open phase (a queue fed by others) wants no more than it has in the tick
-    if fed.any():
-        s_want = np.minimum(s_want, np.multiply(left, s_need / st.dt, out=filled(left.size, np.inf), where=fed))
-    st.s_item, st.s_group, st.s_vm, st.s_need, st.s_want = s_item, s_group, s_vm, s_need, s_want
+        s_base = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
+        load_want = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[fs.item.size :]])
+    columns = (items.threads[:n], items.need_cpu[:n], core_mhz, items.load_cpu_mhz[:n], items.remaining[:n],
+               items.open[:n])  # fmt: skip
+    st.want_cpu, st.cpu_weight, st.s_want, st.s_full = kernels.demand(
+        st.dt, fs.item.size, st.has_load, columns, vm, is_load, st.stall, s_item, s_need, s_base, fs.need, st.s_bonus,
+        load_want,
+    )  # fmt: skip
+    st.s_item, st.s_group, st.s_vm, st.s_need = s_item, s_group, s_vm, s_need
     st.swap_want = np.minimum(st.swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host])
     st.io_bw = io_bw
 

@@ -846,3 +846,58 @@ def pipeline(
     for i in range(rate.size):
         runnable[i] = np_max(got_cpu1[i], (rate[i] if np.isfinite(rate[i]) else 0.0) * need_cpu[i])
     return rate, got_cpu, got_io, swap_got, wb_got, runnable
+
+
+@numba.njit(cache=True, nogil=True)
+def demand(
+    dt: float,
+    k: int,
+    has_load: bool,
+    items: tuple,
+    vm: np.ndarray,
+    is_load: np.ndarray,
+    stall: np.ndarray,
+    s_item: np.ndarray,
+    s_need: np.ndarray,
+    s_base: np.ndarray,
+    f_need: np.ndarray,
+    s_bonus: np.ndarray,
+    load_want: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.engine.stage_demand`'s arithmetic: each item's standalone CPU want (its threads' cores, less the page-in
+    stall; a load its own) and weight, each stream's standalone MB/s (`s_base`: at most the item's and the device's
+    ceiling; nothing when nothing is left, all of it is cached or all of it fits below the dirty limit; a load
+    stream `load_want`), and an open phase's want of no more than it has. `items`: threads, need_cpu, core_mhz,
+    load_cpu_mhz, remaining, open. Returns want_cpu, cpu_weight, s_want and s_full (the want at full speed)."""
+    threads, need_cpu, core_mhz, load_cpu_mhz, remaining, open_ = items
+    n, n_s = need_cpu.size, s_item.size
+    want_cpu, cpu_weight = np.empty(n), np.empty(n)
+    for i in range(n):
+        cpu_threads = threads[i] * (1.0 if need_cpu[i] > 0 else 0.0)
+        want, weight = cpu_threads * core_mhz[i], cpu_threads
+        if has_load and is_load[i]:
+            want = load_cpu_mhz[i]
+            weight = want / core_mhz[i]
+        want_cpu[i] = want * (1.0 - stall[vm[i]])
+        cpu_weight[i] = weight
+    s_full, left = s_base.copy(), np.empty(n_s)
+    any_fed = False
+    for s in range(n_s):
+        left[s] = remaining[s_item[s]]
+        s_full[s] *= 1.0 if left[s] > 0 and s_need[s] > 0 else 0.0
+        any_fed = any_fed or open_[s_item[s]]
+    any_bonus = False
+    for s in range(k):
+        any_bonus = any_bonus or s_bonus[s] != 0
+    if any_bonus:
+        for s in range(k):
+            s_full[s] *= 1.0 if left[s] * f_need[s] > s_bonus[s] * dt else 0.0
+    if has_load:
+        for s in range(k, n_s):
+            s_full[s] = load_want[s - k]
+    if not any_fed:
+        return want_cpu, cpu_weight, s_full, s_full
+    s_want = np.empty(n_s)  # an open phase (a queue fed by others) wants no more than it has in the tick
+    for s in range(n_s):
+        s_want[s] = np_min(s_full[s], left[s] * (s_need[s] / dt) if open_[s_item[s]] else _INF)
+    return want_cpu, cpu_weight, s_want, s_full
