@@ -101,16 +101,24 @@ def test_an_ended_attempt_is_freed_and_its_record_keeps_what_its_readers_read():
             assert read(a) == at_end[a.name]
 
 
-def test_a_trace_row_of_zero_bits_is_not_written_and_a_negative_zero_is():
-    # rows of +0.0 leave np.zeros' untouched pages alone (a column that stays zero takes no memory): a read-only
-    # column proves nothing is written; -0.0 has a set bit and must be kept as it is
+def test_a_trace_sample_of_zeros_or_like_the_one_before_is_not_written_and_reads_back_the_same():
+    # rows of +0.0 and repeated rows leave np.zeros' untouched pages alone (a column that stays zero or constant takes
+    # no memory): a read-only column proves nothing is written; -0.0 has a set bit and is kept as it is; the parts read
+    # every sample's values back
     from vcloud.trace import TraceRecorder
 
     recorder = TraceRecorder(10.0)
-    column = np.zeros((2, 3), np.float32)
+    recorder._row(3)
+    column = recorder._data["sys_s"]
     column.flags.writeable = False
-    recorder._data = {"sys_s": column}
     recorder._put("sys_s", 0, np.zeros(3))  # would raise if it wrote
-    recorder._data = {"sys_s": np.zeros((2, 3), np.float32)}
-    recorder._put("sys_s", 1, np.array([0.0, -0.0, 0.0]))
-    assert np.signbit(recorder._data["sys_s"][1]).tolist() == [False, True, False]
+    column.flags.writeable = True
+    samples = [np.array([0.0, -0.0, 0.0]), np.array([1.5, 2.0, 0.0]), np.array([1.5, 2.0, 0.0]), np.zeros(3)]
+    for k, values in enumerate(samples, start=1):
+        if k == 3:
+            column.flags.writeable = False  # equal to sample 2: read from its row, not written
+        recorder._put("sys_s", k, values)
+        column.flags.writeable = True
+    got = column[recorder._source["sys_s"][:5]]
+    assert got.tolist() == [[0.0] * 3, *(v.tolist() for v in samples)]
+    assert np.signbit(got[1]).tolist() == [False, True, False]

@@ -2,9 +2,10 @@
 
 Each value column is one float32 array of shape (samples, VMs) that grows by doubling; `vm`, `host`
 and `vcpus` are not stored per row but rebuilt from the VM table. That is 48 bytes a row: 1,000 VMs x
-10,000 one-second samples hold 480 MB, and the frame is built on views of those arrays, not copies.
-The default 10 s interval needs a tenth of that. (Mesa's DataCollector keeps a Python tuple per agent
-record, about 100 B each, plus a copy when the frame is built: reference/mesa-3.5.md 2.1.)
+10,000 one-second samples hold 480 MB at most: a sample equal to the one before it, or all zeros, is not
+written (`TraceRecorder._put`), and its rows take no memory. The default 10 s interval needs a tenth of
+that. (Mesa's DataCollector keeps a Python tuple per agent record, about 100 B each, plus a copy when the
+frame is built: reference/mesa-3.5.md 2.1.)
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class TraceRecorder:
             raise ValueError(f"trace interval must be > 0, got {interval_s}")
         self.interval_s = interval_s
         self._data: dict[str, np.ndarray] = {}
+        self._source: dict[str, np.ndarray] = {}  # per column and sample: the row of `_data` that holds its values
+        self._kept: dict[str, np.ndarray] = {}  # per column: the values of its last sample
         self._times: list[float] = []
         self._last: dict[str, np.ndarray] = {}
         self._last_time = 0.0
@@ -51,9 +54,11 @@ class TraceRecorder:
         k = len(self._times)
         if not self._data:
             self._data = {c: np.zeros((self._capacity, n_vm), np.float32) for c in VALUES}
+            self._source = {c: np.zeros(self._capacity, np.int64) for c in VALUES}
         elif k == len(next(iter(self._data.values()))):
             for c, a in self._data.items():
                 self._data[c] = grown(a, (2 * len(a), n_vm), 0.0)
+                self._source[c] = grown(self._source[c], (2 * len(a),), 0)
         return k
 
     def record(self, now: float, hosts: HostTable, vms: VMTable) -> None:
@@ -76,12 +81,20 @@ class TraceRecorder:
         self._last, self._last_time = cum, now
 
     def _put(self, column: str, k: int, values: np.ndarray) -> None:
-        """Row k of a column. A row of +0.0 bits is not written: the row is still np.zeros' untouched pages, which
-        take no memory until written, so a column that stays zero (sys time, hypervisor swap and balloon without
-        reclamation) costs nothing (~21 MB each on the SWIM day's 600 VMs)."""
+        """Sample k of a column. Rows not written are np.zeros' untouched pages, which take no memory, so a sample
+        whose values have the bits of the sample before it is not written but read from that sample's row
+        (`_source`), and a row of +0.0 bits is not written at all: a column that stays zero or constant (sys time,
+        hypervisor swap and balloon without reclamation; entitlements between allocator periods) costs next to
+        nothing (~21 MB a column on the SWIM day's 600 VMs)."""
         row = values.astype(np.float32)
+        kept = self._kept.get(column)
+        if kept is not None and np.array_equal(row.view(np.uint32), kept.view(np.uint32)):
+            self._source[column][k] = self._source[column][k - 1]
+            return
         if row.view(np.uint32).any():
             self._data[column][k] = row
+        self._source[column][k] = k
+        self._kept[column] = row
 
     @property
     def nbytes(self) -> int:
@@ -113,5 +126,5 @@ class TraceRecorder:
                 "vcpus": np.tile(vcpus, b - a),
             }
             for c in VALUES:
-                columns[c] = self._data[c][a:b].reshape(-1) if b > a else np.zeros(0, np.float32)
+                columns[c] = self._data[c][self._source[c][a:b]].reshape(-1) if b > a else np.zeros(0, np.float32)
             yield pd.DataFrame(columns, copy=False)
