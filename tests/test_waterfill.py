@@ -89,6 +89,11 @@ def test_each_group_is_shared_on_its_own(case, capacities, weighted, with_cap_su
 
 
 def test_integer_inputs_are_shared_as_floats():
-    # callers pass integer caps (a count of slots) or integer group ids of any width: one compiled signature
+    # callers pass integer caps (a count of slots), integer group ids of any width, and cap sums from np.bincount,
+    # which gives int64 zeros for no rows: the kernel sees one signature (it refuses an integer cap_sum it would
+    # have to fill with floats)
     got = waterfill(np.array([0, 0], dtype=np.int32), None, np.array([3, 5]), np.array([6]))
     np.testing.assert_array_equal(got, [3.0, 3.0])
+    no_rows = np.zeros(0, dtype=np.int64)
+    got = waterfill(no_rows, None, np.zeros(0), np.array([1.0]), cap_sum=np.bincount(no_rows, np.zeros(0), minlength=1))
+    assert got.size == 0 and got.dtype == np.float64

@@ -354,11 +354,10 @@ def account(
 
 
 @numba.njit(cache=True, nogil=True)
-def _lex_order(minor: np.ndarray, middle: np.ndarray, major: np.ndarray) -> np.ndarray:
-    """`np.lexsort((minor, middle, major))`: stable sorts from the last key to the first."""
-    order = np.argsort(minor, kind="mergesort")
-    order = order[np.argsort(middle[order], kind="mergesort")]
-    return order[np.argsort(major[order], kind="mergesort")]
+def _then_by(order: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """`order` stably sorted by `key`: `np.lexsort((minor, ..., major))` is `np.argsort(minor)` then by each next key
+    (mergesort is stable: ties keep the earlier keys' order)."""
+    return order[np.argsort(key[order], kind="mergesort")]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -412,13 +411,13 @@ def evict(
         any_demote = any_demote or demote[v] != 0
     if any_demote:  # the active list is cut to twice the inactive one: its least recently used files first
         a = np.flatnonzero(active_of[rows])
-        order = a[_lex_order(last[a], np.zeros(a.size), vm[a])]
+        order = a[_then_by(np.argsort(last[a], kind="mergesort"), vm[a])]
         before = _cum_before(vm[order], cached[order])
         for j in range(order.size):
             if before[j] < demote[vm[order[j]]]:
                 active_of[rows[order[j]]] = False
     active = active_of[rows]
-    order = _lex_order(last, active, vm)  # the inactive list first, least recently used first
+    order = _then_by(_then_by(np.argsort(last, kind="mergesort"), active), vm)  # inactive first, then LRU first
     before = _cum_before(vm[order], clean[order])
     for j in range(order.size):
         o = order[j]
@@ -438,7 +437,7 @@ def write_back(
     if rows.size == 0:
         return
     vm = vm_of[rows]
-    order = rows[_lex_order(dirty_since_s[rows], np.zeros(rows.size), vm)]  # the oldest dirty files first
+    order = rows[_then_by(np.argsort(dirty_since_s[rows], kind="mergesort"), vm)]  # the oldest dirty files first
     dirty = dirty_mb[order]
     before = _cum_before(vm_of[order], dirty)
     for j in range(order.size):

@@ -96,10 +96,6 @@ class TraceRecorder:
         self._source[column][k] = k
         self._kept[column] = row
 
-    @property
-    def nbytes(self) -> int:
-        return sum(a[: len(self._times)].nbytes for a in self._data.values())
-
     def frame(self, vms: VMTable, vm_names: list[str], host_names: list[str]) -> pd.DataFrame:
         """The tidy per-VM frame: one row per (time_s, vm), columns `COLUMNS`."""
         return next(self.parts(vms, vm_names, host_names))
