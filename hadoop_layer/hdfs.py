@@ -7,6 +7,7 @@ replica 3 on another node of replica 2's rack; with one rack, on distinct random
 from __future__ import annotations
 
 from enum import IntEnum
+from functools import lru_cache
 
 import numpy as np
 
@@ -63,6 +64,13 @@ class BlockPlacement:
         return chosen
 
 
+@lru_cache(maxsize=8)
+def _placement(racks: bytes) -> BlockPlacement:
+    """One BlockPlacement per set of DataNodes (a model places every job's blocks on the same racks): its rack lists
+    were built again for each of a SWIM day's 5,894 jobs."""
+    return BlockPlacement(np.frombuffer(racks, dtype=np.int64))
+
+
 def place_blocks(
     n_blocks: int, racks: np.ndarray, replication: int, rng: np.random.Generator, writers: np.ndarray | None = None
 ) -> np.ndarray:
@@ -71,7 +79,8 @@ def place_blocks(
     `writers[b]`: the node that wrote block b, which holds its first replica (HDFS writes the first replica
     on the writer's DataNode); None: the writer is outside the cluster, the first replica goes anywhere.
     """
-    placement = BlockPlacement(racks)
+    racks = np.asarray(racks, dtype=np.int64)
+    placement = _placement(racks.tobytes())
     nodes = placement.nodes
     copies = min(replication, nodes)
     out = np.empty((n_blocks, copies), dtype=np.int64)
