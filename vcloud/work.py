@@ -179,16 +179,26 @@ class Phase:
         """A pipelined phase: `units` of progress, each needing `cpu_per_unit` megacycles and each stream's MB.
         Streams on the same device of the same VM, file and direction are merged."""
         kept = tuple(streams)
-        if not all(s.mb_per_unit > 0 for s in kept):  # empty streams are dropped (a map's spill when it spills once)
-            kept = tuple(s for s in kept if s.mb_per_unit > 0)
-        if len(kept) > 1 and len({(s.device, s.vm, s.write, s.file) for s in kept}) < len(kept):
-            merged: dict[tuple[Device, int, bool, int], float] = {}
-            for s in kept:
-                key = (s.device, s.vm, s.write, s.file)
-                merged[key] = merged.get(key, 0.0) + s.mb_per_unit
-            kept = tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
-        # (streams with nothing to merge are kept as they are: the merge would make equal ones, 0.0 + x == x)
-        return cls(name, Kind.PIPE, units, sys_fraction, cpu_per_unit=cpu_per_unit, streams=kept)  # fmt: skip
+        if len(kept) > 1 or (kept and not kept[0].mb_per_unit > 0):  # (one stream of some MB: nothing to do)
+            kept = _merged(kept)
+        return cls(name, Kind.PIPE, units, sys_fraction, False, cpu_per_unit, kept)
+
+
+def _merged(streams: tuple[Stream, ...]) -> tuple[Stream, ...]:
+    """`Phase.pipe`'s streams: empty ones dropped (a map's spill when it spills once), those on the same device of the
+    same VM, file and direction merged in order of first appearance. Streams with nothing to merge are kept as they
+    are (the merge would make equal ones: 0.0 + x == x). One pass: this runs at every task launch."""
+    merged: dict[tuple[Device, int, bool, int], float] = {}
+    kept = []
+    for s in streams:
+        mb = s.mb_per_unit
+        if mb > 0:
+            key = (s.device, s.vm, s.write, s.file)
+            merged[key] = merged.get(key, 0.0) + mb
+            kept.append(s)
+    if len(merged) < len(kept):
+        return tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
+    return tuple(kept)
 
 
 @dataclass(frozen=True, slots=True)
