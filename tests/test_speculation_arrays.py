@@ -117,3 +117,35 @@ def test_lag_bounds_kept_across_first_launches_are_those_computed_afresh(monkeyp
     assert isinstance(model.jobtracker.speculation, spec.HadoopSpeculation)
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=scenario.stops_itself)
     assert kept[True] > 50 and kept[False] > 50  # both paths are exercised
+
+
+def plain_any_candidate(cluster, kind, now) -> bool:
+    """`TaskInProgress.hasSpeculativeTask` over every running task of every job, nothing spared."""
+    for job in cluster.jobs:
+        running = job.running_tasks[kind]
+        if running:
+            average = job.progress(kind)
+            if average >= spec.SPECULATIVE_GAP and any(spec.speculatable(t, average, now, -1) for t in running):
+                return True
+    return False
+
+
+def test_the_loop_that_skips_jobs_without_a_lagging_task_answers_as_the_plain_loop(monkeypatch):
+    """`_any_candidate` and `_candidate` skip a job none of whose running tasks started SPECULATIVE_LAG_S ago, without
+    working out its average: the same answers at every call, on a run where both answers occur."""
+    answers: Counter = Counter()
+    late = Counter()  # calls at which some running task had started just SPECULATIVE_LAG_S ago or more
+
+    def checked(cluster, kind, now):
+        answer = LOOP(cluster, kind, now)
+        assert answer == plain_any_candidate(cluster, kind, now), f"t={now} {kind}"
+        answers[answer] += 1
+        late[any(spec._lagging(j.running_tasks[kind], now) for j in cluster.jobs)] += 1
+        return answer
+
+    monkeypatch.setattr(spec.HadoopSpeculation, "_any_candidate", staticmethod(checked))
+    scenario = FlexSlot()
+    model = scenario.build(validate(scenario.Settings, {"allocator": "drs", "scale": 0.1}), seed=2)
+    run_model(model, scenario.horizon_s(model), progress=False)
+    assert answers[True] >= 5 and answers[False] >= 5
+    assert late[False] >= 5  # the skip is exercised

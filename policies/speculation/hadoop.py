@@ -38,6 +38,13 @@ def speculatable(task: Task, job_progress: float, now: float, node: int) -> bool
     )
 
 
+def _lagging(running: dict[Task, None], now: float) -> bool:
+    """Some running task started SPECULATIVE_LAG_S ago or more (`speculatable`'s first test): a job without one has no
+    candidate whatever its average, which is then not worked out (an average reads every running task's progress; on
+    the SWIM day's busy ticks most of a big job's ~2,500 running maps are younger than the lag)."""
+    return any(t.start_s is not None and now - t.start_s >= SPECULATIVE_LAG_S for t in running)
+
+
 class HadoopSpeculation(SpeculationPolicy):
     name = "hadoop"
     quiet_when_idle = True
@@ -126,7 +133,7 @@ class HadoopSpeculation(SpeculationPolicy):
         """The reference: task by task, with the job averages of `Job.progress`."""
         for job in cluster.jobs:
             running = job.running_tasks[kind]
-            if not running:
+            if not running or not _lagging(running, now):
                 continue
             average = job.progress(kind)
             if average >= SPECULATIVE_GAP and any(speculatable(t, average, now, -1) for t in running):
@@ -151,7 +158,7 @@ class HadoopSpeculation(SpeculationPolicy):
         now = cluster.now
         for job in cluster.jobs_in_fifo_order():
             running = job.running_tasks[kind]
-            if not running:
+            if not running or not _lagging(running, now):
                 continue
             average = job.progress(kind)
             if average < SPECULATIVE_GAP:
