@@ -145,3 +145,21 @@ def test_a_trace_sample_keeps_only_the_vms_whose_values_changed_and_reads_back_t
     for rows in (1, 3, 4, 7, 10**6):
         parts = list(recorder.parts(vms, ["a", "b", "c"], ["h0", "h1"], rows))
         pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole, check_exact=True)
+
+
+@pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
+def test_an_ended_jobs_split_replica_ids_are_forgotten_and_their_files_kept():
+    # the replica files its maps read stay in the page cache (their cached pages count); only the ids go
+    from hadoop_layer.ended import EndedTaskList
+
+    scenario, model = _swim()
+    model.start()
+    model.run_for(450.0)
+    blocks = model.files._blocks
+    ids = [f for gid, files in blocks.items() if gid for f in files.values()]
+    assert ids, "no split read yet"
+    run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
+    jobs = [job for _, job in model.replay.added]
+    assert all(isinstance(job._maps, EndedTaskList) for job in jobs)
+    assert not [gid for gid in blocks if gid], "an ended job's split ids are kept"
+    assert model.cache.files.alive[ids].all()  # the files stay
