@@ -460,11 +460,15 @@ for _name in ("gid", "attempts", "successful", "replicas", "replicas_key", "task
 
 def retire(job: Job) -> bool:
     """An ended job's maps and reduces become rows (`EndedTasks`) if none of its attempts runs; the objects are
-    then dropped. Its setup and cleanup tasks stay objects (two a job). Returns whether it did."""
+    then dropped, and so are the ids of its splits' replica files (`NodeFiles.forget_blocks`). Its setup and cleanup
+    tasks stay objects (two a job). Returns whether it did."""
     if job.splits is not None or isinstance(job._maps, EndedTaskList):
         return False
     if any(t.active for t in job._maps) or any(t.active for t in job._reduces):
         return False
+    files = getattr(job.model, "files", None)
+    if files is not None:  # its maps read their splits no more
+        files.forget_blocks(range(job.first_gid, job.first_gid + len(job.split_replicas)))
     tasks = EndedTasks(job)
     job._maps, job._reduces = EndedTaskList(tasks, 0, tasks.maps), EndedTaskList(tasks, tasks.maps, len(job._reduces))
     return True

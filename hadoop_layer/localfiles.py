@@ -24,14 +24,25 @@ class NodeFiles:
         self.cache, self.vm_rows = cache, vm_rows
         self.map_output = [cache.create(vm) for vm in vm_rows]
         self.hdfs_output = {vm: cache.create(vm) for vm in vm_rows}
-        self._blocks: dict[tuple[int, int], int] = {}
+        self._blocks: dict[int, dict[int, int]] = {}  # task gid -> VM row -> file
 
     def block(self, task_gid: int, vm: int, size_mb: float, now: float) -> int:
         """The replica on VM row `vm` of the split of task `task_gid` (created on first use, on disk, not cached)."""
-        key = (task_gid, vm)
-        if key not in self._blocks:
-            self._blocks[key] = self.cache.create(vm, size_mb, 0.0, now)
-        return self._blocks[key]
+        files = self._blocks.get(task_gid)
+        if files is None:
+            files = self._blocks[task_gid] = {}
+        f = files.get(vm)
+        if f is None:
+            f = files[vm] = self.cache.create(vm, size_mb, 0.0, now)
+        return f
+
+    def forget_blocks(self, task_gids: range) -> None:
+        """The tasks will read their splits no more (their job has ended, `ended.retire`): their replicas' file ids
+        are dropped, not the files (their cached pages stay until evicted). Gid 0, which repartitioned pieces share,
+        is kept. A key and a file id per replica read held 63 MB at the end of a SWIM day on 600 slaves (406,000)."""
+        for gid in task_gids:
+            if gid:
+                self._blocks.pop(gid, None)
 
     def scratch(self, vm: int, now: float) -> int:
         """A new empty local file (spills of a map attempt, merges of a reduce attempt)."""

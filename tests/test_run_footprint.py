@@ -101,24 +101,65 @@ def test_an_ended_attempt_is_freed_and_its_record_keeps_what_its_readers_read():
             assert read(a) == at_end[a.name]
 
 
-def test_a_trace_sample_of_zeros_or_like_the_one_before_is_not_written_and_reads_back_the_same():
-    # rows of +0.0 and repeated rows leave np.zeros' untouched pages alone (a column that stays zero or constant takes
-    # no memory): a read-only column proves nothing is written; -0.0 has a set bit and is kept as it is; the parts read
-    # every sample's values back
-    from vcloud.trace import TraceRecorder
+def test_a_trace_sample_keeps_only_the_vms_whose_values_changed_and_reads_back_the_same():
+    # a value with the bits of the VM's value at the sample before (+0.0 before the first) is not written: a column
+    # that stays zero or constant takes no memory (a read-only store proves nothing is written); -0.0 and NaN are
+    # kept as they are; the parts, cut anywhere, read every sample's values back
+    import pandas as pd
+
+    from vcloud.trace import VALUES, TraceRecorder
+
+    class VMs:  # what the parts read of the VM table
+        n = 3
+        columns = {"host": np.array([0, 0, 1]), "vcpus": np.array([2, 2, 4])}
+
+        def view(self, name: str) -> np.ndarray:
+            return self.columns[name]
 
     recorder = TraceRecorder(10.0)
-    recorder._row(3)
-    column = recorder._data["sys_s"]
-    column.flags.writeable = False
-    recorder._put("sys_s", 0, np.zeros(3))  # would raise if it wrote
-    column.flags.writeable = True
-    samples = [np.array([0.0, -0.0, 0.0]), np.array([1.5, 2.0, 0.0]), np.array([1.5, 2.0, 0.0]), np.zeros(3)]
-    for k, values in enumerate(samples, start=1):
-        if k == 3:
-            column.flags.writeable = False  # equal to sample 2: read from its row, not written
+    samples = [
+        np.array([0.0, -0.0, 0.0]),
+        np.array([0.0, -0.0, 0.0]),
+        np.array([1.5, 2.0, np.nan]),
+        np.array([1.5, 2.0, np.nan]),
+        np.array([1.5, 0.0, np.nan]),
+        np.zeros(3),
+    ]
+    for k, values in enumerate(samples):
+        recorder._row(3)
+        store = recorder._values["sys_s"]
+        store.flags.writeable = k not in (1, 3)  # as the sample before: nothing is written (this would raise)
         recorder._put("sys_s", k, values)
-        column.flags.writeable = True
-    got = column[recorder._source["sys_s"][:5]]
-    assert got.tolist() == [[0.0] * 3, *(v.tolist() for v in samples)]
-    assert np.signbit(got[1]).tolist() == [False, True, False]
+        store.flags.writeable = True
+        for c in VALUES:
+            if c != "sys_s":
+                recorder._put(c, k, np.zeros(3))
+        recorder._times.append(10.0 * (k + 1))
+    assert recorder._at["sys_s"][1 : len(samples) + 1].tolist() == [1, 1, 4, 4, 5, 7]  # -0.0; 3; none; 1; 2
+    assert not recorder._values["usr_s"].any() and not recorder._changed["usr_s"].any()
+    vms = VMs()
+    whole = recorder.frame(vms, ["a", "b", "c"], ["h0", "h1"])
+    got = whole["sys_s"].to_numpy().reshape(len(samples), 3)
+    assert got.view(np.uint32).tolist() == np.array(samples, np.float32).view(np.uint32).tolist()  # bit for bit
+    assert np.signbit(got[0]).tolist() == [False, True, False]
+    for rows in (1, 3, 4, 7, 10**6):
+        parts = list(recorder.parts(vms, ["a", "b", "c"], ["h0", "h1"], rows))
+        pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole, check_exact=True)
+
+
+@pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
+def test_an_ended_jobs_split_replica_ids_are_forgotten_and_their_files_kept():
+    # the replica files its maps read stay in the page cache (their cached pages count); only the ids go
+    from hadoop_layer.ended import EndedTaskList
+
+    scenario, model = _swim()
+    model.start()
+    model.run_for(450.0)
+    blocks = model.files._blocks
+    ids = [f for gid, files in blocks.items() if gid for f in files.values()]
+    assert ids, "no split read yet"
+    run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
+    jobs = [job for _, job in model.replay.added]
+    assert all(isinstance(job._maps, EndedTaskList) for job in jobs)
+    assert not [gid for gid in blocks if gid], "an ended job's split ids are kept"
+    assert model.cache.files.alive[ids].all()  # the files stay
