@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vcloud.arrays import run_starts
-from vcloud.kernels import account, asks, least, rates
+from vcloud.kernels import account, asks, least, np_sum, rates, shuffle_move
 from vcloud.waterfill import waterfill
 
 # few distinct values, so ties (and 0.0 against -0.0) are common
@@ -639,3 +639,101 @@ def test_demand_is_numpys_bits(args):
     with np.errstate(invalid="ignore"):
         expect = numpy_demand(*args)
     assert all(same_bits(a, b) for a, b in zip(demand(*args), expect, strict=True))
+
+
+def numpy_shuffle_move(queue, width, n, left, serve_row, remaining, remote, held, served_read, served_sent, row_sum,
+                       stale, drained):  # fmt: skip
+    """ShuffleServer.tick's arithmetic as NumPy calls (the form `shuffle_move` replaced)."""
+    rows = serve_row
+    q = queue[:, :width]
+    done = left - np.where(rows >= 0, remaining[np.maximum(rows, 0)], 0.0)
+    served = np.flatnonzero(done > 0)
+    d, total = done[served], left[served]
+    sub_all = q[served]
+    got = sub_all * (d >= total)[:, None]
+    part = np.flatnonzero(d < total)
+    if part.size:
+        sub = sub_all[part]
+        nodes, cols = np.nonzero(sub)
+        got[part[nodes], cols] = waterfill(nodes, None, sub[nodes, cols], d[part])
+    q[served] -= got
+    by_server = np.zeros(2 * n)
+    by_server[served] = got.sum(axis=1)
+    served_read += by_server[:n]
+    served_sent += by_server[n:]
+    sent = served >= n
+    if sent.any():
+        held[:width] += got[sent].sum(axis=0)
+    readers = served[~sent]
+    fetched = got[~sent] * remote[readers, :width]
+    local = float(by_server[:n].sum() - fetched.sum())
+    q[n + readers] += fetched
+    stale[served] = True
+    stale[n + readers] = True
+    again = stale.nonzero()[0]
+    row_sum[again] = q[again].sum(axis=1)
+    stale[again] = False
+    want = row_sum.copy()
+    moved = np.zeros(queue.shape[1], dtype=bool)
+    moved[:width] = got.any(axis=0)
+    dust = (want > 0) & (want <= drained)
+    if dust.any():
+        moved[:width] |= (q[dust] != 0).any(axis=0)
+        q[dust] = 0.0
+        want[dust] = 0.0
+    return want, moved, local
+
+
+@st.composite
+def shuffle_queues(draw):
+    """Queue matrices of 1-40 nodes (some up to 200 columns wide: pairwise sums over several blocks), sparse, with
+    ties, dust and servers that moved all, part or none of their queue."""
+    n = draw(st.integers(1, 40))
+    cols = draw(st.sampled_from([16, 32, 64, 256]))
+    width = draw(st.sampled_from([w for w in (16, 32, 64, 128, 256) if w <= cols]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    r = np.random.default_rng(seed)
+    queue = np.zeros((2 * n, cols))
+    density = draw(st.sampled_from([0.05, 0.3, 1.0]))
+    on = r.random((2 * n, width)) < density
+    shape = (2 * n, width)
+    values = r.choice([0.5, 1.0, 3.0, 1e-10, 7.25], size=shape) * r.choice([1.0, 1.0, 1e-3, 1e3], shape)
+    values = np.where(r.random((2 * n, width)) < 0.5, values, r.random((2 * n, width)) * 10.0 ** r.integers(-4, 4))
+    queue[:, :width] = np.where(on, values, 0.0)
+    row_sum = queue[:, :width].sum(axis=1)
+    stale = r.random(2 * n) < 0.2
+    serve_row = np.where(r.random(2 * n) < 0.8, r.permutation(2 * n), -1).astype(np.int64)
+    left = np.where(serve_row >= 0, row_sum, 0.0)
+    how = r.integers(0, 3, 2 * n)  # 0: moved all, 1: part, 2: nothing
+    remaining = np.zeros(2 * n)
+    frac = r.choice([0.0, 0.25, 0.5, 0.999], 2 * n)
+    remaining[np.maximum(serve_row, 0)] = np.where(how == 0, 0.0, np.where(how == 1, left * frac, left))
+    remote = (r.random((n, cols)) < 0.7).astype(float)
+    held = np.where(r.random(cols) < 0.3, r.random(cols), 0.0)
+    served = r.random((2, n)) * 5
+    return queue, width, n, left, serve_row, remaining, remote, held, served[0].copy(), served[1].copy(), row_sum, \
+        stale, 1e-9  # fmt: skip
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+@settings(max_examples=300, deadline=None)
+@given(shuffle_queues())
+def test_shuffle_move_is_numpys_bits(args):
+    mine, theirs = _copies(args), _copies(args)
+    want, moved, local = shuffle_move(*mine)
+    want_np, moved_np, local_np = numpy_shuffle_move(*theirs)
+    assert same_bits(want, want_np) and np.array_equal(moved, moved_np)
+    assert same_bits(np.array([local]), np.array([local_np]))
+    for a, b in zip(mine, theirs, strict=True):
+        if isinstance(a, np.ndarray):
+            assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)
+
+
+def test_np_sum_is_numpys_pairwise_sum():
+    r = np.random.default_rng(5)
+    for n in (0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 200, 1000, 5000):
+        a = r.random(n) * 10.0 ** r.integers(-8, 8, n)
+        assert same_bits(np.array([np_sum(a, 0, n)]), np.array([a.sum()]))

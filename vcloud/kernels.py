@@ -900,3 +900,189 @@ def demand(
     for s in range(n_s):
         s_want[s] = np_min(s_full[s], left[s] * (s_need[s] / dt) if open_[s_item[s]] else _INF)
     return want_cpu, cpu_weight, s_want, s_full
+
+
+@numba.njit(inline="always")
+def _sum_block(a: np.ndarray, start: int, n: int) -> float:
+    """NumPy's pairwise sum of at most 128 float64s (`np_sum`'s leaves): a plain loop below 8, else 8 accumulators."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[start + i]
+        return res
+    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    i, end = 8, n - n % 8
+    while i < end:
+        j = start + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[start + i]
+        i += 1
+    return res
+
+
+@numba.njit(cache=True, nogil=True)
+def np_sum(a: np.ndarray, start: int, n: int) -> float:
+    """`a[start:start + n].sum()` for float64 as NumPy adds it: its pairwise summation (blocks of at most 128 with 8
+    accumulators, `_sum_block`; above, the first n/2 rounded down to a multiple of 8 plus the rest, each summed the
+    same way; the sum starts from 0.0). A contiguous 1-D array's sum, a C-ordered row's (`sum(axis=1)`) and a
+    C-contiguous matrix's whole sum (its elements in order). The halving is walked with a stack, not recursion
+    (numba's on-disk cache of a recursive function crashed when loaded)."""
+    if n <= 128:
+        return _sum_block(a, start, n)
+    depth = 4 * 64
+    f_start, f_n, f_join = np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_)
+    vals = np.empty(depth)
+    top, nv = 0, 0
+    f_start[0], f_n[0], f_join[0] = start, n, False
+    while top >= 0:
+        s, m, join = f_start[top], f_n[top], f_join[top]
+        top -= 1
+        if join:  # both halves are summed: left + right
+            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
+            nv -= 1
+        elif m <= 128:
+            vals[nv] = _sum_block(a, s, m)
+            nv += 1
+        else:
+            n2 = m // 2
+            n2 -= n2 % 8
+            f_start[top + 1], f_n[top + 1], f_join[top + 1] = s, m, True
+            f_start[top + 2], f_n[top + 2], f_join[top + 2] = s + n2, m - n2, False
+            f_start[top + 3], f_n[top + 3], f_join[top + 3] = s, n2, False
+            top += 3
+    return vals[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def shuffle_move(
+    queue: np.ndarray,
+    width: int,
+    n: int,
+    left: np.ndarray,
+    serve_row: np.ndarray,
+    remaining: np.ndarray,
+    remote: np.ndarray,
+    held: np.ndarray,
+    served_read_mb: np.ndarray,
+    served_sent_mb: np.ndarray,
+    row_sum: np.ndarray,
+    stale: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """`hadoop_layer.shuffle.ShuffleServer.tick`'s arithmetic over the queue matrix's first `width` columns (`n`
+    serving nodes: rows 0..n-1 read, n..2n-1 send): what each servlet moved in the tick (`left` less its item's
+    remaining) is shared among its pending requests (water-filling), taken off its queue row, added to the served
+    totals; what was read for a remote reduce joins the send queue, what was sent is held for the reduce. Then
+    the stale rows are summed again (`row_sum`, `stale`) and rows left with float dust are emptied. `queue`, `held`,
+    the served totals, `row_sum` and `stale` change in place. Returns each row's MB left, the reduce columns whose
+    queues or held bytes changed (they may have drained) and the MB fetched on the serving node. The NumPy form's
+    sums: row sums and whole sums pairwise (`np_sum`), the sent rows' column sums in row order."""
+    rows2 = 2 * n
+    done = np.empty(rows2)
+    for i in range(rows2):
+        r = serve_row[i]
+        done[i] = left[i] - (remaining[r] if r >= 0 else 0.0)
+    served = np.flatnonzero(done > 0)
+    m = served.size
+    got = np.empty((m, width))
+    part = np.empty(m, np.int64)
+    n_part = 0
+    n_nz = 0
+    for i in range(m):
+        s = served[i]
+        full = 1.0 if done[s] >= left[s] else 0.0
+        for j in range(width):
+            got[i, j] = queue[s, j] * full
+        if done[s] < left[s]:
+            part[n_part] = i
+            n_part += 1
+            for j in range(width):
+                if queue[s, j] != 0:
+                    n_nz += 1
+    if n_part:  # servers that could not serve their whole queue: water-fill their requests
+        group = np.empty(n_nz, np.int64)
+        col = np.empty(n_nz, np.int64)
+        cap = np.empty(n_nz)
+        capacity = np.empty(n_part)
+        k = 0
+        for p in range(n_part):
+            s = served[part[p]]
+            capacity[p] = done[s]
+            for j in range(width):
+                if queue[s, j] != 0:
+                    group[k], col[k], cap[k] = p, j, queue[s, j]
+                    k += 1
+        share = fill(group, np.zeros(0), cap, capacity, np.zeros(0))
+        for k in range(n_nz):
+            got[part[group[k]], col[k]] = share[k]
+    by_server = np.zeros(rows2)
+    flat = got.ravel()
+    n_sent = 0
+    for i in range(m):
+        s = served[i]
+        for j in range(width):
+            queue[s, j] -= got[i, j]
+        by_server[s] = np_sum(flat, i * width, width)
+        if s >= n:
+            n_sent += 1
+    for i in range(n):
+        served_read_mb[i] += by_server[i]
+        served_sent_mb[i] += by_server[n + i]
+    if n_sent:  # column sums of the sent rows, in row order (the first row, then each next added)
+        col_sum = np.empty(width)
+        first = True
+        for i in range(m):
+            if served[i] >= n:
+                for j in range(width):
+                    col_sum[j] = got[i, j] if first else col_sum[j] + got[i, j]
+                first = False
+        for j in range(width):
+            held[j] += col_sum[j]
+    n_read = m - n_sent
+    fetched = np.empty(n_read * width)  # read for reduces elsewhere: to send; the rest was fetched locally
+    k = 0
+    for i in range(m):
+        s = served[i]
+        if s < n:
+            for j in range(width):
+                fetched[k * width + j] = got[i, j] * remote[s, j]
+            k += 1
+    local = np_sum(by_server, 0, n) - np_sum(fetched, 0, fetched.size)
+    k = 0
+    for i in range(m):
+        s = served[i]
+        if s < n:
+            for j in range(width):
+                queue[n + s, j] += fetched[k * width + j]
+            k += 1
+            stale[n + s] = True
+        stale[s] = True
+    for r in range(rows2):
+        if stale[r]:
+            row_sum[r] = np_sum(queue[r], 0, width)
+            stale[r] = False
+    want = row_sum.copy()
+    moved = np.zeros(queue.shape[1], np.bool_)  # the reduces whose queues or held bytes changed
+    for i in range(m):
+        for j in range(width):
+            if got[i, j] != 0:
+                moved[j] = True
+    for r in range(rows2):
+        if want[r] > 0 and want[r] <= drained_mb:  # float dust of repeated subtraction: served
+            for j in range(width):
+                if queue[r, j] != 0:
+                    moved[j] = True
+                queue[r, j] = 0.0
+            want[r] = 0.0
+    return want, moved, local
