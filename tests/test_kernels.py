@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vcloud.arrays import run_starts
-from vcloud.kernels import account, asks, least, np_sum, rates, shuffle_move
+from vcloud.kernels import account, asks, lag_bounds, least, np_sum, rates, shuffle_move
 from vcloud.waterfill import waterfill
 
 # few distinct values, so ties (and 0.0 against -0.0) are common
@@ -737,3 +737,54 @@ def test_np_sum_is_numpys_pairwise_sum():
     for n in (0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 200, 1000, 5000):
         a = r.random(n) * 10.0 ** r.integers(-8, 8, n)
         assert same_bits(np.array([np_sum(a, 0, n)]), np.array([a.sum()]))
+
+
+def numpy_lag_bounds(done, size, gid, kind, job, task_start, progress, attempts, max_execs, sure_at, maybe_at):
+    """policies.speculation.hadoop.lag_bounds' arithmetic as the NumPy calls `kernels.lag_bounds` replaced."""
+    single = attempts <= max_execs
+    weight = progress
+    if not single.all():
+        best = np.zeros(int(gid.max()) + 1)
+        np.maximum.at(best, gid, progress)
+        weight = best[gid] / attempts
+    group = 2 * job + kind
+    by_group = (done + np.bincount(group, weights=weight, minlength=done.size)) / size
+    average = by_group[group]
+    gap = average - progress
+    sure = single & (average >= sure_at) & (gap >= sure_at)
+    maybe = single & (average >= maybe_at) & (gap >= maybe_at)
+
+    def earliest(mask):
+        return float(task_start[mask].min()) if mask.any() else np.inf
+
+    bounds = []
+    for code in (0, 1):
+        mine = kind == code
+        bounds += [earliest(sure & mine), earliest(maybe & mine)]
+    return (*bounds, by_group)
+
+
+@st.composite
+def running_attempts(draw):
+    """Running attempts of a few jobs, some tasks with backups, progress with ties near the gap."""
+    seed, m = draw(st.integers(0, 2**32 - 1)), draw(st.integers(0, 30))
+    r = np.random.default_rng(seed)
+    tasks = r.integers(0, max(m, 1), m)
+    gid = np.sort(tasks).astype(np.int64)
+    attempts = np.bincount(gid)[gid].astype(np.int64) if m else np.zeros(0, np.int64)
+    n_jobs = int(r.integers(1, 4))
+    job = (gid % n_jobs).astype(np.int64)
+    kind = ((gid // n_jobs) % 2).astype(np.int8)
+    progress = r.choice([0.0, 0.1, 0.2, 0.4, 0.2 + 1e-10, 0.6, 1.0, 1 / 3], m) if draw(st.booleans()) else r.random(m)
+    task_start = r.choice([0.0, 3.0, 60.0, 61.5, 100.0], m)
+    top = int(job.max()) + 1 if m else 1
+    done = r.integers(0, 5, 2 * top).astype(float)
+    size = np.maximum(done + r.integers(0, 8, 2 * top), 1).astype(float)
+    return done, size, gid, kind, job, task_start, progress, attempts, 1, 0.2 + 1e-9, 0.2 - 1e-9
+
+
+@settings(max_examples=300, deadline=None)
+@given(running_attempts())
+def test_lag_bounds_is_numpys_bits(args):
+    got, want = lag_bounds(*args), numpy_lag_bounds(*args)
+    assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])

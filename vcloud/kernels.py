@@ -1086,3 +1086,57 @@ def shuffle_move(
                 queue[r, j] = 0.0
             want[r] = 0.0
     return want, moved, local
+
+
+@numba.njit(cache=True, nogil=True)
+def lag_bounds(
+    done: np.ndarray,
+    size: np.ndarray,
+    gid: np.ndarray,
+    kind: np.ndarray,
+    job: np.ndarray,
+    task_start: np.ndarray,
+    progress: np.ndarray,
+    attempts: np.ndarray,
+    max_execs: int,
+    sure_at: float,
+    maybe_at: float,
+) -> tuple[float, float, float, float, np.ndarray]:
+    """`policies.speculation.hadoop.lag_bounds`' arithmetic over the running attempts: each (job, kind)'s average
+    progress, (`done` finished tasks + the running ones' progress, a task with backups counted once at its best
+    attempt's) / `size` tasks, by 2 x job + kind; then per kind the earliest task start among the single-attempt
+    tasks whose job average and gap below it are at least `sure_at`, and `maybe_at`. Returns the map bounds (sure,
+    maybe), the reduce bounds, and the averages. The NumPy form's bits: np.maximum.at and the bincount in entry
+    order, minimum in entry order (the starts are times: no NaN, no -0.0)."""
+    m = progress.size
+    weight = progress
+    spread = False
+    for i in range(m):
+        spread = spread or not attempts[i] <= max_execs
+    if spread:  # a task with a backup counts once, at its best attempt's progress
+        top = 0
+        for i in range(m):
+            top = max(top, gid[i] + 1)
+        best = np.zeros(top)
+        for i in range(m):
+            best[gid[i]] = np_max(best[gid[i]], progress[i])
+        weight = np.empty(m)
+        for i in range(m):
+            weight[i] = best[gid[i]] / attempts[i]
+    by_group = np.zeros(done.size)
+    for i in range(m):
+        by_group[2 * job[i] + kind[i]] += weight[i]
+    for g in range(done.size):
+        by_group[g] = (done[g] + by_group[g]) / size[g]
+    sure = np.full(2, np.inf)
+    maybe = np.full(2, np.inf)
+    for i in range(m):
+        if attempts[i] <= max_execs:
+            k = kind[i]
+            average = by_group[2 * job[i] + k]
+            gap = average - progress[i]
+            if average >= sure_at and gap >= sure_at:
+                sure[k] = np_min(sure[k], task_start[i])
+            if average >= maybe_at and gap >= maybe_at:
+                maybe[k] = np_min(maybe[k], task_start[i])
+    return sure[0], maybe[0], sure[1], maybe[1], by_group
