@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vcloud.arrays import run_starts
-from vcloud.kernels import account, asks, lag_bounds, least, np_sum, rates, shuffle_move
+from vcloud.kernels import account, asks, copiers_take, lag_bounds, least, np_sum, rates, shuffle_move
 from vcloud.waterfill import waterfill
 
 # few distinct values, so ties (and 0.0 against -0.0) are common
@@ -788,3 +788,89 @@ def running_attempts(draw):
 def test_lag_bounds_is_numpys_bits(args):
     got, want = lag_bounds(*args), numpy_lag_bounds(*args)
     assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
+
+
+def numpy_copiers_take(copiers, changed, waiting, in_flight, col_row, item_kind, starting, backlog, position, next_at,
+                       to_node, fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale):  # fmt: skip
+    """CopierShuffle.before_tick and _take as the NumPy calls `kernels.copiers_take` replaced."""
+    cols = np.flatnonzero(changed & (waiting > 0) & (in_flight < copiers))
+    cols = cols[item_kind[col_row[cols]] != starting]
+    if not cols.size:
+        return fetch_node, fetch_col, False
+    changed[cols] = False
+    n, sub = backlog.shape[1], backlog[cols]
+    waits = sub > 0
+    if fetch_col.size:
+        k_of = np.full(changed.size, -1, dtype=np.int64)
+        k_of[cols] = np.arange(cols.size)
+        mine = k_of[fetch_col] >= 0
+        waits[k_of[fetch_col[mine]], fetch_node[mine]] = False
+    k, node = np.nonzero(waits)
+    if not k.size:
+        return fetch_node, fetch_col, False
+    c = cols[k]
+    at = (position[c, node] - next_at[c]) % n
+    free = copiers - in_flight[c]
+    if (np.bincount(k, minlength=cols.size)[k] > free).any():
+        order = np.lexsort((at, k))
+        k, node, c, at, free = k[order], node[order], c[order], at[order], free[order]
+        mb = sub[k, node]
+        to = to_node[c]
+        cost = mb / np.where(node == to, disk_mb[node], np.minimum(send_mb[node], nic_mb[to]))
+        rank = np.arange(k.size) - np.searchsorted(k, k)
+        spent = np.zeros((cols.size, int(rank.max()) + 1))
+        spent[k, rank] = cost
+        before = np.cumsum(spent, axis=1)[k, rank] - cost
+        take = (before < free) | (rank < free)
+        node, c, k, at, mb = node[take], c[take], k[take], at[take], mb[take]
+    else:
+        mb = sub[k, node]
+    queue[node, c] += mb
+    backlog[c, node] = 0.0
+    fetch_node, fetch_col = np.concatenate((fetch_node, node)), np.concatenate((fetch_col, c))
+    stale[node] = True
+    taken = np.bincount(k, minlength=cols.size)
+    in_flight[cols] += taken
+    waiting[cols] -= taken
+    last = np.full(cols.size, -1, dtype=np.int64)
+    np.maximum.at(last, k, at)
+    moved = taken > 0
+    next_at[cols[moved]] = (next_at[cols[moved]] + last[moved] + 1) % n
+    return fetch_node, fetch_col, True
+
+
+@st.composite
+def copier_states(draw):
+    """Reduce columns with backlogs on some nodes, fetches under way, copiers free or not, some JVMs starting."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    r = np.random.default_rng(seed)
+    n, cols, copiers = int(r.integers(1, 12)), int(r.integers(1, 10)), int(r.integers(1, 6))
+    backlog = np.where(r.random((cols, n)) < draw(st.sampled_from([0.2, 0.6, 1.0])),
+                       r.choice([0.5, 1.0, 30.0, 100.0, 1e-3], (cols, n)), 0.0)  # fmt: skip
+    position = np.array([r.permutation(n) for _ in range(cols)], dtype=np.int64)
+    next_at = r.integers(0, n, cols).astype(np.int64)
+    pairs = [(v, c) for c in range(cols) for v in range(n) if r.random() < 0.15]
+    fetch_node = np.array([p[0] for p in pairs], dtype=np.int64)
+    fetch_col = np.array([p[1] for p in pairs], dtype=np.int64)
+    in_flight = np.minimum(np.bincount(fetch_col, minlength=cols), copiers).astype(np.int64)
+    waiting = np.count_nonzero(backlog, axis=1).astype(np.int64)
+    changed = r.random(cols) < 0.8
+    col_row = np.where(r.random(cols) < 0.9, r.integers(0, 20, cols), -1).astype(np.int64)
+    item_kind = r.integers(0, 4, 20).astype(np.int8)
+    to_node = r.integers(0, n, cols).astype(np.int64)
+    disk_mb, send_mb, nic_mb = (r.choice([10.0, 50.0, 125.0], n) for _ in range(3))
+    queue = np.where(r.random((2 * n, cols)) < 0.3, r.random((2 * n, cols)), 0.0)
+    stale = r.random(2 * n) < 0.2
+    return copiers, changed, waiting, in_flight, col_row, item_kind, 1, backlog, position, next_at, to_node, \
+        fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(copier_states())
+def test_copiers_take_is_numpys_bits(args):
+    mine, theirs = _copies(args), _copies(args)
+    got, want = copiers_take(*mine), numpy_copiers_take(*theirs)
+    assert got[2] == want[2] and np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    for a, b in zip(mine, theirs, strict=True):
+        if isinstance(a, np.ndarray):
+            assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)

@@ -1140,3 +1140,126 @@ def lag_bounds(
             if average >= maybe_at and gap >= maybe_at:
                 maybe[k] = np_min(maybe[k], task_start[i])
     return sure[0], maybe[0], sure[1], maybe[1], by_group
+
+
+@numba.njit(cache=True, nogil=True)
+def copiers_take(
+    copiers: int,
+    changed: np.ndarray,
+    waiting: np.ndarray,
+    in_flight: np.ndarray,
+    col_row: np.ndarray,
+    item_kind: np.ndarray,
+    starting: int,
+    backlog: np.ndarray,
+    position: np.ndarray,
+    next_at: np.ndarray,
+    to_node: np.ndarray,
+    fetch_node: np.ndarray,
+    fetch_col: np.ndarray,
+    disk_mb: np.ndarray,
+    send_mb: np.ndarray,
+    nic_mb: np.ndarray,
+    queue: np.ndarray,
+    stale: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """`hadoop_layer.copiers.CopierShuffle.before_tick`: the reduce columns whose backlog or copiers changed, that
+    have a backlog, a free copier and a running shuffle phase (the kind of their item row, `col_row`, is not
+    `starting`: the JVM start) are looked at; their free
+    copiers take nodes in rotation (`_take`'s rule: each free copier at least one node, more while the copier-ticks
+    spent before a node are below the free copiers). Changes the per-column state, `backlog`, `queue` and `stale`
+    in place; returns the fetches under way (those before, then the new ones, by reduce and rotation) and whether
+    any node was taken. The NumPy form's bits: cost = MB / one stream's MB a tick, the costs before a node summed in
+    rotation order as np.cumsum does (less the node's own)."""
+    n, n_cols = backlog.shape[1], changed.size
+    cols = np.empty(n_cols, np.int64)
+    m = 0
+    for c in range(n_cols):
+        if changed[c] and waiting[c] > 0 and in_flight[c] < copiers and item_kind[col_row[c]] != starting:
+            cols[m] = c
+            m += 1
+    if m == 0:
+        return fetch_node, fetch_col, False
+    cols = cols[:m]
+    for j in range(m):
+        changed[cols[j]] = False
+    waits = np.empty((m, n), np.bool_)
+    for j in range(m):
+        for v in range(n):
+            waits[j, v] = backlog[cols[j], v] > 0
+    k_of = np.full(n_cols, -1, np.int64)
+    for j in range(m):
+        k_of[cols[j]] = j
+    for f in range(fetch_col.size):  # a node with a fetch of the reduce under way is not taken again (uniqueHosts)
+        j = k_of[fetch_col[f]]
+        if j >= 0:
+            waits[j, fetch_node[f]] = False
+    count = np.zeros(m, np.int64)
+    total = 0
+    for j in range(m):
+        for v in range(n):
+            if waits[j, v]:
+                count[j] += 1
+        total += count[j]
+    if total == 0:
+        return fetch_node, fetch_col, False
+    crowded = False  # some reduce has more nodes than free copiers: all are taken in rotation order
+    for j in range(m):
+        crowded = crowded or count[j] > copiers - in_flight[cols[j]]
+    # the candidates by reduce, then by node (or, crowded, by place in the rotation from where it stopped: the places
+    # in a reduce are distinct)
+    k, node, at = np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.int64)
+    e = 0
+    for j in range(m):
+        c = cols[j]
+        first = e
+        for v in range(n):
+            if waits[j, v]:
+                k[e], node[e], at[e] = j, v, (position[c, v] - next_at[c]) % n
+                e += 1
+        if crowded and count[j] > 1:
+            order = np.argsort(at[first:e])
+            node[first:e], at[first:e] = node[first:e][order], at[first:e][order]
+    take = np.ones(total, np.bool_)
+    if crowded:  # some reduce has more nodes than free copiers: take in rotation while time is left
+        e = 0
+        for j in range(m):
+            c = cols[j]
+            free = copiers - in_flight[c]
+            cum = 0.0
+            for r in range(count[j]):
+                v = node[e]
+                stream = disk_mb[v] if v == to_node[c] else np_min(send_mb[v], nic_mb[to_node[c]])
+                cost = backlog[c, v] / stream
+                cum = cost if r == 0 else cum + cost
+                take[e] = (cum - cost < free) or (r < free)
+                e += 1
+    n_new = 0
+    for e in range(total):
+        if take[e]:
+            n_new += 1
+    new_node = np.empty(fetch_node.size + n_new, np.int64)
+    new_col = np.empty(fetch_col.size + n_new, np.int64)
+    new_node[: fetch_node.size] = fetch_node
+    new_col[: fetch_col.size] = fetch_col
+    last = np.full(m, -1, np.int64)
+    taken = np.zeros(m, np.int64)
+    f = fetch_node.size
+    for e in range(total):
+        if take[e]:
+            j, v = k[e], node[e]
+            c = cols[j]
+            queue[v, c] += backlog[c, v]
+            backlog[c, v] = 0.0
+            new_node[f], new_col[f] = v, c
+            f += 1
+            stale[v] = True
+            taken[j] += 1
+            last[j] = max(last[j], at[e])
+    for j in range(m):
+        c = cols[j]
+        in_flight[c] += taken[j]
+        waiting[c] -= taken[j]
+        if taken[j] > 0:
+            next_at[c] = (next_at[c] + last[j] + 1) % n
+    return new_node, new_col, True
