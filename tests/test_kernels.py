@@ -6,7 +6,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vcloud.arrays import run_starts
-from vcloud.kernels import account, asks, copiers_take, lag_bounds, least, np_sum, rates, shuffle_move
+from vcloud.hostpool import pool_arrays
+from vcloud.kernels import (
+    account,
+    asks,
+    copiers_take,
+    cpu_setup,
+    lag_bounds,
+    least,
+    np_sum,
+    rates,
+    shuffle_move,
+)
+from vcloud.tables import HostTable, VMTable
 from vcloud.waterfill import waterfill
 
 # few distinct values, so ties (and 0.0 against -0.0) are common
@@ -874,3 +886,47 @@ def test_copiers_take_is_numpys_bits(args):
     for a, b in zip(mine, theirs, strict=True):
         if isinstance(a, np.ndarray):
             assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)
+
+
+@st.composite
+def cpu_clouds(draw):
+    """Hosts with or without pool limits (inf: none), VMs pooled or not, entitlements with zeros."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    r = np.random.default_rng(seed)
+    hosts, vms = HostTable(), VMTable()
+    n_host, n_vm = int(r.integers(1, 5)), int(r.integers(1, 12))
+    limits = draw(st.sampled_from(["none", "some", "all"]))
+    for _ in range(n_host):
+        finite = limits == "all" or (limits == "some" and r.random() < 0.5)
+        hosts.append(cores=int(r.integers(1, 17)), core_mhz=float(r.choice([2400.0, 2933.3, 1e3 / 3])),
+                     pool_cpu_limit_mhz=float(r.uniform(0, 9000)) if finite else np.inf,
+                     pool_cpu_reservation_mhz=float(r.choice([0.0, 500.0, r.uniform(0, 3000)])))  # fmt: skip
+    for _ in range(n_vm):
+        vms.append(host=int(r.integers(0, n_host)), vcpus=int(r.integers(1, 5)), in_pool=bool(r.random() < 0.7),
+                   cpu_entitlement_mhz=float(r.choice([0.0, 1000.0, r.uniform(0, 5000)])),
+                   cpu_shares=float(r.choice([1000.0, 2000.0, r.uniform(0, 4000)])))  # fmt: skip
+    return hosts, vms
+
+
+@settings(max_examples=300, deadline=None)
+@given(cpu_clouds())
+def test_cpu_setup_is_numpys_bits(cloud):
+    hosts, vms = cloud
+    n_host, n_vm = hosts.n, vms.n
+    floor = 1e-6
+    core_mhz_vm = hosts.core_mhz[:n_host][vms.host[:n_vm]]
+    vcpu_mhz, weight, host_mhz, pools = cpu_setup(
+        vms.vcpus[:n_vm], core_mhz_vm, vms.cpu_entitlement_mhz[:n_vm], floor, hosts.cores[:n_host],
+        hosts.core_mhz[:n_host], hosts.pool_cpu_limit_mhz[:n_host], hosts.pool_cpu_reservation_mhz[:n_host],
+        vms.in_pool[:n_vm], vms.host[:n_vm], vms.cpu_shares[:n_vm],
+    )  # fmt: skip
+    assert same_bits(vcpu_mhz, vms.vcpus[:n_vm] * core_mhz_vm)
+    assert same_bits(weight, vms.cpu_entitlement_mhz[:n_vm] + floor)
+    assert same_bits(host_mhz, hosts.cores[:n_host] * hosts.core_mhz[:n_host])
+    if np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any():
+        want = pool_arrays(hosts, vms, floor)
+    else:
+        want = (np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    assert len(pools) == len(want)
+    for a, b in zip(pools, want, strict=True):
+        assert a.dtype == b.dtype and (same_bits(a, b) if a.dtype == float else np.array_equal(a, b))

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vcloud import hostpool, kernels, memory
+from vcloud import kernels, memory
 from vcloud.arrays import filled, run_starts, unique_inverse
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import FileTable, PageCache
@@ -383,21 +383,16 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     st.io_bw = io_bw
 
 
-_NO_POOLS = (np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
-
-
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     n_host, n_vm = hosts.n, vms.n
-    # what the rounds of the pipeline stage share again: computed once per tick
-    st.vm_vcpu_mhz = vms.vcpus[:n_vm] * st.core_mhz_vm
+    # what the rounds of the pipeline stage share again, and vSphere's host-local pools (vcloud/hostpool.py
+    # `pool_arrays`; empty arrays: none): computed once per tick, in one compiled call
+    st.vm_vcpu_mhz, st.vm_weight, st.host_mhz, st.pools = kernels.cpu_setup(
+        vms.vcpus[:n_vm], st.core_mhz_vm, vms.cpu_entitlement_mhz[:n_vm], ENTITLEMENT_FLOOR_MHZ, hosts.cores[:n_host],
+        hosts.core_mhz[:n_host], hosts.pool_cpu_limit_mhz[:n_host], hosts.pool_cpu_reservation_mhz[:n_host],
+        vms.in_pool[:n_vm], st.vm_host, vms.cpu_shares[:n_vm],
+    )  # fmt: skip
     st.vm_limit = vms.cpu_limit_mhz[:n_vm]
-    st.vm_weight = vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ
-    st.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
-    pooled = np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any()
-    if pooled:  # vSphere's host-local pools (vcloud/hostpool.py)
-        st.pools = hostpool.pool_arrays(hosts, vms, ENTITLEMENT_FLOOR_MHZ)
-    else:
-        st.pools = _NO_POOLS
     # host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)
     st.vm_got1, st.got_cpu1 = kernels.share_cpu(
         st.want_cpu, st.cpu_weight, items.vm[: items.n], st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight,

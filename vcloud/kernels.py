@@ -1263,3 +1263,50 @@ def copiers_take(
         if taken[j] > 0:
             next_at[c] = (next_at[c] + last[j] + 1) % n
     return new_node, new_col, True
+
+
+@numba.njit(cache=True, nogil=True)
+def cpu_setup(
+    vcpus: np.ndarray,
+    core_mhz_vm: np.ndarray,
+    entitlement: np.ndarray,
+    floor_mhz: float,
+    cores: np.ndarray,
+    core_mhz: np.ndarray,
+    pool_limit: np.ndarray,
+    pool_reservation: np.ndarray,
+    in_pool: np.ndarray,
+    vm_host: np.ndarray,
+    cpu_shares: np.ndarray,
+) -> tuple:
+    """`vcloud.engine.stage_cpu`'s per-tick inputs of the sharing rounds in one call: each VM's vCPUs x core MHz and
+    weight (entitlement + floor), each host's MHz, and, if some host has a finite pool limit, `hostpool.pool_arrays`
+    (else empty arrays): each VM pooled or not, each host's pool limit (0: none) and reservation, the first level's
+    items and weights, each VM's shares inside its pool (the pools as one tuple). The NumPy form's bits (the bincount
+    in VM order)."""
+    n_host, n_vm = cores.size, vcpus.size
+    vm_vcpu_mhz, weight, host_mhz = np.empty(n_vm), np.empty(n_vm), np.empty(n_host)
+    for v in range(n_vm):
+        vm_vcpu_mhz[v] = vcpus[v] * core_mhz_vm[v]
+        weight[v] = entitlement[v] + floor_mhz
+    any_pool = False
+    for h in range(n_host):
+        host_mhz[h] = cores[h] * core_mhz[h]
+        any_pool = any_pool or np.isfinite(pool_limit[h])
+    if not any_pool:
+        none = (np.zeros(0, np.bool_), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+        return vm_vcpu_mhz, weight, host_mhz, none
+    pooled = np.empty(n_vm, np.bool_)
+    limit0, reservation = np.empty(n_host), pool_reservation.copy()
+    group, w, shares = np.empty(n_host + n_vm, np.int64), np.zeros(n_host + n_vm), np.empty(n_vm)
+    for h in range(n_host):
+        limit0[h] = pool_limit[h] if np.isfinite(pool_limit[h]) else 0.0
+        group[h] = h
+    for v in range(n_vm):
+        h = vm_host[v]
+        pooled[v] = in_pool[v] and np.isfinite(pool_limit[h])
+        w[h] += weight[v] * (1.0 if pooled[v] else 0.0)
+        w[n_host + v] = weight[v] * (0.0 if pooled[v] else 1.0)
+        group[n_host + v] = h
+        shares[v] = cpu_shares[v] * (1.0 if pooled[v] else 0.0)
+    return vm_vcpu_mhz, weight, host_mhz, (pooled, limit0, reservation, group, w, shares)
