@@ -18,8 +18,12 @@ from vcloud.kernels import (
     rates,
     shuffle_move,
 )
-from vcloud.tables import HostTable, VMTable
+from vcloud.kernels import (
+    flat_streams as kernel_flat_streams,
+)
+from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
+from vcloud.work import Device, Kind
 
 # few distinct values, so ties (and 0.0 against -0.0) are common
 VALUES = [0.0, -0.0, 0.5, 1.0, 2.0, np.inf]
@@ -930,3 +934,63 @@ def test_cpu_setup_is_numpys_bits(cloud):
     assert len(pools) == len(want)
     for a, b in zip(pools, want, strict=True):
         assert a.dtype == b.dtype and (same_bits(a, b) if a.dtype == float else np.array_equal(a, b))
+
+
+def numpy_flat_streams(items):
+    """vcloud.engine.flat_streams as the NumPy calls `kernels.flat_streams` replaced (field name -> value)."""
+    n, width = items.n, items.width
+    svm = items.stream_vm[:n].ravel()
+    at = np.flatnonzero(svm >= 0)
+    item, col = np.divmod(at, width)
+    multi = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0) > 1
+    device = items.stream_device[:n].ravel()[at].astype(np.int64)
+    file = np.where(device == int(Device.DISK), items.stream_file[:n].ravel()[at], -1)
+    need, write = items.stream_need[:n].ravel()[at], items.stream_write[:n].ravel()[at]
+    file_rows = (file >= 0).nonzero()[0]
+    f_touched, f_inv = np.unique(file[file_rows], return_inverse=True)
+    starts = run_starts(item).nonzero()[0]
+    kind = items.kind[:n]
+    return dict(item=item, col=col, vm=svm[at], device=device, need=need, file=file, write=write, multi=multi,
+                starts=starts, owners=item[starts], any_multi=bool(multi.any()), file_rows=file_rows,
+                any_file=file_rows.size > 0, f_file=file[file_rows], f_item=item[file_rows], f_vm=svm[at][file_rows],
+                f_need=need[file_rows], f_write=write[file_rows], f_hit=items.stream_hit[:n].ravel()[at[file_rows]],
+                f_touched=f_touched, f_inv=f_inv, is_load=kind == int(Kind.LOAD),
+                has_load=bool((kind == int(Kind.LOAD)).any()), wait_rows=(kind == int(Kind.WAIT)).nonzero()[0],
+                load_rows=(kind == int(Kind.LOAD)).nonzero()[0])  # fmt: skip
+
+
+@st.composite
+def item_tables(draw):
+    """Item tables (with spare capacity) of 0-15 rows, 0-4 streams each on any device, files shared between rows."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    r = np.random.default_rng(seed)
+    items = ItemTable(capacity=int(r.integers(0, 4)))
+    for _ in range(int(r.integers(0, 16))):
+        row = items.add(None, vm=int(r.integers(0, 5)), kind=int(r.choice([int(k) for k in Kind])),
+                        need_cpu=float(r.choice([0.0, 1.0, 2.5])))  # fmt: skip
+        streams = int(r.integers(0, 5))
+        items.widen(max(streams, 1))
+        for c in range(streams):
+            if r.random() < 0.8:  # a row may leave a column unused
+                items.stream_vm[row, c] = int(r.integers(0, 5))
+                items.stream_device[row, c] = int(r.choice([int(d) for d in Device]))
+                items.stream_file[row, c] = int(r.integers(-1, 6))
+                items.stream_need[row, c] = float(r.choice([0.5, 1.0, 3.0]))
+                items.stream_write[row, c] = bool(r.random() < 0.4)
+                items.stream_hit[row, c] = float(r.random())
+    return items
+
+
+@settings(max_examples=300, deadline=None)
+@given(item_tables())
+def test_flat_streams_is_numpys(items):
+    got = kernel_flat_streams(items.stream_vm, items.stream_device, items.stream_file, items.stream_need,
+                              items.stream_write, items.stream_hit, items.need_cpu, items.kind, items.n,
+                              int(Device.DISK), int(Kind.WAIT), int(Kind.LOAD))  # fmt: skip
+    want = numpy_flat_streams(items)
+    assert len(got) == len(want)
+    for value, (name, expected) in zip(got, want.items(), strict=True):
+        if isinstance(expected, np.ndarray):
+            assert value.dtype == expected.dtype and np.array_equal(value, expected), name
+        else:
+            assert value == expected, name

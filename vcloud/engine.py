@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vcloud import kernels, memory
-from vcloud.arrays import filled, run_starts, unique_inverse
+from vcloud.arrays import filled
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import FileTable, PageCache
 from vcloud.tables import HostTable, ItemTable, VMTable
@@ -108,6 +108,10 @@ class Streams:
     f_hit: np.ndarray  # reads: the file's cached share when the phase began (ItemTable.stream_hit)
     f_touched: np.ndarray  # the files, ascending (np.unique of f_file) ...
     f_inv: np.ndarray  # ... and each file stream's place among them
+    is_load: np.ndarray  # per item: a LOAD phase (a background tenant) ...
+    has_load: bool
+    wait_rows: np.ndarray  # ... the WAIT and LOAD items (a row's kind changes only with the layout)
+    load_rows: np.ndarray
     # set by the first tick that uses them (hosts and VMs stay where they are; a row's ceiling is set at its start):
     group: np.ndarray | None = None  # each stream's row of `io_bw` (io_group) ...
     ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
@@ -230,27 +234,14 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
 
 def flat_streams(items: ItemTable) -> Streams:
     """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases). Ordered by
-    item, then column; gathered through the flat index of the stream columns (cheaper than a 2-D fancy index)."""
+    item, then column; built in one compiled pass (vcloud/kernels.py `flat_streams`)."""
     cached = getattr(items, "_flat_streams", None)
     if cached is not None and cached[0] == items.layout:
         return cached[1]
-    n, width = items.n, items.width
-    svm = items.stream_vm[:n].ravel()  # the leading rows of a C-ordered table: a view
-    at = np.flatnonzero(svm >= 0)
-    item, col = np.divmod(at, width)
-    count = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0)
-    multi = count > 1
-    device = items.stream_device[:n].ravel()[at].astype(np.int64)
-    file = np.where(device == _DISK, items.stream_file[:n].ravel()[at], -1)
-    need, write = items.stream_need[:n].ravel()[at], items.stream_write[:n].ravel()[at]
-    file_rows = (file >= 0).nonzero()[0]
-    f_file = file[file_rows]
-    f_touched, f_inv = unique_inverse(f_file)
-    starts = run_starts(item).nonzero()[0]  # the first stream of each item that has one
-    streams = Streams(item, col, svm[at], device, need, file, write, multi, starts, item[starts], bool(multi.any()),
-                      file_rows, file_rows.size > 0, f_file, item[file_rows], svm[at][file_rows], need[file_rows],
-                      write[file_rows], items.stream_hit[:n].ravel()[at[file_rows]], f_touched,
-                      f_inv)  # fmt: skip
+    streams = Streams(*kernels.flat_streams(
+        items.stream_vm, items.stream_device, items.stream_file, items.stream_need, items.stream_write,
+        items.stream_hit, items.need_cpu, items.kind, items.n, _DISK, _WAIT, _LOAD,
+    ))  # fmt: skip
     items._flat_streams = (items.layout, streams)
     return streams
 
@@ -365,7 +356,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         fs.ceiling = np.minimum(items.io_mbps_max[:n][s_item], io_bw[fs.group])
     s_group, s_base, load_want = fs.group, fs.ceiling, _NO_VALUES
     if st.has_load:  # a load's disk stream after the items' streams
-        load = is_load.nonzero()[0]
+        load = fs.load_rows
         s_item = np.concatenate((s_item, load))
         s_vm = np.concatenate((s_vm, vm[load]))
         s_need = np.concatenate((s_need, np.zeros(load.size)))
@@ -417,11 +408,9 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     phase's grants match one rate; `Physics.pipeline_rounds` rounds at most, fewer once the rates settle;
     vcloud/kernels.py `pipeline`)."""
     fs, n = st.streams, items.n
-    kind = items.kind[:n]
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got, st.runnable_mhz = kernels.pipeline(
         physics.pipeline_rounds, fs.any_multi, (st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),
-        (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, (kind == _WAIT).nonzero()[0],
-         (kind == _LOAD).nonzero()[0]),
+        (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, fs.wait_rows, fs.load_rows),
         (fs.item, fs.starts, fs.owners, fs.multi, st.s_want, st.s_need, st.s_bonus),
         (st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz), st.pools,
         (st.swap_want, st.wb_want, st.io_group, st.io_bw),
@@ -512,9 +501,8 @@ def begin(
 ) -> TickState:
     st = TickState()
     st.dt, st.cache, st.now = dt, cache, now
-    st.streams = flat_streams(items)
-    st.is_load = items.kind[: items.n] == _LOAD
-    st.has_load = bool(st.is_load.any())
+    st.streams = fs = flat_streams(items)
+    st.is_load, st.has_load = fs.is_load, fs.has_load
     st.vm_host = vms.host[: vms.n]
     return st
 

@@ -1310,3 +1310,102 @@ def cpu_setup(
         group[n_host + v] = h
         shares[v] = cpu_shares[v] * (1.0 if pooled[v] else 0.0)
     return vm_vcpu_mhz, weight, host_mhz, (pooled, limit0, reservation, group, w, shares)
+
+
+@numba.njit(cache=True, nogil=True)
+def flat_streams(
+    stream_vm: np.ndarray,
+    stream_device: np.ndarray,
+    stream_file: np.ndarray,
+    stream_need: np.ndarray,
+    stream_write: np.ndarray,
+    stream_hit: np.ndarray,
+    need_cpu: np.ndarray,
+    kind: np.ndarray,
+    n: int,
+    disk: int,
+    wait: int,
+    load: int,
+) -> tuple:
+    """`vcloud.engine.flat_streams`' arrays from the item table's first `n` rows: the streams in use (stream_vm >= 0)
+    by item, then column, with their item, column, VM, device, MB per unit, file (-1 unless a datastore stream) and
+    direction; per item whether its phase needs more than one resource (and whether any does); the file streams'
+    places and columns, their files' distinct rows ascending and each one's place among them; where each item's
+    streams start and those items; per item whether it is a LOAD phase (and whether any is), and the WAIT and LOAD
+    rows. Integer gathers only: the NumPy form's values exactly (tests/test_kernels.py)."""
+    width = stream_vm.shape[1]
+    k = 0
+    for i in range(n):
+        for c in range(width):
+            if stream_vm[i, c] >= 0:
+                k += 1
+    item, col, vm = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
+    device, file = np.empty(k, np.int64), np.empty(k, np.int64)
+    need, write = np.empty(k), np.empty(k, np.bool_)
+    count = np.zeros(n, np.int64)
+    j, n_file = 0, 0
+    for i in range(n):
+        for c in range(width):
+            if stream_vm[i, c] >= 0:
+                item[j], col[j], vm[j] = i, c, stream_vm[i, c]
+                device[j] = stream_device[i, c]
+                file[j] = stream_file[i, c] if device[j] == disk else -1
+                need[j], write[j] = stream_need[i, c], stream_write[i, c]
+                count[i] += 1
+                if file[j] >= 0:
+                    n_file += 1
+                j += 1
+    multi = np.empty(n, np.bool_)
+    any_multi = False
+    for i in range(n):
+        multi[i] = count[i] + (1 if need_cpu[i] > 0 else 0) > 1
+        any_multi = any_multi or multi[i]
+    file_rows = np.empty(n_file, np.int64)
+    f_file, f_item, f_vm = np.empty(n_file, np.int64), np.empty(n_file, np.int64), np.empty(n_file, np.int64)
+    f_need, f_write, f_hit = np.empty(n_file), np.empty(n_file, np.bool_), np.empty(n_file)
+    f = 0
+    for j in range(k):
+        if file[j] >= 0:
+            file_rows[f], f_file[f], f_item[f], f_vm[f] = j, file[j], item[j], vm[j]
+            f_need[f], f_write[f], f_hit[f] = need[j], write[j], stream_hit[item[j], col[j]]
+            f += 1
+    order = np.argsort(f_file, kind="mergesort")
+    f_inv = np.empty(n_file, np.int64)
+    n_touched = 0
+    for t in range(n_file):
+        if t == 0 or f_file[order[t]] != f_file[order[t - 1]]:
+            n_touched += 1
+        f_inv[order[t]] = n_touched - 1
+    f_touched = np.empty(n_touched, np.int64)
+    for t in range(n_file):
+        f_touched[f_inv[order[t]]] = f_file[order[t]]
+    n_owner = 0
+    for j in range(k):
+        if j == 0 or item[j] != item[j - 1]:
+            n_owner += 1
+    starts, owners = np.empty(n_owner, np.int64), np.empty(n_owner, np.int64)
+    o = 0
+    for j in range(k):
+        if j == 0 or item[j] != item[j - 1]:
+            starts[o], owners[o] = j, item[j]
+            o += 1
+    is_load = np.empty(n, np.bool_)
+    has_load = False
+    n_wait = n_load = 0
+    for i in range(n):
+        is_load[i] = kind[i] == load
+        has_load = has_load or is_load[i]
+        n_wait += kind[i] == wait
+        n_load += kind[i] == load
+    wait_rows, load_rows = np.empty(n_wait, np.int64), np.empty(n_load, np.int64)
+    n_wait = n_load = 0
+    for i in range(n):
+        if kind[i] == wait:
+            wait_rows[n_wait] = i
+            n_wait += 1
+        if kind[i] == load:
+            load_rows[n_load] = i
+            n_load += 1
+    return (item, col, vm, device, need, file, write, multi, starts, owners, any_multi, file_rows, n_file > 0,
+            f_file, f_item, f_vm, f_need, f_write, f_hit, f_touched, f_inv, is_load, has_load, wait_rows,
+            load_rows)  # fmt: skip
