@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from vcloud.arrays import run_starts
 from vcloud.hostpool import pool_arrays
 from vcloud.kernels import (
+    _by_group_then,
     account,
     asks,
     copiers_take,
@@ -994,3 +995,16 @@ def test_flat_streams_is_numpys(items):
             assert value.dtype == expected.dtype and np.array_equal(value, expected), name
         else:
             assert value == expected, name
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(0, 120))
+def test_by_group_then_is_the_two_stable_sorts(seed, n_groups, m):
+    """kernels._by_group_then (bucket by group, each group by key) against NumPy's stable argsort by key, then by
+    group: groups small (insertion sort) and large (argsort), keys with ties, -0.0 and NaN."""
+    r = np.random.default_rng(seed)
+    group = r.integers(0, n_groups, m).astype(np.int64)
+    key = r.choice([0.0, -0.0, 1.0, 2.5, np.nan, 7.0, -3.0], m) if seed % 2 else r.random(m)
+    order = np.argsort(key, kind="stable")
+    want = order[np.argsort(group[order], kind="stable")]
+    assert np.array_equal(_by_group_then(group, key, n_groups), want)

@@ -361,6 +361,42 @@ def _then_by(order: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
+def _by_group_then(group: np.ndarray, key: np.ndarray, n_groups: int) -> np.ndarray:
+    """`_then_by(np.argsort(key, kind="mergesort"), group)` for groups 0..n_groups-1: the order by group, then key
+    (NaN last), then position. A stable bucket pass by group, then each group's positions sorted by key (insertion
+    sort for a few, else a stable argsort): the same permutation as the two sorts of the whole array, which cost
+    more (a tick writes back on most VMs)."""
+    m = group.size
+    end = np.zeros(n_groups + 1, np.int64)
+    for j in range(m):
+        end[group[j] + 1] += 1
+    for g in range(n_groups):
+        end[g + 1] += end[g]
+    order = np.empty(m, np.int64)
+    for j in range(m):
+        g = group[j]
+        order[end[g]] = j
+        end[g] += 1
+    start = 0
+    for g in range(n_groups):
+        stop = end[g]
+        if stop - start > 24:
+            part = order[start:stop].copy()
+            order[start:stop] = part[np.argsort(key[part], kind="mergesort")]
+        else:
+            for a in range(start + 1, stop):
+                x = order[a]
+                kx = key[x]
+                b = a - 1
+                while b >= start and (key[order[b]] > kx or (kx == kx and key[order[b]] != key[order[b]])):
+                    order[b + 1] = order[b]
+                    b -= 1
+                order[b + 1] = x
+        start = stop
+    return order
+
+
+@numba.njit(cache=True, nogil=True)
 def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
     """For rows sorted by group: the sum of `amount` over the earlier rows of the same group, as NumPy computed it
     (a running sum less its value where the row's group starts)."""
@@ -411,13 +447,13 @@ def evict(
         any_demote = any_demote or demote[v] != 0
     if any_demote:  # the active list is cut to twice the inactive one: its least recently used files first
         a = np.flatnonzero(active_of[rows])
-        order = a[_then_by(np.argsort(last[a], kind="mergesort"), vm[a])]
+        order = a[_by_group_then(vm[a], last[a], excess.size)]
         before = _cum_before(vm[order], cached[order])
         for j in range(order.size):
             if before[j] < demote[vm[order[j]]]:
                 active_of[rows[order[j]]] = False
     active = active_of[rows]
-    order = _then_by(_then_by(np.argsort(last, kind="mergesort"), active), vm)  # inactive first, then LRU first
+    order = _by_group_then(2 * vm + active, last, 2 * excess.size)  # by VM, inactive first, then LRU first
     before = _cum_before(vm[order], clean[order])
     for j in range(order.size):
         o = order[j]
@@ -437,7 +473,7 @@ def write_back(
     if rows.size == 0:
         return
     vm = vm_of[rows]
-    order = rows[_then_by(np.argsort(dirty_since_s[rows], kind="mergesort"), vm)]  # the oldest dirty files first
+    order = rows[_by_group_then(vm, dirty_since_s[rows], wb_mb.size)]  # by VM, the oldest dirty files first
     dirty = dirty_mb[order]
     before = _cum_before(vm_of[order], dirty)
     for j in range(order.size):
