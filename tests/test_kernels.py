@@ -5,6 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vcloud import kernels
 from vcloud.arrays import run_starts
 from vcloud.hostpool import pool_arrays
 from vcloud.kernels import (
@@ -18,9 +19,6 @@ from vcloud.kernels import (
     np_sum,
     rates,
     shuffle_move,
-)
-from vcloud.kernels import (
-    flat_streams as kernel_flat_streams,
 )
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
@@ -985,7 +983,7 @@ def item_tables(draw):
 @settings(max_examples=300, deadline=None)
 @given(item_tables())
 def test_flat_streams_is_numpys(items):
-    got = kernel_flat_streams(items.stream_vm, items.stream_device, items.stream_file, items.stream_need,
+    got = kernels.flat_streams(items.stream_vm, items.stream_device, items.stream_file, items.stream_need,
                               items.stream_write, items.stream_hit, items.need_cpu, items.kind, items.n,
                               int(Device.DISK), int(Kind.WAIT), int(Kind.LOAD))  # fmt: skip
     want = numpy_flat_streams(items)
@@ -1008,3 +1006,37 @@ def test_by_group_then_is_the_two_stable_sorts(seed, n_groups, m):
     order = np.argsort(key, kind="stable")
     want = order[np.argsort(group[order], kind="stable")]
     assert np.array_equal(_by_group_then(group, key, n_groups), want)
+
+
+def numpy_progress(dt, rate, remaining, has_load, is_load):
+    """vcloud.engine.stage_progress as the NumPy calls `kernels.progress` replaced."""
+    n = rate.size
+    progress = rate * dt
+    done = progress >= remaining
+    if has_load:
+        done &= ~is_load
+    rows = done.nonzero()[0]
+    frac_dt = np.full(n, dt)
+    if rows.size:
+        possible, left = progress[rows], remaining[rows]
+        frac_dt[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0) * dt
+        progress[rows] = left
+    remaining -= np.where(is_load, 0.0, progress) if has_load else progress
+    if rows.size:
+        remaining[rows] = 0.0
+    return progress, frac_dt, rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 20), st.sampled_from([1.0, 0.25, 0.1]))
+def test_progress_is_numpys_bits(seed, n, dt):
+    r = np.random.default_rng(seed)
+    rate = r.choice([0.0, -0.0, 0.5, 1.0, 3.0, 1 / 3, 40.0], n)
+    remaining = r.choice([0.0, 0.1, 0.5, 1.0, 2.0, 1 / 3, 10.0, np.inf], n)
+    is_load = r.random(n) < 0.2
+    has_load = bool(is_load.any())
+    remaining[is_load] = np.inf
+    mine, theirs = remaining.copy(), remaining.copy()
+    got, want = kernels.progress(dt, rate, mine, has_load, is_load), numpy_progress(dt, rate, theirs, has_load, is_load)
+    assert same_bits(got[0], want[0]) and same_bits(got[1], want[1]) and np.array_equal(got[2], want[2])
+    assert got[2].dtype == want[2].dtype and same_bits(mine, theirs)

@@ -418,22 +418,11 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
 
 
 def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    n, dt = items.n, st.dt
-    remaining = items.remaining[:n]
-    progress = st.rate * dt
-    done = progress >= remaining
-    if st.has_load:
-        done &= ~st.is_load
-    rows = done.nonzero()[0]  # phases that run out of work in this tick; open ones wait for more
-    frac_dt = filled(n, dt)
-    if rows.size:
-        possible, left = progress[rows], remaining[rows]
-        frac_dt[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0) * dt
-        progress[rows] = left
-    remaining -= np.where(st.is_load, 0.0, progress) if st.has_load else progress
-    if rows.size:
-        remaining[rows] = 0.0
-    st.progress, st.frac_dt, st.done_rows = progress, frac_dt, rows
+    """Items advance; a phase that runs out of work in the tick (open ones wait for more; loads never) ends at its
+    interpolated time (vcloud/kernels.py `progress`)."""
+    st.progress, st.frac_dt, st.done_rows = kernels.progress(
+        st.dt, st.rate, items.remaining[: items.n], st.has_load, st.is_load
+    )
 
 
 def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:

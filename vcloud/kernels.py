@@ -1445,3 +1445,35 @@ def flat_streams(
     return (item, col, vm, device, need, file, write, multi, starts, owners, any_multi, file_rows, n_file > 0,
             f_file, f_item, f_vm, f_need, f_write, f_hit, f_touched, f_inv, is_load, has_load, wait_rows,
             load_rows)  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True)
+def progress(
+    dt: float, rate: np.ndarray, remaining: np.ndarray, has_load: bool, is_load: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.engine.stage_progress`: each item advances rate x dt units; a phase (not a LOAD) with no more left
+    than that runs out in the tick, at the share of the tick its remaining work took (0 if it could not move) and
+    with only its remaining work as progress. `remaining` is lowered in place (to 0 where a phase ran out; a LOAD's
+    stays). Returns the progress, each item's seconds in its phase and the rows that ran out, ascending."""
+    n = rate.size
+    step, frac_dt = np.empty(n), np.empty(n)
+    done = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        p = rate[i] * dt
+        frac_dt[i] = dt
+        if p >= remaining[i] and not (has_load and is_load[i]):
+            left = remaining[i]
+            frac_dt[i] = (left / p if p > 0 else 0.0) * dt
+            p = left
+            done[m] = i
+            m += 1
+        step[i] = p
+    for i in range(n):
+        if has_load and is_load[i]:
+            remaining[i] -= 0.0
+        else:
+            remaining[i] -= step[i]
+    for j in range(m):
+        remaining[done[j]] = 0.0
+    return step, frac_dt, done[:m].copy()
