@@ -1040,3 +1040,39 @@ def test_progress_is_numpys_bits(seed, n, dt):
     got, want = kernels.progress(dt, rate, mine, has_load, is_load), numpy_progress(dt, rate, theirs, has_load, is_load)
     assert same_bits(got[0], want[0]) and same_bits(got[1], want[1]) and np.array_equal(got[2], want[2])
     assert got[2].dtype == want[2].dtype and same_bits(mine, theirs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(vm_memories(), st.integers(0, 2**32 - 1), st.booleans())
+def test_memory_stage_is_the_sums_then_reclaim(args, seed, count_files):
+    """kernels.memory_stage against its parts as the engine called them: used and active MB by np.bincount over the
+    items, the resident files' cached MB likewise, then kernels.reclaim (tested against NumPy above), and the VM
+    columns it writes."""
+    (dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool, vm_host,
+     pool_limit, balloon, touched, _used, _active, _cached) = args  # fmt: skip
+    r = np.random.default_rng(seed)
+    n_vm, n, n_file = size.size, int(r.integers(0, 12)), int(r.integers(0, 12))
+    os_mem, os_active = r.choice([256.0, 300.5], n_vm), r.choice([0.5, 1 / 3], n_vm)
+    item_vm = r.integers(0, n_vm, n).astype(np.int64)
+    item_mem, item_active = r.choice([0.0, 200.0, 1000 / 3, 700.0], n), r.choice([0.0, 100.0, 1 / 7], n)
+    file_vm = r.integers(0, n_vm, n_file).astype(np.int64)
+    file_cached = r.choice([0.0, 64.0, 1000 / 3], n_file)
+    resident = np.flatnonzero(r.random(n_file) < 0.7).astype(np.int64)
+    used = os_mem + np.bincount(item_vm, item_mem, minlength=n_vm)
+    active = os_mem * os_active + np.bincount(item_vm, item_active, minlength=n_vm)
+    cached = np.bincount(file_vm[resident], file_cached[resident], minlength=n_vm).astype(float)
+    if not count_files:
+        cached = np.zeros(n_vm)
+    want = kernels.reclaim(dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares,
+                           in_pool, vm_host, pool_limit, balloon, touched, used, active, cached)  # fmt: skip
+    state = tuple(np.full(n_vm + 2, 7.0) for _ in range(5))  # VM columns with spare capacity
+    state[0][:n_vm], state[4][:n_vm] = balloon, touched
+    got = kernels.memory_stage(
+        dt, (inflate, free_rate, deflate, max_fraction, idle_tax),
+        (os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host), state, pool_limit, item_vm, item_mem,
+        item_active, file_vm, file_cached, resident, count_files,
+    )  # fmt: skip
+    assert all(same_bits(a, b) for a, b in zip(got, (used, active, cached, *want), strict=True))
+    target, new_balloon, _guest, hv_swap, held, _stall, _swapped, heap_touched = want
+    for column, value in zip(state, (new_balloon, target, hv_swap, held, heap_touched), strict=True):
+        assert same_bits(column[:n_vm], value) and (column[n_vm:] == 7.0).all()

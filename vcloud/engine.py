@@ -294,16 +294,31 @@ def live_items(items: ItemTable) -> ItemTable:
 
 # ---- stages -------------------------------------------------------------------------------------------
 def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    st.used, st.active, st.swapped = memory_state(vms, items)
-    if not physics.memory.reclaim:
+    settings = physics.memory
+    if not settings.reclaim:
+        st.used, st.active, st.swapped = memory_state(vms, items)
         memory.no_reclaim(st, vms)
         return
-    cached = np.zeros(vms.n)
-    if st.cache is not None and st.cache.settings.enabled and st.cache.files.n:
-        files, r = st.cache.files, st.cache.resident()
-        cached = kernels.sum_by(files.vm[r], files.cached_mb[r], vms.n)
+    n_vm, n = vms.n, items.n
+    cache = st.cache
+    count = cache is not None and cache.settings.enabled and cache.files.n > 0
+    files = cache.files if count else _NO_FILES
+    resident = cache.resident() if count else _NO_ROWS
+    (st.used, st.active, cached, st.target, st.balloon, st.guest_mem, st.hv_swap, st.held, st.stall, st.swapped,
+     st.heap_touched) = kernels.memory_stage(
+        st.dt, memory.rates(settings),
+        (vms.os_mem_mb[:n_vm], vms.os_active_fraction[:n_vm], vms.mem_mb[:n_vm], vms.mem_limit_cfg_mb[:n_vm],
+         vms.mem_granted_mb[:n_vm], vms.mem_shares[:n_vm], vms.in_pool[:n_vm], vms.host[:n_vm]),
+        (vms.balloon_mb, vms.mem_target_mb, vms.hv_swap_mb, vms.mem_held_mb, vms.mem_touched_mb),
+        hosts.pool_mem_limit_mb[: hosts.n], items.vm[:n], items.mem_mb[:n], items.mem_active_mb[:n], files.vm,
+        files.cached_mb, resident, count,
+    )  # fmt: skip
+    if count:
         st.vm_cached = cached  # the cache stage's count too: nothing changes the files in between
-    memory.reclaim(st, hosts, vms, physics.memory, cached)
+
+
+_NO_FILES = FileTable()
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:

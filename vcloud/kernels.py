@@ -1477,3 +1477,45 @@ def progress(
     for j in range(m):
         remaining[done[j]] = 0.0
     return step, frac_dt, done[:m].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def memory_stage(
+    dt: float,
+    rates: tuple,
+    vm_config: tuple,
+    vm_state: tuple,
+    pool_limit: np.ndarray,
+    item_vm: np.ndarray,
+    item_mem: np.ndarray,
+    item_active: np.ndarray,
+    file_vm: np.ndarray,
+    file_cached: np.ndarray,
+    resident: np.ndarray,
+    count_files: bool,
+) -> tuple:
+    """`vcloud.engine.stage_memory` with reclamation in one call: each VM's used and active MB (OS + its items' heaps,
+    summed in item order), its page cache's MB (if `count_files`: the resident files', in file order; else zeros),
+    then `reclaim`, whose balloon, target, hypervisor swap, held and touched MB are written to the VM columns
+    `vm_state` (balloon_mb, mem_target_mb, hv_swap_mb, mem_held_mb, mem_touched_mb). `rates`: the balloon's
+    inflate, free and deflate rates, its maximum fraction and the idle tax; `vm_config`: os_mem_mb,
+    os_active_fraction, mem_mb, mem_limit_cfg_mb, mem_granted_mb, mem_shares, in_pool, host (the VMs' rows only).
+    Returns used, active, cached and `reclaim`'s eight arrays."""
+    inflate, free_rate, deflate, max_fraction, idle_tax = rates
+    os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host = vm_config
+    balloon_mb, target_mb, hv_swap_mb, held_mb, touched_mb = vm_state
+    n_vm = size.size
+    heap, heap_active = sum_by(item_vm, item_mem, n_vm), sum_by(item_vm, item_active, n_vm)
+    used, active = np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        used[v] = os_mem[v] + heap[v]
+        active[v] = os_mem[v] * os_active[v] + heap_active[v]
+    cached = sum_by(file_vm[resident], file_cached[resident], n_vm) if count_files else np.zeros(n_vm)
+    target, balloon, guest, hv_swap, held, stall, swapped, touched = reclaim(
+        dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool, vm_host,
+        pool_limit, balloon_mb[:n_vm], touched_mb[:n_vm], used, active, cached,
+    )  # fmt: skip
+    for v in range(n_vm):
+        balloon_mb[v], target_mb[v], hv_swap_mb[v] = balloon[v], target[v], hv_swap[v]
+        held_mb[v], touched_mb[v] = held[v], touched[v]
+    return used, active, cached, target, balloon, guest, hv_swap, held, stall, swapped, touched
