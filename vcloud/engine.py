@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -346,10 +347,8 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     st.s_bonus[fs.file_rows] = bonus
 
 
-def _file_columns(files: FileTable) -> tuple:
-    """The page cache's file columns in the order vcloud/kernels.py takes them."""
-    return (files.vm, files.size_mb, files.cached_mb, files.dirty_mb, files.dirty_since_s, files.last_access_s,
-            files.active)  # fmt: skip
+# the page cache's file columns in the order vcloud/kernels.py takes them
+_file_columns = attrgetter("vm", "size_mb", "cached_mb", "dirty_mb", "dirty_since_s", "last_access_s", "active")
 
 
 _NO_VALUES = np.zeros(0)
@@ -451,9 +450,7 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
         st.frac_dt, st.got_cpu, st.got_cpu1, st.runnable_mhz, st.s_item, st.s_vm, st.s_group, st.s_need, st.s_bonus,
         st.s_want, st.s_full, st.got_io, st.got_io1, vms.vcpus[:n_vm], st.core_mhz_vm, st.stall, st.swap_got,
         st.wb_got,
-        tuple(getattr(items, c)[:n] for c in _ITEM_SUMS),
-        tuple(getattr(vms, c)[:n_vm] for c in _VM_NOW),
-        tuple(getattr(vms, c)[:n_vm] for c in _VM_SUMS),
+        _item_sums(items), _vm_now(vms), _vm_sums(vms),  # whole columns: the kernel writes the first rows only
     )  # fmt: skip
     vms.mem_used_mb[:n_vm] = st.used
     vms.mem_active_mb[:n_vm] = st.active
@@ -465,6 +462,7 @@ _ITEM_SUMS = ("io_mb", "sys_s", "usr_s", "steal_s", "iowait_s")
 _VM_NOW = ("cpu_demand_mhz", "cpu_used_mhz", "disk_mbps", "net_mbps")
 _VM_SUMS = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "cpu_used_mhz_s", "cpu_demand_mhz_s", "cpu_ready_mhz_s",
             "disk_mb", "net_mb", "swap_io_mb", "writeback_mb")  # fmt: skip
+_item_sums, _vm_now, _vm_sums = attrgetter(*_ITEM_SUMS), attrgetter(*_VM_NOW), attrgetter(*_VM_SUMS)
 
 
 def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
