@@ -169,13 +169,10 @@ class CopierShuffle(ShuffleServer):
         """Copiers whose fetch the servlet has read in full are free again. Its send is still to come: the servlet
         streams a fetch (reads and sends at once), which the queues stage a tick apart, so holding the copier until
         the send would idle the disk a tick between fetches."""
-        if not self.fetch_col.size:
-            return
-        done = self.queue[self.fetch_node, self.fetch_col] <= DRAINED_MB
-        if done.any():
-            self.in_flight -= np.bincount(self.fetch_col[done], minlength=self.cols)
-            self.changed[self.fetch_col[done]] = True
-            self.fetch_node, self.fetch_col = self.fetch_node[~done], self.fetch_col[~done]
+        if self.fetch_col.size:
+            self.fetch_node, self.fetch_col = kernels.copiers_release(
+                self.queue, self.fetch_node, self.fetch_col, self.in_flight, self.changed, DRAINED_MB
+            )
 
     def rotation(self, c: int) -> np.ndarray:
         """The nodes in reduce column `c`'s visiting order (for inspection and tests)."""

@@ -1076,3 +1076,33 @@ def test_memory_stage_is_the_sums_then_reclaim(args, seed, count_files):
     target, new_balloon, _guest, hv_swap, held, _stall, _swapped, heap_touched = want
     for column, value in zip(state, (new_balloon, target, hv_swap, held, heap_touched), strict=True):
         assert same_bits(column[:n_vm], value) and (column[n_vm:] == 7.0).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30))
+def test_idle_rows_is_numpys(seed, n):
+    r = np.random.default_rng(seed)
+    size = n + int(r.integers(0, 3))  # columns with spare capacity
+    open_, remaining = r.random(size) < 0.6, r.choice([0.0, -0.0, 1.0, np.inf], size)
+    need_cpu = r.choice([0.0, 0.0, 2.0], size)
+    rows = np.flatnonzero(open_[:n])
+    want = rows[(remaining[rows] == 0) & (need_cpu[rows] == 0)]
+    got = kernels.idle_rows(open_, remaining, need_cpu, n)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(copier_states())
+def test_copiers_release_is_numpys(args):
+    queue, fetch_node, fetch_col, in_flight, changed = args[16], args[11], args[12], args[3], args[1]
+    queue = queue.copy()
+    queue[fetch_node, fetch_col] = np.where(np.arange(fetch_node.size) % 3 == 0, 0.0, queue[fetch_node, fetch_col])
+    mine_flight, mine_changed = in_flight.copy(), changed.copy()
+    got = kernels.copiers_release(queue, fetch_node, fetch_col, mine_flight, mine_changed, 1e-9)
+    done = queue[fetch_node, fetch_col] <= 1e-9
+    want_flight, want_changed = in_flight.copy(), changed.copy()
+    if done.any():
+        want_flight -= np.bincount(fetch_col[done], minlength=in_flight.size)
+        want_changed[fetch_col[done]] = True
+    assert np.array_equal(got[0], fetch_node[~done]) and np.array_equal(got[1], fetch_col[~done])
+    assert np.array_equal(mine_flight, want_flight) and np.array_equal(mine_changed, want_changed)

@@ -263,11 +263,7 @@ def idle_rows(items: ItemTable) -> np.ndarray:
     map outputs), ascending. Every stage but memory gives such a row exact zeros: no CPU want (threads count only
     with a CPU need), no stream want (nothing left), no grant, no progress (at most its 0 left), no charge, no
     write-back share and no dirty headroom (it writes nothing); the tick adds 0.0 for it wherever it sums."""
-    n = items.n
-    rows = np.flatnonzero(items.open[:n])
-    if rows.size:
-        rows = rows[(items.remaining[rows] == 0) & (items.need_cpu[rows] == 0)]
-    return rows
+    return kernels.idle_rows(items.open, items.remaining, items.need_cpu, items.n)
 
 
 def live_items(items: ItemTable) -> ItemTable:

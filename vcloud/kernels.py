@@ -1519,3 +1519,51 @@ def memory_stage(
         balloon_mb[v], target_mb[v], hv_swap_mb[v] = balloon[v], target[v], hv_swap[v]
         held_mb[v], touched_mb[v] = held[v], touched[v]
     return used, active, cached, target, balloon, guest, hv_swap, held, stall, swapped, touched
+
+
+@numba.njit(cache=True, nogil=True)
+def idle_rows(open_: np.ndarray, remaining: np.ndarray, need_cpu: np.ndarray, n: int) -> np.ndarray:
+    """`vcloud.engine.idle_rows` over the first `n` rows: open phases with nothing left that need no CPU, ascending."""
+    m = 0
+    for i in range(n):
+        if open_[i] and remaining[i] == 0 and need_cpu[i] == 0:
+            m += 1
+    rows = np.empty(m, np.int64)
+    m = 0
+    for i in range(n):
+        if open_[i] and remaining[i] == 0 and need_cpu[i] == 0:
+            rows[m] = i
+            m += 1
+    return rows
+
+
+@numba.njit(cache=True, nogil=True)
+def copiers_release(
+    queue: np.ndarray,
+    fetch_node: np.ndarray,
+    fetch_col: np.ndarray,
+    in_flight: np.ndarray,
+    changed: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue entry is drained free their copier
+    (the reduce's count under way drops, its copiers look again); returns the fetches still under way, in order."""
+    k = fetch_node.size
+    keep = np.empty(k, np.bool_)
+    m = 0
+    for f in range(k):
+        keep[f] = not queue[fetch_node[f], fetch_col[f]] <= drained_mb
+        if keep[f]:
+            m += 1
+        else:
+            in_flight[fetch_col[f]] -= 1
+            changed[fetch_col[f]] = True
+    if m == k:
+        return fetch_node, fetch_col
+    nodes, cols = np.empty(m, np.int64), np.empty(m, np.int64)
+    m = 0
+    for f in range(k):
+        if keep[f]:
+            nodes[m], cols[m] = fetch_node[f], fetch_col[f]
+            m += 1
+    return nodes, cols
