@@ -1106,3 +1106,31 @@ def test_copiers_release_is_numpys(args):
         want_changed[fetch_col[done]] = True
     assert np.array_equal(got[0], fetch_node[~done]) and np.array_equal(got[1], fetch_col[~done])
     assert np.array_equal(mine_flight, want_flight) and np.array_equal(mine_changed, want_changed)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([None, 1.0, 2.5, 1 / 3]))
+def test_demand_inputs_are_numpys_bits(seed, oversubscription):
+    from vcloud.engine import Physics, rack_uplink_mbps
+
+    r = np.random.default_rng(seed)
+    hosts = HostTable()
+    n_host, n_vm, n, k = int(r.integers(1, 6)), int(r.integers(1, 9)), int(r.integers(0, 12)), int(r.integers(0, 20))
+    racks = r.integers(0, 3, n_host)
+    for h in range(n_host):
+        hosts.append(core_mhz=float(r.choice([2400.0, 1e3 / 3])), disk_mbps=float(r.choice([80.0, 1e3 / 7])),
+                     nic_mbps=float(r.choice([125.0, 1e3 / 9])), rack=int(racks[h]))  # fmt: skip
+    vm_host = r.integers(0, n_host, n_vm).astype(np.int64)
+    vm = r.integers(0, n_vm, n).astype(np.int64)
+    need, factor = r.choice([0.5, 1.0, 1 / 3], k), r.choice([0.0, 1.0, 0.7, 1 / 3], k)
+    swapped = r.choice([0.0, 10.0, 1e3 / 3, 1e6], n_vm)
+    physics = Physics(rack_oversubscription=oversubscription)
+    got = kernels.demand_inputs(hosts.core_mhz[:n_host], hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host],
+                                hosts.rack[:n_host], oversubscription or 0.0, vm_host, vm, need, factor, swapped,
+                                physics.swap_touch_rate)  # fmt: skip
+    core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
+    uplink = rack_uplink_mbps(hosts, physics)
+    want = (core_mhz_vm, core_mhz_vm[vm],
+            np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink)), need * factor,
+            np.minimum(swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host]))  # fmt: skip
+    assert all(same_bits(a, b) for a, b in zip(got, want, strict=True))

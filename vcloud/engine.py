@@ -351,16 +351,17 @@ _NO_VALUES = np.zeros(0)
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    n_host, n_vm, n = hosts.n, vms.n, items.n
-    vm = items.vm[:n]
-    vm_host = vms.host[:n_vm]
-    st.core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
-    st.core_mhz = core_mhz = st.core_mhz_vm[vm]
+    n_host, n = hosts.n, items.n
+    vm, vm_host = items.vm[:n], st.vm_host
     is_load = st.is_load
     fs = st.streams
-    s_item, s_vm, s_need = fs.item, fs.vm, fs.need * st.s_factor
-    uplink = rack_uplink_mbps(hosts, physics)
-    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink))
+    oversubscription = physics.rack_oversubscription
+    st.core_mhz_vm, st.core_mhz, io_bw, s_need, st.swap_want = kernels.demand_inputs(
+        hosts.core_mhz[:n_host], hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], hosts.rack[:n_host],
+        0.0 if oversubscription is None else oversubscription, vm_host, vm, fs.need, st.s_factor, st.swapped,
+        physics.swap_touch_rate,
+    )  # fmt: skip
+    core_mhz, s_item, s_vm = st.core_mhz, fs.item, fs.vm
     if fs.group is None:
         fs.group = io_group(hosts, vm_host[s_vm], fs.device)
         fs.ceiling = np.minimum(items.io_mbps_max[:n][s_item], io_bw[fs.group])
@@ -380,7 +381,6 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         load_want,
     )  # fmt: skip
     st.s_item, st.s_group, st.s_vm, st.s_need = s_item, s_group, s_vm, s_need
-    st.swap_want = np.minimum(st.swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host])
     st.io_bw = io_bw
 
 

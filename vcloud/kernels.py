@@ -1567,3 +1567,50 @@ def copiers_release(
             nodes[m], cols[m] = fetch_node[f], fetch_col[f]
             m += 1
     return nodes, cols
+
+
+@numba.njit(cache=True, nogil=True)
+def demand_inputs(
+    core_mhz: np.ndarray,
+    disk_mbps: np.ndarray,
+    nic_mbps: np.ndarray,
+    rack: np.ndarray,
+    oversubscription: float,
+    vm_host: np.ndarray,
+    vm: np.ndarray,
+    need: np.ndarray,
+    factor: np.ndarray,
+    swapped: np.ndarray,
+    swap_touch_rate: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.engine.stage_demand`'s per-tick inputs (the hosts' rows only): each VM's and item's core MHz, `io_bw`
+    (datastores, NICs, then each rack's uplink out and in: its hosts' NICs summed in host order over the
+    oversubscription, or inf if it is 0: no rack limit), each stream's disk MB per unit (`need` x the cache's
+    factor) and each VM's page-in want (swapped x touch rate, at most its datastore)."""
+    n_host, n_vm = core_mhz.size, vm_host.size
+    n_rack = 0
+    for h in range(n_host):
+        n_rack = max(n_rack, rack[h] + 1)
+    uplink = np.full(n_rack, _INF)
+    if oversubscription > 0:
+        nics = np.zeros(n_rack)
+        for h in range(n_host):
+            nics[rack[h]] += nic_mbps[h]
+        for r in range(n_rack):
+            uplink[r] = nics[r] / oversubscription
+    io_bw = np.empty(2 * n_host + 2 * n_rack)
+    for h in range(n_host):
+        io_bw[h], io_bw[n_host + h] = disk_mbps[h], nic_mbps[h]
+    for r in range(n_rack):
+        io_bw[2 * n_host + r] = io_bw[2 * n_host + n_rack + r] = uplink[r]
+    core_mhz_vm, swap_want = np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        core_mhz_vm[v] = core_mhz[vm_host[v]]
+        swap_want[v] = np_min(swapped[v] * swap_touch_rate, disk_mbps[vm_host[v]])
+    core_mhz_item = np.empty(vm.size)
+    for i in range(vm.size):
+        core_mhz_item[i] = core_mhz_vm[vm[i]]
+    s_need = np.empty(need.size)
+    for s in range(need.size):
+        s_need[s] = need[s] * factor[s]
+    return core_mhz_vm, core_mhz_item, io_bw, s_need, swap_want
