@@ -304,12 +304,17 @@ class ShuffleServer(ShuffleMode):
         rows = self.serve_row
         live = rows >= 0
         model.set_remaining_rows(rows[live], want[live], counted=False)  # no task's progress moves
+        self._start_items(want, live)
+        self.left[:] = want
+
+    def _start_items(self, want: np.ndarray, live: np.ndarray) -> None:
+        """Start the items of the rows that have something to serve and no item yet (`live`: have one)."""
+        model = self.model
         for i in np.flatnonzero(~live & (want > 0)):
             node, stage = int(i) % self.nodes, int(i) // self.nodes
             item = self.items[i] = ServeItem(model, node, stage, float(want[i]))
             model.start_item(item, model.trackers[node].vm)
             self.serve_row[i] = item.row
-        self.left[:] = want
 
     def _width(self) -> int:
         """The columns a row operation needs: the smallest power of two (at least 16) that holds every column in use.
@@ -335,13 +340,16 @@ class ShuffleServer(ShuffleMode):
         arithmetic is compiled (vcloud/kernels.py `shuffle_move`, the NumPy form's bits: tests/test_kernels.py)."""
         if not self.busy:
             return
-        want, moved, local = kernels.shuffle_move(
+        want, moved, local, rows, rows_want, start, held = kernels.shuffle_move(
             self.queue, self._width(), self.nodes, self.left, self.serve_row, self.model.items.remaining, self.remote,
             self.held, self.served_read_mb, self.served_sent_mb, self._row_sum, self._stale, DRAINED_MB,
         )  # fmt: skip
         self.fetched_local_mb += local
-        self._set_work(want)
-        if self.held.any():
+        # _set_work(want), its bookkeeping (row sums, stale flags, `left`) done by the kernel
+        self.model.set_remaining_rows(rows, rows_want, counted=False)  # no task's progress moves
+        if start:
+            self._start_items(want, self.serve_row >= 0)
+        if held:
             moved[self._deliver()] = True
         self._close_drained(np.flatnonzero(self.closing & moved))
 

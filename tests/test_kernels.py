@@ -696,7 +696,11 @@ def numpy_shuffle_move(queue, width, n, left, serve_row, remaining, remote, held
         moved[:width] |= (q[dust] != 0).any(axis=0)
         q[dust] = 0.0
         want[dust] = 0.0
-    return want, moved, local
+    row_sum[:] = want  # ShuffleServer._set_work(want)'s bookkeeping
+    stale[:] = False
+    live = serve_row >= 0
+    left[:] = want
+    return want, moved, local, serve_row[live], want[live], bool((~live & (want > 0)).any()), bool(held.any())
 
 
 @st.composite
@@ -738,10 +742,12 @@ def _copies(args):
 @given(shuffle_queues())
 def test_shuffle_move_is_numpys_bits(args):
     mine, theirs = _copies(args), _copies(args)
-    want, moved, local = shuffle_move(*mine)
-    want_np, moved_np, local_np = numpy_shuffle_move(*theirs)
+    want, moved, local, rows, rows_want, start, held = shuffle_move(*mine)
+    want_np, moved_np, local_np, rows_np, rows_want_np, start_np, held_np = numpy_shuffle_move(*theirs)
     assert same_bits(want, want_np) and np.array_equal(moved, moved_np)
     assert same_bits(np.array([local]), np.array([local_np]))
+    assert np.array_equal(rows, rows_np) and same_bits(rows_want, rows_want_np)
+    assert start == start_np and held == held_np
     for a, b in zip(mine, theirs, strict=True):
         if isinstance(a, np.ndarray):
             assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)

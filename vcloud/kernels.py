@@ -1020,9 +1020,11 @@ def shuffle_move(
     serving nodes: rows 0..n-1 read, n..2n-1 send): what each servlet moved in the tick (`left` less its item's
     remaining) is shared among its pending requests (water-filling), taken off its queue row, added to the served
     totals; what was read for a remote reduce joins the send queue, what was sent is held for the reduce. Then
-    the stale rows are summed again (`row_sum`, `stale`) and rows left with float dust are emptied. `queue`, `held`,
-    the served totals, `row_sum` and `stale` change in place. Returns each row's MB left, the reduce columns whose
-    queues or held bytes changed (they may have drained) and the MB fetched on the serving node. The NumPy form's
+    the stale rows are summed again (`row_sum`, `stale`) and rows left with float dust are emptied; `left` becomes
+    what each row has left (`ShuffleServer._set_work`'s bookkeeping). `queue`, `held`, the served totals, `row_sum`,
+    `stale` and `left` change in place. Returns each row's MB left, the reduce columns whose queues or held bytes
+    changed (they may have drained), the MB fetched on the serving node, the running items' rows and their MB left
+    (in row order), whether a row with no item has something to serve, and whether any bytes are held. The NumPy form's
     sums: row sums and whole sums pairwise (`np_sum`), the sent rows' column sums in row order."""
     rows2 = 2 * n
     done = np.empty(rows2)
@@ -1120,8 +1122,24 @@ def shuffle_move(
                 if queue[r, j] != 0:
                     moved[j] = True
                 queue[r, j] = 0.0
-            want[r] = 0.0
-    return want, moved, local
+            want[r] = row_sum[r] = 0.0
+    n_live, start = 0, False
+    for r in range(rows2):
+        left[r] = want[r]
+        if serve_row[r] >= 0:
+            n_live += 1
+        elif want[r] > 0:
+            start = True
+    rows, rows_want = np.empty(n_live, np.int64), np.empty(n_live)
+    k = 0
+    for r in range(rows2):
+        if serve_row[r] >= 0:
+            rows[k], rows_want[k] = serve_row[r], want[r]
+            k += 1
+    any_held = False
+    for j in range(held.size):
+        any_held = any_held or held[j] != 0
+    return want, moved, local, rows, rows_want, start, any_held
 
 
 @numba.njit(cache=True, nogil=True)
