@@ -1140,3 +1140,24 @@ def test_demand_inputs_are_numpys_bits(seed, oversubscription):
             np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink)), need * factor,
             np.minimum(swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host]))  # fmt: skip
     assert all(same_bits(a, b) for a, b in zip(got, want, strict=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(cache_ticks(), st.integers(0, 5))
+def test_cache_stage_places_cache_fit_among_the_streams(c, others):
+    """kernels.cache_stage is cache_fit with its file streams' factor and headroom scattered among all streams
+    (`others` non-file streams interleaved: factor 1, headroom 0), as stage_cache did with NumPy."""
+    n_vm, k, r = c["n_vm"], c["f_file"].size, np.arange(c["files"]["vm"].size)
+    mine, theirs = ({key: v.copy() for key, v in c["files"].items()} for _ in range(2))
+    fit = (1.0, 35.0, 0.1, 0.05, 30.0, c["guest_mem"], c["used"], np.full(3, 50.0), np.zeros(n_vm, np.int64))
+    rest = (c["vm_cached"], c["f_file"], c["f_item"], c["f_vm"], c["f_write"], c["f_hit"])
+    total = k + others
+    file_rows = np.sort(np.random.default_rng(k + 7 * others).permutation(total)[:k]).astype(np.int64)
+    got = kernels.cache_stage(*fit, tuple(mine[col] for col in FILE_COLUMNS), r, rest[0],
+                              (total, file_rows, *rest[1:]), c["remaining"])  # fmt: skip
+    cap, wb_want, factor, bonus = kernels.cache_fit(*fit, tuple(theirs[col] for col in FILE_COLUMNS), r, *rest,
+                                                    c["remaining"])  # fmt: skip
+    s_factor, s_bonus = np.ones(total), np.zeros(total)
+    s_factor[file_rows], s_bonus[file_rows] = factor, bonus
+    assert all(same_bits(a, b) for a, b in zip(got, (cap, wb_want, s_factor, s_bonus), strict=True))
+    assert all(same_bits(mine[col], theirs[col]) for col in FILE_COLUMNS)

@@ -321,26 +321,21 @@ _NO_ROWS = np.zeros(0, dtype=np.int64)
 def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     """Fit each VM's cache in the memory it may use (evictions), then price each file stream's disk I/O."""
     n_vm, fs = vms.n, st.streams
-    st.s_factor = np.ones(fs.item.size)
-    st.s_bonus = np.zeros(fs.item.size)
-    st.cache_cap = np.zeros(n_vm)
-    st.wb_want = np.zeros(n_vm)
     cache = st.cache
-    if cache is None or not cache.settings.enabled:
-        return
-    files = cache.files
-    if files.n == 0:
-        st.cache_cap = np.maximum(st.guest_mem - st.used, 0.0)
+    files = None if cache is None or not cache.settings.enabled else cache.files
+    if files is None or files.n == 0:
+        st.s_factor = np.ones(fs.item.size)
+        st.s_bonus = np.zeros(fs.item.size)
+        st.cache_cap = np.zeros(n_vm) if files is None else np.maximum(st.guest_mem - st.used, 0.0)
+        st.wb_want = np.zeros(n_vm)
         return
     cfg, n_host = cache.settings, hosts.n
-    st.cache_cap, st.wb_want, factor, bonus = kernels.cache_fit(
+    st.cache_cap, st.wb_want, st.s_factor, st.s_bonus = kernels.cache_stage(
         st.dt, st.now, cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s, st.guest_mem, st.used,
         hosts.disk_mbps[:n_host], st.vm_host, _file_columns(files), cache.resident(),
-        _NO_VALUES if st.vm_cached is None else st.vm_cached, fs.f_file, fs.f_item, fs.f_vm, fs.f_write, fs.f_hit,
-        items.remaining[: items.n],
+        _NO_VALUES if st.vm_cached is None else st.vm_cached,
+        (fs.item.size, fs.file_rows, fs.f_file, fs.f_item, fs.f_vm, fs.f_write, fs.f_hit), items.remaining[: items.n],
     )  # fmt: skip
-    st.s_factor[fs.file_rows] = factor
-    st.s_bonus[fs.file_rows] = bonus
 
 
 # the page cache's file columns in the order vcloud/kernels.py takes them

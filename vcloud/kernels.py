@@ -1632,3 +1632,34 @@ def demand_inputs(
     for s in range(need.size):
         s_need[s] = need[s] * factor[s]
     return core_mhz_vm, core_mhz_item, io_bw, s_need, swap_want
+
+
+@numba.njit(cache=True, nogil=True)
+def cache_stage(
+    dt: float,
+    now: float,
+    dirty_ratio: float,
+    background_ratio: float,
+    expire_s: float,
+    guest_mem: np.ndarray,
+    used: np.ndarray,
+    disk_mbps: np.ndarray,
+    vm_host: np.ndarray,
+    files: tuple,
+    resident: np.ndarray,
+    vm_cached: np.ndarray,
+    streams: tuple,
+    remaining: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`cache_fit`, then its per file stream factor and headroom placed among all `k` streams (`streams`: k,
+    file_rows, f_file, f_item, f_vm, f_write, f_hit; the other streams: factor 1, headroom 0). Returns the cache
+    memory, write-back want, and per stream the disk MB per MB and dirty headroom MB/s."""
+    k, file_rows, f_file, f_item, f_vm, f_write, f_hit = streams
+    cap, wb_want, factor, bonus = cache_fit(dt, now, dirty_ratio, background_ratio, expire_s, guest_mem, used,
+                                            disk_mbps, vm_host, files, resident, vm_cached, f_file, f_item, f_vm,
+                                            f_write, f_hit, remaining)  # fmt: skip
+    s_factor, s_bonus = np.ones(k), np.zeros(k)
+    for j in range(file_rows.size):
+        s_factor[file_rows[j]] = factor[j]
+        s_bonus[file_rows[j]] = bonus[j]
+    return cap, wb_want, s_factor, s_bonus
