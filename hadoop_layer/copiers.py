@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hadoop_layer.shuffle import DRAINED_MB, ShuffleServer
+from hadoop_layer.shuffle import _CPU, DRAINED_MB, ShuffleServer
+from vcloud import kernels
 from vcloud.model import InvariantError
 from vcloud.tables import grown
 
@@ -149,10 +150,16 @@ class CopierShuffle(ShuffleServer):
         whose backlog and copiers did not change since its copiers last looked is skipped: they took then all they
         could (each free copier takes a node if one is not under way), so they would take nothing now. A reduce in
         its JVM start has no copiers yet (ReduceTask.run makes its ReduceCopier once the task runs): it is looked at
-        again each tick until its shuffle phase runs (`changed` stays set)."""
-        cols = np.flatnonzero(self.changed & (self.waiting > 0) & (self.in_flight < self.copiers))
-        if cols.size:
-            self._take(cols[self.shuffling(cols)])
+        again each tick until its shuffle phase runs (`changed` stays set). Free copiers take nodes in their rotation
+        (module docstring); only the (reduce, node) pairs with a backlog are looked at. Compiled: vcloud/kernels.py
+        `copiers_take` (the NumPy form's bits: tests/test_kernels.py)."""
+        self.fetch_node, self.fetch_col, took = kernels.copiers_take(
+            self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind, _CPU,
+            self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col, self.disk_mb,
+            self.send_mb, self.nic_mb, self.queue, self._stale,
+        )  # fmt: skip
+        if took:
+            self._set_work()
 
     def tick(self) -> None:
         super().tick()
@@ -162,13 +169,10 @@ class CopierShuffle(ShuffleServer):
         """Copiers whose fetch the servlet has read in full are free again. Its send is still to come: the servlet
         streams a fetch (reads and sends at once), which the queues stage a tick apart, so holding the copier until
         the send would idle the disk a tick between fetches."""
-        if not self.fetch_col.size:
-            return
-        done = self.queue[self.fetch_node, self.fetch_col] <= DRAINED_MB
-        if done.any():
-            self.in_flight -= np.bincount(self.fetch_col[done], minlength=self.cols)
-            self.changed[self.fetch_col[done]] = True
-            self.fetch_node, self.fetch_col = self.fetch_node[~done], self.fetch_col[~done]
+        if self.fetch_col.size:
+            self.fetch_node, self.fetch_col = kernels.copiers_release(
+                self.queue, self.fetch_node, self.fetch_col, self.in_flight, self.changed, DRAINED_MB
+            )
 
     def rotation(self, c: int) -> np.ndarray:
         """The nodes in reduce column `c`'s visiting order (for inspection and tests)."""
@@ -179,49 +183,3 @@ class CopierShuffle(ShuffleServer):
         host's disk, its NIC and the receiving host's NIC at full rate (the disk alone on the same node)."""
         to = self.to_node[cols]
         return np.where(nodes == to, self.disk_mb[nodes], np.minimum(self.send_mb[nodes], self.nic_mb[to]))
-
-    def _take(self, cols: np.ndarray) -> None:
-        """The free copiers of reduce columns `cols` take nodes in their rotation (module docstring). Only the
-        (reduce, node) pairs with a backlog are looked at: a few percent of nodes x reduces."""
-        if not cols.size:
-            return
-        self.changed[cols] = False
-        n, backlog = self.nodes, self.backlog[cols]
-        waits = backlog > 0
-        if self.fetch_col.size:  # a node with a fetch of the reduce under way is not taken again (uniqueHosts)
-            k_of = np.full(self.cols, -1, dtype=np.int64)
-            k_of[cols] = np.arange(cols.size)
-            mine = k_of[self.fetch_col] >= 0
-            waits[k_of[self.fetch_col[mine]], self.fetch_node[mine]] = False
-        k, node = np.nonzero(waits)
-        if not k.size:
-            return
-        c = cols[k]
-        at = (self.position[c, node] - self.next_at[c]) % n  # places in the rotation, from where it stopped
-        free = self.copiers - self.in_flight[c]
-        if (np.bincount(k, minlength=cols.size)[k] > free).any():  # some reduce has more nodes than free copiers
-            order = np.lexsort((at, k))  # by reduce, then rotation
-            k, node, c, at, free = k[order], node[order], c[order], at[order], free[order]
-            mb = backlog[k, node]
-            cost = mb / self.stream_mb(node, c)  # copier-ticks at best
-            rank = np.arange(k.size) - np.searchsorted(k, k)  # place among the reduce's entries
-            spent = np.zeros((cols.size, int(rank.max()) + 1))  # each reduce's costs in rotation order, one row each
-            spent[k, rank] = cost
-            before = np.cumsum(spent, axis=1)[k, rank] - cost
-            take = (before < free) | (rank < free)
-            node, c, k, at, mb = node[take], c[take], k[take], at[take], mb[take]
-        else:  # each free copier takes a node of its own: all are taken, in any order
-            mb = backlog[k, node]
-        self.queue[node, c] += mb
-        self.backlog[c, node] = 0.0
-        self.fetch_node = np.concatenate((self.fetch_node, node))
-        self.fetch_col = np.concatenate((self.fetch_col, c))
-        self._stale[node] = True
-        taken = np.bincount(k, minlength=cols.size)
-        self.in_flight[cols] += taken
-        self.waiting[cols] -= taken
-        last = np.full(cols.size, -1, dtype=np.int64)
-        np.maximum.at(last, k, at)  # the last place taken in each reduce's rotation
-        moved = taken > 0
-        self.next_at[cols[moved]] = (self.next_at[cols[moved]] + last[moved] + 1) % n
-        self._set_work()

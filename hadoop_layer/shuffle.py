@@ -33,10 +33,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hadoop_layer.tasks import SETUP, SHUFFLE
-from vcloud import WorkItem
+from vcloud import WorkItem, kernels
 from vcloud.model import InvariantError
 from vcloud.tables import grown
-from vcloud.waterfill import waterfill
 from vcloud.work import Kind, Phase, disk
 
 if TYPE_CHECKING:
@@ -305,12 +304,17 @@ class ShuffleServer(ShuffleMode):
         rows = self.serve_row
         live = rows >= 0
         model.set_remaining_rows(rows[live], want[live], counted=False)  # no task's progress moves
+        self._start_items(want, live)
+        self.left[:] = want
+
+    def _start_items(self, want: np.ndarray, live: np.ndarray) -> None:
+        """Start the items of the rows that have something to serve and no item yet (`live`: have one)."""
+        model = self.model
         for i in np.flatnonzero(~live & (want > 0)):
             node, stage = int(i) % self.nodes, int(i) // self.nodes
             item = self.items[i] = ServeItem(model, node, stage, float(want[i]))
             model.start_item(item, model.trackers[node].vm)
             self.serve_row[i] = item.row
-        self.left[:] = want
 
     def _width(self) -> int:
         """The columns a row operation needs: the smallest power of two (at least 16) that holds every column in use.
@@ -330,53 +334,22 @@ class ShuffleServer(ShuffleMode):
             self._stale[stale] = False
         return self._row_sum.copy()
 
-    @staticmethod
-    def _serve(queue: np.ndarray, done: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """Share each server's `done` MB (> 0: the caller passes the servers that moved something) among its pending
-        requests (row entries) equally, none above its need. Servers that served their whole queue (`total`; the
-        usual case for small partitions) need no water-filling."""
-        got = queue * (done >= total)[:, None]
-        part = np.flatnonzero(done < total)
-        if part.size:
-            sub = queue[part]
-            nodes, cols = np.nonzero(sub)
-            got[part[nodes], cols] = waterfill(nodes, None, sub[nodes, cols], done[part])
-        return got
-
     def tick(self) -> None:
         """Move what the servlets read and sent in the tick along the queues and into the reduces' shuffles. Only
-        the servers that moved something are touched (a row's sums are the same alone as in the matrix)."""
+        the servers that moved something are touched (a row's sums are the same alone as in the matrix); the
+        arithmetic is compiled (vcloud/kernels.py `shuffle_move`, the NumPy form's bits: tests/test_kernels.py)."""
         if not self.busy:
             return
-        n, rows, width = self.nodes, self.serve_row, self._width()
-        queue = self.queue[:, :width]  # the columns in use (and zeros up to a power of two): see _width
-        done = self.left - np.where(rows >= 0, self.model.items.remaining[np.maximum(rows, 0)], 0.0)
-        served = np.flatnonzero(done > 0)  # the others moved nothing (an idle server's queue is empty)
-        got = self._serve(queue[served], done[served], self.left[served])
-        queue[served] -= got
-        by_server = np.zeros(2 * n)
-        by_server[served] = got.sum(axis=1)
-        self.served_read_mb += by_server[:n]
-        self.served_sent_mb += by_server[n:]
-        sent = served >= n
-        if sent.any():
-            self.held[:width] += got[sent].sum(axis=0)
-        readers = served[~sent]
-        remote = got[~sent] * self.remote[readers, :width]  # read for reduces elsewhere: to send; the rest is local
-        self.fetched_local_mb += float(by_server[:n].sum() - remote.sum())
-        queue[n + readers] += remote
-        self._stale[served] = True
-        self._stale[n + readers] = True
-        want = self._sums()
-        moved = np.zeros(self.cols, dtype=bool)  # the reduces whose queues or held bytes changed: they may have drained
-        moved[:width] = got.any(axis=0)
-        dust = (want > 0) & (want <= DRAINED_MB)  # float dust of repeated subtraction: served (0: an empty row)
-        if dust.any():
-            moved[:width] |= (queue[dust] != 0).any(axis=0)
-            queue[dust] = 0.0
-            want[dust] = 0.0
-        self._set_work(want)
-        if self.held.any():
+        want, moved, local, rows, rows_want, start, held = kernels.shuffle_move(
+            self.queue, self._width(), self.nodes, self.left, self.serve_row, self.model.items.remaining, self.remote,
+            self.held, self.served_read_mb, self.served_sent_mb, self._row_sum, self._stale, DRAINED_MB,
+        )  # fmt: skip
+        self.fetched_local_mb += local
+        # _set_work(want), its bookkeeping (row sums, stale flags, `left`) done by the kernel
+        self.model.set_remaining_rows(rows, rows_want, counted=False)  # no task's progress moves
+        if start:
+            self._start_items(want, self.serve_row >= 0)
+        if held:
             moved[self._deliver()] = True
         self._close_drained(np.flatnonzero(self.closing & moved))
 

@@ -5,9 +5,24 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vcloud import kernels
 from vcloud.arrays import run_starts
-from vcloud.kernels import account, asks, least, rates
+from vcloud.hostpool import pool_arrays
+from vcloud.kernels import (
+    _by_group_then,
+    account,
+    asks,
+    copiers_take,
+    cpu_setup,
+    lag_bounds,
+    least,
+    np_sum,
+    rates,
+    shuffle_move,
+)
+from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
+from vcloud.work import Device, Kind
 
 # few distinct values, so ties (and 0.0 against -0.0) are common
 VALUES = [0.0, -0.0, 0.5, 1.0, 2.0, np.inf]
@@ -639,3 +654,510 @@ def test_demand_is_numpys_bits(args):
     with np.errstate(invalid="ignore"):
         expect = numpy_demand(*args)
     assert all(same_bits(a, b) for a, b in zip(demand(*args), expect, strict=True))
+
+
+def numpy_shuffle_move(queue, width, n, left, serve_row, remaining, remote, held, served_read, served_sent, row_sum,
+                       stale, drained):  # fmt: skip
+    """ShuffleServer.tick's arithmetic as NumPy calls (the form `shuffle_move` replaced)."""
+    rows = serve_row
+    q = queue[:, :width]
+    done = left - np.where(rows >= 0, remaining[np.maximum(rows, 0)], 0.0)
+    served = np.flatnonzero(done > 0)
+    d, total = done[served], left[served]
+    sub_all = q[served]
+    got = sub_all * (d >= total)[:, None]
+    part = np.flatnonzero(d < total)
+    if part.size:
+        sub = sub_all[part]
+        nodes, cols = np.nonzero(sub)
+        got[part[nodes], cols] = waterfill(nodes, None, sub[nodes, cols], d[part])
+    q[served] -= got
+    by_server = np.zeros(2 * n)
+    by_server[served] = got.sum(axis=1)
+    served_read += by_server[:n]
+    served_sent += by_server[n:]
+    sent = served >= n
+    if sent.any():
+        held[:width] += got[sent].sum(axis=0)
+    readers = served[~sent]
+    fetched = got[~sent] * remote[readers, :width]
+    local = float(by_server[:n].sum() - fetched.sum())
+    q[n + readers] += fetched
+    stale[served] = True
+    stale[n + readers] = True
+    again = stale.nonzero()[0]
+    row_sum[again] = q[again].sum(axis=1)
+    stale[again] = False
+    want = row_sum.copy()
+    moved = np.zeros(queue.shape[1], dtype=bool)
+    moved[:width] = got.any(axis=0)
+    dust = (want > 0) & (want <= drained)
+    if dust.any():
+        moved[:width] |= (q[dust] != 0).any(axis=0)
+        q[dust] = 0.0
+        want[dust] = 0.0
+    row_sum[:] = want  # ShuffleServer._set_work(want)'s bookkeeping
+    stale[:] = False
+    live = serve_row >= 0
+    left[:] = want
+    return want, moved, local, serve_row[live], want[live], bool((~live & (want > 0)).any()), bool(held.any())
+
+
+@st.composite
+def shuffle_queues(draw):
+    """Queue matrices of 1-40 nodes (some up to 200 columns wide: pairwise sums over several blocks), sparse, with
+    ties, dust and servers that moved all, part or none of their queue."""
+    n = draw(st.integers(1, 40))
+    cols = draw(st.sampled_from([16, 32, 64, 256]))
+    width = draw(st.sampled_from([w for w in (16, 32, 64, 128, 256) if w <= cols]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    r = np.random.default_rng(seed)
+    queue = np.zeros((2 * n, cols))
+    density = draw(st.sampled_from([0.05, 0.3, 1.0]))
+    on = r.random((2 * n, width)) < density
+    shape = (2 * n, width)
+    values = r.choice([0.5, 1.0, 3.0, 1e-10, 7.25], size=shape) * r.choice([1.0, 1.0, 1e-3, 1e3], shape)
+    values = np.where(r.random((2 * n, width)) < 0.5, values, r.random((2 * n, width)) * 10.0 ** r.integers(-4, 4))
+    queue[:, :width] = np.where(on, values, 0.0)
+    row_sum = queue[:, :width].sum(axis=1)
+    stale = r.random(2 * n) < 0.2
+    serve_row = np.where(r.random(2 * n) < 0.8, r.permutation(2 * n), -1).astype(np.int64)
+    left = np.where(serve_row >= 0, row_sum, 0.0)
+    how = r.integers(0, 3, 2 * n)  # 0: moved all, 1: part, 2: nothing
+    remaining = np.zeros(2 * n)
+    frac = r.choice([0.0, 0.25, 0.5, 0.999], 2 * n)
+    remaining[np.maximum(serve_row, 0)] = np.where(how == 0, 0.0, np.where(how == 1, left * frac, left))
+    remote = (r.random((n, cols)) < 0.7).astype(float)
+    held = np.where(r.random(cols) < 0.3, r.random(cols), 0.0)
+    served = r.random((2, n)) * 5
+    return queue, width, n, left, serve_row, remaining, remote, held, served[0].copy(), served[1].copy(), row_sum, \
+        stale, 1e-9  # fmt: skip
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+@settings(max_examples=300, deadline=None)
+@given(shuffle_queues())
+def test_shuffle_move_is_numpys_bits(args):
+    mine, theirs = _copies(args), _copies(args)
+    want, moved, local, rows, rows_want, start, held = shuffle_move(*mine)
+    want_np, moved_np, local_np, rows_np, rows_want_np, start_np, held_np = numpy_shuffle_move(*theirs)
+    assert same_bits(want, want_np) and np.array_equal(moved, moved_np)
+    assert same_bits(np.array([local]), np.array([local_np]))
+    assert np.array_equal(rows, rows_np) and same_bits(rows_want, rows_want_np)
+    assert start == start_np and held == held_np
+    for a, b in zip(mine, theirs, strict=True):
+        if isinstance(a, np.ndarray):
+            assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)
+
+
+def test_np_sum_is_numpys_pairwise_sum():
+    r = np.random.default_rng(5)
+    for n in (0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 200, 1000, 5000):
+        a = r.random(n) * 10.0 ** r.integers(-8, 8, n)
+        assert same_bits(np.array([np_sum(a, 0, n)]), np.array([a.sum()]))
+
+
+def numpy_lag_bounds(done, size, gid, kind, job, task_start, progress, attempts, max_execs, sure_at, maybe_at):
+    """policies.speculation.hadoop.lag_bounds' arithmetic as the NumPy calls `kernels.lag_bounds` replaced."""
+    single = attempts <= max_execs
+    weight = progress
+    if not single.all():
+        best = np.zeros(int(gid.max()) + 1)
+        np.maximum.at(best, gid, progress)
+        weight = best[gid] / attempts
+    group = 2 * job + kind
+    by_group = (done + np.bincount(group, weights=weight, minlength=done.size)) / size
+    average = by_group[group]
+    gap = average - progress
+    sure = single & (average >= sure_at) & (gap >= sure_at)
+    maybe = single & (average >= maybe_at) & (gap >= maybe_at)
+
+    def earliest(mask):
+        return float(task_start[mask].min()) if mask.any() else np.inf
+
+    bounds = []
+    for code in (0, 1):
+        mine = kind == code
+        bounds += [earliest(sure & mine), earliest(maybe & mine)]
+    return (*bounds, by_group)
+
+
+@st.composite
+def running_attempts(draw):
+    """Running attempts of a few jobs, some tasks with backups, progress with ties near the gap."""
+    seed, m = draw(st.integers(0, 2**32 - 1)), draw(st.integers(0, 30))
+    r = np.random.default_rng(seed)
+    tasks = r.integers(0, max(m, 1), m)
+    gid = np.sort(tasks).astype(np.int64)
+    attempts = np.bincount(gid)[gid].astype(np.int64) if m else np.zeros(0, np.int64)
+    n_jobs = int(r.integers(1, 4))
+    job = (gid % n_jobs).astype(np.int64)
+    kind = ((gid // n_jobs) % 2).astype(np.int8)
+    progress = r.choice([0.0, 0.1, 0.2, 0.4, 0.2 + 1e-10, 0.6, 1.0, 1 / 3], m) if draw(st.booleans()) else r.random(m)
+    task_start = r.choice([0.0, 3.0, 60.0, 61.5, 100.0], m)
+    top = int(job.max()) + 1 if m else 1
+    done = r.integers(0, 5, 2 * top).astype(float)
+    size = np.maximum(done + r.integers(0, 8, 2 * top), 1).astype(float)
+    return done, size, gid, kind, job, task_start, progress, attempts, 1, 0.2 + 1e-9, 0.2 - 1e-9
+
+
+@settings(max_examples=300, deadline=None)
+@given(running_attempts())
+def test_lag_bounds_is_numpys_bits(args):
+    got, want = lag_bounds(*args), numpy_lag_bounds(*args)
+    assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
+
+
+def numpy_copiers_take(copiers, changed, waiting, in_flight, col_row, item_kind, starting, backlog, position, next_at,
+                       to_node, fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale):  # fmt: skip
+    """CopierShuffle.before_tick and _take as the NumPy calls `kernels.copiers_take` replaced."""
+    cols = np.flatnonzero(changed & (waiting > 0) & (in_flight < copiers))
+    cols = cols[item_kind[col_row[cols]] != starting]
+    if not cols.size:
+        return fetch_node, fetch_col, False
+    changed[cols] = False
+    n, sub = backlog.shape[1], backlog[cols]
+    waits = sub > 0
+    if fetch_col.size:
+        k_of = np.full(changed.size, -1, dtype=np.int64)
+        k_of[cols] = np.arange(cols.size)
+        mine = k_of[fetch_col] >= 0
+        waits[k_of[fetch_col[mine]], fetch_node[mine]] = False
+    k, node = np.nonzero(waits)
+    if not k.size:
+        return fetch_node, fetch_col, False
+    c = cols[k]
+    at = (position[c, node] - next_at[c]) % n
+    free = copiers - in_flight[c]
+    if (np.bincount(k, minlength=cols.size)[k] > free).any():
+        order = np.lexsort((at, k))
+        k, node, c, at, free = k[order], node[order], c[order], at[order], free[order]
+        mb = sub[k, node]
+        to = to_node[c]
+        cost = mb / np.where(node == to, disk_mb[node], np.minimum(send_mb[node], nic_mb[to]))
+        rank = np.arange(k.size) - np.searchsorted(k, k)
+        spent = np.zeros((cols.size, int(rank.max()) + 1))
+        spent[k, rank] = cost
+        before = np.cumsum(spent, axis=1)[k, rank] - cost
+        take = (before < free) | (rank < free)
+        node, c, k, at, mb = node[take], c[take], k[take], at[take], mb[take]
+    else:
+        mb = sub[k, node]
+    queue[node, c] += mb
+    backlog[c, node] = 0.0
+    fetch_node, fetch_col = np.concatenate((fetch_node, node)), np.concatenate((fetch_col, c))
+    stale[node] = True
+    taken = np.bincount(k, minlength=cols.size)
+    in_flight[cols] += taken
+    waiting[cols] -= taken
+    last = np.full(cols.size, -1, dtype=np.int64)
+    np.maximum.at(last, k, at)
+    moved = taken > 0
+    next_at[cols[moved]] = (next_at[cols[moved]] + last[moved] + 1) % n
+    return fetch_node, fetch_col, True
+
+
+@st.composite
+def copier_states(draw):
+    """Reduce columns with backlogs on some nodes, fetches under way, copiers free or not, some JVMs starting."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    r = np.random.default_rng(seed)
+    n, cols, copiers = int(r.integers(1, 12)), int(r.integers(1, 10)), int(r.integers(1, 6))
+    backlog = np.where(r.random((cols, n)) < draw(st.sampled_from([0.2, 0.6, 1.0])),
+                       r.choice([0.5, 1.0, 30.0, 100.0, 1e-3], (cols, n)), 0.0)  # fmt: skip
+    position = np.array([r.permutation(n) for _ in range(cols)], dtype=np.int64)
+    next_at = r.integers(0, n, cols).astype(np.int64)
+    pairs = [(v, c) for c in range(cols) for v in range(n) if r.random() < 0.15]
+    fetch_node = np.array([p[0] for p in pairs], dtype=np.int64)
+    fetch_col = np.array([p[1] for p in pairs], dtype=np.int64)
+    in_flight = np.minimum(np.bincount(fetch_col, minlength=cols), copiers).astype(np.int64)
+    waiting = np.count_nonzero(backlog, axis=1).astype(np.int64)
+    changed = r.random(cols) < 0.8
+    col_row = np.where(r.random(cols) < 0.9, r.integers(0, 20, cols), -1).astype(np.int64)
+    item_kind = r.integers(0, 4, 20).astype(np.int8)
+    to_node = r.integers(0, n, cols).astype(np.int64)
+    disk_mb, send_mb, nic_mb = (r.choice([10.0, 50.0, 125.0], n) for _ in range(3))
+    queue = np.where(r.random((2 * n, cols)) < 0.3, r.random((2 * n, cols)), 0.0)
+    stale = r.random(2 * n) < 0.2
+    return copiers, changed, waiting, in_flight, col_row, item_kind, 1, backlog, position, next_at, to_node, \
+        fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(copier_states())
+def test_copiers_take_is_numpys_bits(args):
+    mine, theirs = _copies(args), _copies(args)
+    got, want = copiers_take(*mine), numpy_copiers_take(*theirs)
+    assert got[2] == want[2] and np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    for a, b in zip(mine, theirs, strict=True):
+        if isinstance(a, np.ndarray):
+            assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)
+
+
+@st.composite
+def cpu_clouds(draw):
+    """Hosts with or without pool limits (inf: none), VMs pooled or not, entitlements with zeros."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    r = np.random.default_rng(seed)
+    hosts, vms = HostTable(), VMTable()
+    n_host, n_vm = int(r.integers(1, 5)), int(r.integers(1, 12))
+    limits = draw(st.sampled_from(["none", "some", "all"]))
+    for _ in range(n_host):
+        finite = limits == "all" or (limits == "some" and r.random() < 0.5)
+        hosts.append(cores=int(r.integers(1, 17)), core_mhz=float(r.choice([2400.0, 2933.3, 1e3 / 3])),
+                     pool_cpu_limit_mhz=float(r.uniform(0, 9000)) if finite else np.inf,
+                     pool_cpu_reservation_mhz=float(r.choice([0.0, 500.0, r.uniform(0, 3000)])))  # fmt: skip
+    for _ in range(n_vm):
+        vms.append(host=int(r.integers(0, n_host)), vcpus=int(r.integers(1, 5)), in_pool=bool(r.random() < 0.7),
+                   cpu_entitlement_mhz=float(r.choice([0.0, 1000.0, r.uniform(0, 5000)])),
+                   cpu_shares=float(r.choice([1000.0, 2000.0, r.uniform(0, 4000)])))  # fmt: skip
+    return hosts, vms
+
+
+@settings(max_examples=300, deadline=None)
+@given(cpu_clouds())
+def test_cpu_setup_is_numpys_bits(cloud):
+    hosts, vms = cloud
+    n_host, n_vm = hosts.n, vms.n
+    floor = 1e-6
+    core_mhz_vm = hosts.core_mhz[:n_host][vms.host[:n_vm]]
+    vcpu_mhz, weight, host_mhz, pools = cpu_setup(
+        vms.vcpus[:n_vm], core_mhz_vm, vms.cpu_entitlement_mhz[:n_vm], floor, hosts.cores[:n_host],
+        hosts.core_mhz[:n_host], hosts.pool_cpu_limit_mhz[:n_host], hosts.pool_cpu_reservation_mhz[:n_host],
+        vms.in_pool[:n_vm], vms.host[:n_vm], vms.cpu_shares[:n_vm],
+    )  # fmt: skip
+    assert same_bits(vcpu_mhz, vms.vcpus[:n_vm] * core_mhz_vm)
+    assert same_bits(weight, vms.cpu_entitlement_mhz[:n_vm] + floor)
+    assert same_bits(host_mhz, hosts.cores[:n_host] * hosts.core_mhz[:n_host])
+    if np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any():
+        want = pool_arrays(hosts, vms, floor)
+    else:
+        want = (np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    assert len(pools) == len(want)
+    for a, b in zip(pools, want, strict=True):
+        assert a.dtype == b.dtype and (same_bits(a, b) if a.dtype == float else np.array_equal(a, b))
+
+
+def numpy_flat_streams(items):
+    """vcloud.engine.flat_streams as the NumPy calls `kernels.flat_streams` replaced (field name -> value)."""
+    n, width = items.n, items.width
+    svm = items.stream_vm[:n].ravel()
+    at = np.flatnonzero(svm >= 0)
+    item, col = np.divmod(at, width)
+    multi = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0) > 1
+    device = items.stream_device[:n].ravel()[at].astype(np.int64)
+    file = np.where(device == int(Device.DISK), items.stream_file[:n].ravel()[at], -1)
+    need, write = items.stream_need[:n].ravel()[at], items.stream_write[:n].ravel()[at]
+    file_rows = (file >= 0).nonzero()[0]
+    f_touched, f_inv = np.unique(file[file_rows], return_inverse=True)
+    starts = run_starts(item).nonzero()[0]
+    kind = items.kind[:n]
+    return dict(item=item, col=col, vm=svm[at], device=device, need=need, file=file, write=write, multi=multi,
+                starts=starts, owners=item[starts], any_multi=bool(multi.any()), file_rows=file_rows,
+                any_file=file_rows.size > 0, f_file=file[file_rows], f_item=item[file_rows], f_vm=svm[at][file_rows],
+                f_need=need[file_rows], f_write=write[file_rows], f_hit=items.stream_hit[:n].ravel()[at[file_rows]],
+                f_touched=f_touched, f_inv=f_inv, is_load=kind == int(Kind.LOAD),
+                has_load=bool((kind == int(Kind.LOAD)).any()), wait_rows=(kind == int(Kind.WAIT)).nonzero()[0],
+                load_rows=(kind == int(Kind.LOAD)).nonzero()[0])  # fmt: skip
+
+
+@st.composite
+def item_tables(draw):
+    """Item tables (with spare capacity) of 0-15 rows, 0-4 streams each on any device, files shared between rows."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    r = np.random.default_rng(seed)
+    items = ItemTable(capacity=int(r.integers(0, 4)))
+    for _ in range(int(r.integers(0, 16))):
+        row = items.add(None, vm=int(r.integers(0, 5)), kind=int(r.choice([int(k) for k in Kind])),
+                        need_cpu=float(r.choice([0.0, 1.0, 2.5])))  # fmt: skip
+        streams = int(r.integers(0, 5))
+        items.widen(max(streams, 1))
+        for c in range(streams):
+            if r.random() < 0.8:  # a row may leave a column unused
+                items.stream_vm[row, c] = int(r.integers(0, 5))
+                items.stream_device[row, c] = int(r.choice([int(d) for d in Device]))
+                items.stream_file[row, c] = int(r.integers(-1, 6))
+                items.stream_need[row, c] = float(r.choice([0.5, 1.0, 3.0]))
+                items.stream_write[row, c] = bool(r.random() < 0.4)
+                items.stream_hit[row, c] = float(r.random())
+    return items
+
+
+@settings(max_examples=300, deadline=None)
+@given(item_tables())
+def test_flat_streams_is_numpys(items):
+    got = kernels.flat_streams(items.stream_vm, items.stream_device, items.stream_file, items.stream_need,
+                              items.stream_write, items.stream_hit, items.need_cpu, items.kind, items.n,
+                              int(Device.DISK), int(Kind.WAIT), int(Kind.LOAD))  # fmt: skip
+    want = numpy_flat_streams(items)
+    assert len(got) == len(want)
+    for value, (name, expected) in zip(got, want.items(), strict=True):
+        if isinstance(expected, np.ndarray):
+            assert value.dtype == expected.dtype and np.array_equal(value, expected), name
+        else:
+            assert value == expected, name
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(0, 120))
+def test_by_group_then_is_the_two_stable_sorts(seed, n_groups, m):
+    """kernels._by_group_then (bucket by group, each group by key) against NumPy's stable argsort by key, then by
+    group: groups small (insertion sort) and large (argsort), keys with ties, -0.0 and NaN."""
+    r = np.random.default_rng(seed)
+    group = r.integers(0, n_groups, m).astype(np.int64)
+    key = r.choice([0.0, -0.0, 1.0, 2.5, np.nan, 7.0, -3.0], m) if seed % 2 else r.random(m)
+    order = np.argsort(key, kind="stable")
+    want = order[np.argsort(group[order], kind="stable")]
+    assert np.array_equal(_by_group_then(group, key, n_groups), want)
+
+
+def numpy_progress(dt, rate, remaining, has_load, is_load):
+    """vcloud.engine.stage_progress as the NumPy calls `kernels.progress` replaced."""
+    n = rate.size
+    progress = rate * dt
+    done = progress >= remaining
+    if has_load:
+        done &= ~is_load
+    rows = done.nonzero()[0]
+    frac_dt = np.full(n, dt)
+    if rows.size:
+        possible, left = progress[rows], remaining[rows]
+        frac_dt[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0) * dt
+        progress[rows] = left
+    remaining -= np.where(is_load, 0.0, progress) if has_load else progress
+    if rows.size:
+        remaining[rows] = 0.0
+    return progress, frac_dt, rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 20), st.sampled_from([1.0, 0.25, 0.1]))
+def test_progress_is_numpys_bits(seed, n, dt):
+    r = np.random.default_rng(seed)
+    rate = r.choice([0.0, -0.0, 0.5, 1.0, 3.0, 1 / 3, 40.0], n)
+    remaining = r.choice([0.0, 0.1, 0.5, 1.0, 2.0, 1 / 3, 10.0, np.inf], n)
+    is_load = r.random(n) < 0.2
+    has_load = bool(is_load.any())
+    remaining[is_load] = np.inf
+    mine, theirs = remaining.copy(), remaining.copy()
+    got, want = kernels.progress(dt, rate, mine, has_load, is_load), numpy_progress(dt, rate, theirs, has_load, is_load)
+    assert same_bits(got[0], want[0]) and same_bits(got[1], want[1]) and np.array_equal(got[2], want[2])
+    assert got[2].dtype == want[2].dtype and same_bits(mine, theirs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(vm_memories(), st.integers(0, 2**32 - 1), st.booleans())
+def test_memory_stage_is_the_sums_then_reclaim(args, seed, count_files):
+    """kernels.memory_stage against its parts as the engine called them: used and active MB by np.bincount over the
+    items, the resident files' cached MB likewise, then kernels.reclaim (tested against NumPy above), and the VM
+    columns it writes."""
+    (dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool, vm_host,
+     pool_limit, balloon, touched, _used, _active, _cached) = args  # fmt: skip
+    r = np.random.default_rng(seed)
+    n_vm, n, n_file = size.size, int(r.integers(0, 12)), int(r.integers(0, 12))
+    os_mem, os_active = r.choice([256.0, 300.5], n_vm), r.choice([0.5, 1 / 3], n_vm)
+    item_vm = r.integers(0, n_vm, n).astype(np.int64)
+    item_mem, item_active = r.choice([0.0, 200.0, 1000 / 3, 700.0], n), r.choice([0.0, 100.0, 1 / 7], n)
+    file_vm = r.integers(0, n_vm, n_file).astype(np.int64)
+    file_cached = r.choice([0.0, 64.0, 1000 / 3], n_file)
+    resident = np.flatnonzero(r.random(n_file) < 0.7).astype(np.int64)
+    used = os_mem + np.bincount(item_vm, item_mem, minlength=n_vm)
+    active = os_mem * os_active + np.bincount(item_vm, item_active, minlength=n_vm)
+    cached = np.bincount(file_vm[resident], file_cached[resident], minlength=n_vm).astype(float)
+    if not count_files:
+        cached = np.zeros(n_vm)
+    want = kernels.reclaim(dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares,
+                           in_pool, vm_host, pool_limit, balloon, touched, used, active, cached)  # fmt: skip
+    state = tuple(np.full(n_vm + 2, 7.0) for _ in range(5))  # VM columns with spare capacity
+    state[0][:n_vm], state[4][:n_vm] = balloon, touched
+    got = kernels.memory_stage(
+        dt, (inflate, free_rate, deflate, max_fraction, idle_tax),
+        (os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host), state, pool_limit, item_vm, item_mem,
+        item_active, file_vm, file_cached, resident, count_files,
+    )  # fmt: skip
+    assert all(same_bits(a, b) for a, b in zip(got, (used, active, cached, *want), strict=True))
+    target, new_balloon, _guest, hv_swap, held, _stall, _swapped, heap_touched = want
+    for column, value in zip(state, (new_balloon, target, hv_swap, held, heap_touched), strict=True):
+        assert same_bits(column[:n_vm], value) and (column[n_vm:] == 7.0).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30))
+def test_idle_rows_is_numpys(seed, n):
+    r = np.random.default_rng(seed)
+    size = n + int(r.integers(0, 3))  # columns with spare capacity
+    open_, remaining = r.random(size) < 0.6, r.choice([0.0, -0.0, 1.0, np.inf], size)
+    need_cpu = r.choice([0.0, 0.0, 2.0], size)
+    rows = np.flatnonzero(open_[:n])
+    want = rows[(remaining[rows] == 0) & (need_cpu[rows] == 0)]
+    got = kernels.idle_rows(open_, remaining, need_cpu, n)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(copier_states())
+def test_copiers_release_is_numpys(args):
+    queue, fetch_node, fetch_col, in_flight, changed = args[16], args[11], args[12], args[3], args[1]
+    queue = queue.copy()
+    queue[fetch_node, fetch_col] = np.where(np.arange(fetch_node.size) % 3 == 0, 0.0, queue[fetch_node, fetch_col])
+    mine_flight, mine_changed = in_flight.copy(), changed.copy()
+    got = kernels.copiers_release(queue, fetch_node, fetch_col, mine_flight, mine_changed, 1e-9)
+    done = queue[fetch_node, fetch_col] <= 1e-9
+    want_flight, want_changed = in_flight.copy(), changed.copy()
+    if done.any():
+        want_flight -= np.bincount(fetch_col[done], minlength=in_flight.size)
+        want_changed[fetch_col[done]] = True
+    assert np.array_equal(got[0], fetch_node[~done]) and np.array_equal(got[1], fetch_col[~done])
+    assert np.array_equal(mine_flight, want_flight) and np.array_equal(mine_changed, want_changed)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([None, 1.0, 2.5, 1 / 3]))
+def test_demand_inputs_are_numpys_bits(seed, oversubscription):
+    from vcloud.engine import Physics, rack_uplink_mbps
+
+    r = np.random.default_rng(seed)
+    hosts = HostTable()
+    n_host, n_vm, n, k = int(r.integers(1, 6)), int(r.integers(1, 9)), int(r.integers(0, 12)), int(r.integers(0, 20))
+    racks = r.integers(0, 3, n_host)
+    for h in range(n_host):
+        hosts.append(core_mhz=float(r.choice([2400.0, 1e3 / 3])), disk_mbps=float(r.choice([80.0, 1e3 / 7])),
+                     nic_mbps=float(r.choice([125.0, 1e3 / 9])), rack=int(racks[h]))  # fmt: skip
+    vm_host = r.integers(0, n_host, n_vm).astype(np.int64)
+    vm = r.integers(0, n_vm, n).astype(np.int64)
+    need, factor = r.choice([0.5, 1.0, 1 / 3], k), r.choice([0.0, 1.0, 0.7, 1 / 3], k)
+    swapped = r.choice([0.0, 10.0, 1e3 / 3, 1e6], n_vm)
+    physics = Physics(rack_oversubscription=oversubscription)
+    got = kernels.demand_inputs(hosts.core_mhz[:n_host], hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host],
+                                hosts.rack[:n_host], oversubscription or 0.0, vm_host, vm, need, factor, swapped,
+                                physics.swap_touch_rate)  # fmt: skip
+    core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
+    uplink = rack_uplink_mbps(hosts, physics)
+    want = (core_mhz_vm, core_mhz_vm[vm],
+            np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink)), need * factor,
+            np.minimum(swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host]))  # fmt: skip
+    assert all(same_bits(a, b) for a, b in zip(got, want, strict=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(cache_ticks(), st.integers(0, 5))
+def test_cache_stage_places_cache_fit_among_the_streams(c, others):
+    """kernels.cache_stage is cache_fit with its file streams' factor and headroom scattered among all streams
+    (`others` non-file streams interleaved: factor 1, headroom 0), as stage_cache did with NumPy."""
+    n_vm, k, r = c["n_vm"], c["f_file"].size, np.arange(c["files"]["vm"].size)
+    mine, theirs = ({key: v.copy() for key, v in c["files"].items()} for _ in range(2))
+    fit = (1.0, 35.0, 0.1, 0.05, 30.0, c["guest_mem"], c["used"], np.full(3, 50.0), np.zeros(n_vm, np.int64))
+    rest = (c["vm_cached"], c["f_file"], c["f_item"], c["f_vm"], c["f_write"], c["f_hit"])
+    total = k + others
+    file_rows = np.sort(np.random.default_rng(k + 7 * others).permutation(total)[:k]).astype(np.int64)
+    got = kernels.cache_stage(*fit, tuple(mine[col] for col in FILE_COLUMNS), r, rest[0],
+                              (total, file_rows, *rest[1:]), c["remaining"])  # fmt: skip
+    cap, wb_want, factor, bonus = kernels.cache_fit(*fit, tuple(theirs[col] for col in FILE_COLUMNS), r, *rest,
+                                                    c["remaining"])  # fmt: skip
+    s_factor, s_bonus = np.ones(total), np.zeros(total)
+    s_factor[file_rows], s_bonus[file_rows] = factor, bonus
+    assert all(same_bits(a, b) for a, b in zip(got, (cap, wb_want, s_factor, s_bonus), strict=True))
+    assert all(same_bits(mine[col], theirs[col]) for col in FILE_COLUMNS)

@@ -33,11 +33,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
-from vcloud import hostpool, kernels, memory
-from vcloud.arrays import filled, run_starts, unique_inverse
+from vcloud import kernels, memory
+from vcloud.arrays import filled
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import FileTable, PageCache
 from vcloud.tables import HostTable, ItemTable, VMTable
@@ -108,6 +109,10 @@ class Streams:
     f_hit: np.ndarray  # reads: the file's cached share when the phase began (ItemTable.stream_hit)
     f_touched: np.ndarray  # the files, ascending (np.unique of f_file) ...
     f_inv: np.ndarray  # ... and each file stream's place among them
+    is_load: np.ndarray  # per item: a LOAD phase (a background tenant) ...
+    has_load: bool
+    wait_rows: np.ndarray  # ... the WAIT and LOAD items (a row's kind changes only with the layout)
+    load_rows: np.ndarray
     # set by the first tick that uses them (hosts and VMs stay where they are; a row's ceiling is set at its start):
     group: np.ndarray | None = None  # each stream's row of `io_bw` (io_group) ...
     ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
@@ -230,27 +235,14 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
 
 def flat_streams(items: ItemTable) -> Streams:
     """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases). Ordered by
-    item, then column; gathered through the flat index of the stream columns (cheaper than a 2-D fancy index)."""
+    item, then column; built in one compiled pass (vcloud/kernels.py `flat_streams`)."""
     cached = getattr(items, "_flat_streams", None)
     if cached is not None and cached[0] == items.layout:
         return cached[1]
-    n, width = items.n, items.width
-    svm = items.stream_vm[:n].ravel()  # the leading rows of a C-ordered table: a view
-    at = np.flatnonzero(svm >= 0)
-    item, col = np.divmod(at, width)
-    count = np.bincount(item, minlength=n) + (items.need_cpu[:n] > 0)
-    multi = count > 1
-    device = items.stream_device[:n].ravel()[at].astype(np.int64)
-    file = np.where(device == _DISK, items.stream_file[:n].ravel()[at], -1)
-    need, write = items.stream_need[:n].ravel()[at], items.stream_write[:n].ravel()[at]
-    file_rows = (file >= 0).nonzero()[0]
-    f_file = file[file_rows]
-    f_touched, f_inv = unique_inverse(f_file)
-    starts = run_starts(item).nonzero()[0]  # the first stream of each item that has one
-    streams = Streams(item, col, svm[at], device, need, file, write, multi, starts, item[starts], bool(multi.any()),
-                      file_rows, file_rows.size > 0, f_file, item[file_rows], svm[at][file_rows], need[file_rows],
-                      write[file_rows], items.stream_hit[:n].ravel()[at[file_rows]], f_touched,
-                      f_inv)  # fmt: skip
+    streams = Streams(*kernels.flat_streams(
+        items.stream_vm, items.stream_device, items.stream_file, items.stream_need, items.stream_write,
+        items.stream_hit, items.need_cpu, items.kind, items.n, _DISK, _WAIT, _LOAD,
+    ))  # fmt: skip
     items._flat_streams = (items.layout, streams)
     return streams
 
@@ -271,11 +263,7 @@ def idle_rows(items: ItemTable) -> np.ndarray:
     map outputs), ascending. Every stage but memory gives such a row exact zeros: no CPU want (threads count only
     with a CPU need), no stream want (nothing left), no grant, no progress (at most its 0 left), no charge, no
     write-back share and no dirty headroom (it writes nothing); the tick adds 0.0 for it wherever it sums."""
-    n = items.n
-    rows = np.flatnonzero(items.open[:n])
-    if rows.size:
-        rows = rows[(items.remaining[rows] == 0) & (items.need_cpu[rows] == 0)]
-    return rows
+    return kernels.idle_rows(items.open, items.remaining, items.need_cpu, items.n)
 
 
 def live_items(items: ItemTable) -> ItemTable:
@@ -303,69 +291,78 @@ def live_items(items: ItemTable) -> ItemTable:
 
 # ---- stages -------------------------------------------------------------------------------------------
 def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    st.used, st.active, st.swapped = memory_state(vms, items)
-    if not physics.memory.reclaim:
+    settings = physics.memory
+    if not settings.reclaim:
+        st.used, st.active, st.swapped = memory_state(vms, items)
         memory.no_reclaim(st, vms)
         return
-    cached = np.zeros(vms.n)
-    if st.cache is not None and st.cache.settings.enabled and st.cache.files.n:
-        files, r = st.cache.files, st.cache.resident()
-        cached = kernels.sum_by(files.vm[r], files.cached_mb[r], vms.n)
+    n_vm, n = vms.n, items.n
+    cache = st.cache
+    count = cache is not None and cache.settings.enabled and cache.files.n > 0
+    files = cache.files if count else _NO_FILES
+    resident = cache.resident() if count else _NO_ROWS
+    (st.used, st.active, cached, st.target, st.balloon, st.guest_mem, st.hv_swap, st.held, st.stall, st.swapped,
+     st.heap_touched) = kernels.memory_stage(
+        st.dt, memory.rates(settings),
+        (vms.os_mem_mb[:n_vm], vms.os_active_fraction[:n_vm], vms.mem_mb[:n_vm], vms.mem_limit_cfg_mb[:n_vm],
+         vms.mem_granted_mb[:n_vm], vms.mem_shares[:n_vm], vms.in_pool[:n_vm], vms.host[:n_vm]),
+        (vms.balloon_mb, vms.mem_target_mb, vms.hv_swap_mb, vms.mem_held_mb, vms.mem_touched_mb),
+        hosts.pool_mem_limit_mb[: hosts.n], items.vm[:n], items.mem_mb[:n], items.mem_active_mb[:n], files.vm,
+        files.cached_mb, resident, count,
+    )  # fmt: skip
+    if count:
         st.vm_cached = cached  # the cache stage's count too: nothing changes the files in between
-    memory.reclaim(st, hosts, vms, physics.memory, cached)
+
+
+_NO_FILES = FileTable()
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     """Fit each VM's cache in the memory it may use (evictions), then price each file stream's disk I/O."""
     n_vm, fs = vms.n, st.streams
-    st.s_factor = np.ones(fs.item.size)
-    st.s_bonus = np.zeros(fs.item.size)
-    st.cache_cap = np.zeros(n_vm)
-    st.wb_want = np.zeros(n_vm)
     cache = st.cache
-    if cache is None or not cache.settings.enabled:
-        return
-    files = cache.files
-    if files.n == 0:
-        st.cache_cap = np.maximum(st.guest_mem - st.used, 0.0)
+    files = None if cache is None or not cache.settings.enabled else cache.files
+    if files is None or files.n == 0:
+        st.s_factor = np.ones(fs.item.size)
+        st.s_bonus = np.zeros(fs.item.size)
+        st.cache_cap = np.zeros(n_vm) if files is None else np.maximum(st.guest_mem - st.used, 0.0)
+        st.wb_want = np.zeros(n_vm)
         return
     cfg, n_host = cache.settings, hosts.n
-    st.cache_cap, st.wb_want, factor, bonus = kernels.cache_fit(
+    st.cache_cap, st.wb_want, st.s_factor, st.s_bonus = kernels.cache_stage(
         st.dt, st.now, cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s, st.guest_mem, st.used,
         hosts.disk_mbps[:n_host], st.vm_host, _file_columns(files), cache.resident(),
-        _NO_VALUES if st.vm_cached is None else st.vm_cached, fs.f_file, fs.f_item, fs.f_vm, fs.f_write, fs.f_hit,
-        items.remaining[: items.n],
+        _NO_VALUES if st.vm_cached is None else st.vm_cached,
+        (fs.item.size, fs.file_rows, fs.f_file, fs.f_item, fs.f_vm, fs.f_write, fs.f_hit), items.remaining[: items.n],
     )  # fmt: skip
-    st.s_factor[fs.file_rows] = factor
-    st.s_bonus[fs.file_rows] = bonus
 
 
-def _file_columns(files: FileTable) -> tuple:
-    """The page cache's file columns in the order vcloud/kernels.py takes them."""
-    return (files.vm, files.size_mb, files.cached_mb, files.dirty_mb, files.dirty_since_s, files.last_access_s,
-            files.active)  # fmt: skip
+# the page cache's file columns in the order vcloud/kernels.py takes them
+_file_columns = attrgetter("vm", "size_mb", "cached_mb", "dirty_mb", "dirty_since_s", "last_access_s", "active")
 
 
 _NO_VALUES = np.zeros(0)
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    n_host, n_vm, n = hosts.n, vms.n, items.n
-    vm = items.vm[:n]
-    vm_host = vms.host[:n_vm]
-    st.core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
-    st.core_mhz = core_mhz = st.core_mhz_vm[vm]
+    n_host, n = hosts.n, items.n
+    vm, vm_host = items.vm[:n], st.vm_host
     is_load = st.is_load
     fs = st.streams
-    s_item, s_vm, s_need = fs.item, fs.vm, fs.need * st.s_factor
-    uplink = rack_uplink_mbps(hosts, physics)
-    io_bw = np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink))
+    oversubscription = physics.rack_oversubscription
+    st.core_mhz_vm, st.core_mhz, io_bw, s_need, st.swap_want = kernels.demand_inputs(
+        hosts.core_mhz[:n_host], hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], hosts.rack[:n_host],
+        0.0 if oversubscription is None else oversubscription, vm_host, vm, fs.need, st.s_factor, st.swapped,
+        physics.swap_touch_rate,
+    )  # fmt: skip
+    core_mhz, s_item, s_vm = st.core_mhz, fs.item, fs.vm
     if fs.group is None:
         fs.group = io_group(hosts, vm_host[s_vm], fs.device)
         fs.ceiling = np.minimum(items.io_mbps_max[:n][s_item], io_bw[fs.group])
     s_group, s_base, load_want = fs.group, fs.ceiling, _NO_VALUES
     if st.has_load:  # a load's disk stream after the items' streams
-        load = is_load.nonzero()[0]
+        load = fs.load_rows
         s_item = np.concatenate((s_item, load))
         s_vm = np.concatenate((s_vm, vm[load]))
         s_need = np.concatenate((s_need, np.zeros(load.size)))
@@ -379,25 +376,19 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         load_want,
     )  # fmt: skip
     st.s_item, st.s_group, st.s_vm, st.s_need = s_item, s_group, s_vm, s_need
-    st.swap_want = np.minimum(st.swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host])
     st.io_bw = io_bw
-
-
-_NO_POOLS = (np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
 
 
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     n_host, n_vm = hosts.n, vms.n
-    # what the rounds of the pipeline stage share again: computed once per tick
-    st.vm_vcpu_mhz = vms.vcpus[:n_vm] * st.core_mhz_vm
+    # what the rounds of the pipeline stage share again, and vSphere's host-local pools (vcloud/hostpool.py
+    # `pool_arrays`; empty arrays: none): computed once per tick, in one compiled call
+    st.vm_vcpu_mhz, st.vm_weight, st.host_mhz, st.pools = kernels.cpu_setup(
+        vms.vcpus[:n_vm], st.core_mhz_vm, vms.cpu_entitlement_mhz[:n_vm], ENTITLEMENT_FLOOR_MHZ, hosts.cores[:n_host],
+        hosts.core_mhz[:n_host], hosts.pool_cpu_limit_mhz[:n_host], hosts.pool_cpu_reservation_mhz[:n_host],
+        vms.in_pool[:n_vm], st.vm_host, vms.cpu_shares[:n_vm],
+    )  # fmt: skip
     st.vm_limit = vms.cpu_limit_mhz[:n_vm]
-    st.vm_weight = vms.cpu_entitlement_mhz[:n_vm] + ENTITLEMENT_FLOOR_MHZ
-    st.host_mhz = hosts.cores[:n_host] * hosts.core_mhz[:n_host]
-    pooled = np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any()
-    if pooled:  # vSphere's host-local pools (vcloud/hostpool.py)
-        st.pools = hostpool.pool_arrays(hosts, vms, ENTITLEMENT_FLOOR_MHZ)
-    else:
-        st.pools = _NO_POOLS
     # host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)
     st.vm_got1, st.got_cpu1 = kernels.share_cpu(
         st.want_cpu, st.cpu_weight, items.vm[: items.n], st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight,
@@ -422,11 +413,9 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     phase's grants match one rate; `Physics.pipeline_rounds` rounds at most, fewer once the rates settle;
     vcloud/kernels.py `pipeline`)."""
     fs, n = st.streams, items.n
-    kind = items.kind[:n]
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got, st.runnable_mhz = kernels.pipeline(
         physics.pipeline_rounds, fs.any_multi, (st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),
-        (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, (kind == _WAIT).nonzero()[0],
-         (kind == _LOAD).nonzero()[0]),
+        (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, fs.wait_rows, fs.load_rows),
         (fs.item, fs.starts, fs.owners, fs.multi, st.s_want, st.s_need, st.s_bonus),
         (st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz), st.pools,
         (st.swap_want, st.wb_want, st.io_group, st.io_bw),
@@ -434,22 +423,11 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
 
 
 def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    n, dt = items.n, st.dt
-    remaining = items.remaining[:n]
-    progress = st.rate * dt
-    done = progress >= remaining
-    if st.has_load:
-        done &= ~st.is_load
-    rows = done.nonzero()[0]  # phases that run out of work in this tick; open ones wait for more
-    frac_dt = filled(n, dt)
-    if rows.size:
-        possible, left = progress[rows], remaining[rows]
-        frac_dt[rows] = np.divide(left, possible, out=np.zeros(rows.size), where=possible > 0) * dt
-        progress[rows] = left
-    remaining -= np.where(st.is_load, 0.0, progress) if st.has_load else progress
-    if rows.size:
-        remaining[rows] = 0.0
-    st.progress, st.frac_dt, st.done_rows = progress, frac_dt, rows
+    """Items advance; a phase that runs out of work in the tick (open ones wait for more; loads never) ends at its
+    interpolated time (vcloud/kernels.py `progress`)."""
+    st.progress, st.frac_dt, st.done_rows = kernels.progress(
+        st.dt, st.rate, items.remaining[: items.n], st.has_load, st.is_load
+    )
 
 
 def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -463,9 +441,7 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
         st.frac_dt, st.got_cpu, st.got_cpu1, st.runnable_mhz, st.s_item, st.s_vm, st.s_group, st.s_need, st.s_bonus,
         st.s_want, st.s_full, st.got_io, st.got_io1, vms.vcpus[:n_vm], st.core_mhz_vm, st.stall, st.swap_got,
         st.wb_got,
-        tuple(getattr(items, c)[:n] for c in _ITEM_SUMS),
-        tuple(getattr(vms, c)[:n_vm] for c in _VM_NOW),
-        tuple(getattr(vms, c)[:n_vm] for c in _VM_SUMS),
+        _item_sums(items), _vm_now(vms), _vm_sums(vms),  # whole columns: the kernel writes the first rows only
     )  # fmt: skip
     vms.mem_used_mb[:n_vm] = st.used
     vms.mem_active_mb[:n_vm] = st.active
@@ -477,6 +453,7 @@ _ITEM_SUMS = ("io_mb", "sys_s", "usr_s", "steal_s", "iowait_s")
 _VM_NOW = ("cpu_demand_mhz", "cpu_used_mhz", "disk_mbps", "net_mbps")
 _VM_SUMS = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "cpu_used_mhz_s", "cpu_demand_mhz_s", "cpu_ready_mhz_s",
             "disk_mb", "net_mb", "swap_io_mb", "writeback_mb")  # fmt: skip
+_item_sums, _vm_now, _vm_sums = attrgetter(*_ITEM_SUMS), attrgetter(*_VM_NOW), attrgetter(*_VM_SUMS)
 
 
 def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -517,9 +494,8 @@ def begin(
 ) -> TickState:
     st = TickState()
     st.dt, st.cache, st.now = dt, cache, now
-    st.streams = flat_streams(items)
-    st.is_load = items.kind[: items.n] == _LOAD
-    st.has_load = bool(st.is_load.any())
+    st.streams = fs = flat_streams(items)
+    st.is_load, st.has_load = fs.is_load, fs.has_load
     st.vm_host = vms.host[: vms.n]
     return st
 

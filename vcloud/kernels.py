@@ -361,6 +361,42 @@ def _then_by(order: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
+def _by_group_then(group: np.ndarray, key: np.ndarray, n_groups: int) -> np.ndarray:
+    """`_then_by(np.argsort(key, kind="mergesort"), group)` for groups 0..n_groups-1: the order by group, then key
+    (NaN last), then position. A stable bucket pass by group, then each group's positions sorted by key (insertion
+    sort for a few, else a stable argsort): the same permutation as the two sorts of the whole array, which cost
+    more (a tick writes back on most VMs)."""
+    m = group.size
+    end = np.zeros(n_groups + 1, np.int64)
+    for j in range(m):
+        end[group[j] + 1] += 1
+    for g in range(n_groups):
+        end[g + 1] += end[g]
+    order = np.empty(m, np.int64)
+    for j in range(m):
+        g = group[j]
+        order[end[g]] = j
+        end[g] += 1
+    start = 0
+    for g in range(n_groups):
+        stop = end[g]
+        if stop - start > 24:
+            part = order[start:stop].copy()
+            order[start:stop] = part[np.argsort(key[part], kind="mergesort")]
+        else:
+            for a in range(start + 1, stop):
+                x = order[a]
+                kx = key[x]
+                b = a - 1
+                while b >= start and (key[order[b]] > kx or (kx == kx and key[order[b]] != key[order[b]])):
+                    order[b + 1] = order[b]
+                    b -= 1
+                order[b + 1] = x
+        start = stop
+    return order
+
+
+@numba.njit(cache=True, nogil=True)
 def _cum_before(group: np.ndarray, amount: np.ndarray) -> np.ndarray:
     """For rows sorted by group: the sum of `amount` over the earlier rows of the same group, as NumPy computed it
     (a running sum less its value where the row's group starts)."""
@@ -411,13 +447,13 @@ def evict(
         any_demote = any_demote or demote[v] != 0
     if any_demote:  # the active list is cut to twice the inactive one: its least recently used files first
         a = np.flatnonzero(active_of[rows])
-        order = a[_then_by(np.argsort(last[a], kind="mergesort"), vm[a])]
+        order = a[_by_group_then(vm[a], last[a], excess.size)]
         before = _cum_before(vm[order], cached[order])
         for j in range(order.size):
             if before[j] < demote[vm[order[j]]]:
                 active_of[rows[order[j]]] = False
     active = active_of[rows]
-    order = _then_by(_then_by(np.argsort(last, kind="mergesort"), active), vm)  # inactive first, then LRU first
+    order = _by_group_then(2 * vm + active, last, 2 * excess.size)  # by VM, inactive first, then LRU first
     before = _cum_before(vm[order], clean[order])
     for j in range(order.size):
         o = order[j]
@@ -437,7 +473,7 @@ def write_back(
     if rows.size == 0:
         return
     vm = vm_of[rows]
-    order = rows[_then_by(np.argsort(dirty_since_s[rows], kind="mergesort"), vm)]  # the oldest dirty files first
+    order = rows[_by_group_then(vm, dirty_since_s[rows], wb_mb.size)]  # by VM, the oldest dirty files first
     dirty = dirty_mb[order]
     before = _cum_before(vm_of[order], dirty)
     for j in range(order.size):
@@ -900,3 +936,730 @@ def demand(
     for s in range(n_s):
         s_want[s] = np_min(s_full[s], left[s] * (s_need[s] / dt) if open_[s_item[s]] else _INF)
     return want_cpu, cpu_weight, s_want, s_full
+
+
+@numba.njit(inline="always")
+def _sum_block(a: np.ndarray, start: int, n: int) -> float:
+    """NumPy's pairwise sum of at most 128 float64s (`np_sum`'s leaves): a plain loop below 8, else 8 accumulators."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[start + i]
+        return res
+    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    i, end = 8, n - n % 8
+    while i < end:
+        j = start + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[start + i]
+        i += 1
+    return res
+
+
+@numba.njit(cache=True, nogil=True)
+def np_sum(a: np.ndarray, start: int, n: int) -> float:
+    """`a[start:start + n].sum()` for float64 as NumPy adds it: its pairwise summation (blocks of at most 128 with 8
+    accumulators, `_sum_block`; above, the first n/2 rounded down to a multiple of 8 plus the rest, each summed the
+    same way; the sum starts from 0.0). A contiguous 1-D array's sum, a C-ordered row's (`sum(axis=1)`) and a
+    C-contiguous matrix's whole sum (its elements in order). The halving is walked with a stack, not recursion
+    (numba's on-disk cache of a recursive function crashed when loaded)."""
+    if n <= 128:
+        return _sum_block(a, start, n)
+    depth = 4 * 64
+    f_start, f_n, f_join = np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_)
+    vals = np.empty(depth)
+    top, nv = 0, 0
+    f_start[0], f_n[0], f_join[0] = start, n, False
+    while top >= 0:
+        s, m, join = f_start[top], f_n[top], f_join[top]
+        top -= 1
+        if join:  # both halves are summed: left + right
+            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
+            nv -= 1
+        elif m <= 128:
+            vals[nv] = _sum_block(a, s, m)
+            nv += 1
+        else:
+            n2 = m // 2
+            n2 -= n2 % 8
+            f_start[top + 1], f_n[top + 1], f_join[top + 1] = s, m, True
+            f_start[top + 2], f_n[top + 2], f_join[top + 2] = s + n2, m - n2, False
+            f_start[top + 3], f_n[top + 3], f_join[top + 3] = s, n2, False
+            top += 3
+    return vals[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def shuffle_move(
+    queue: np.ndarray,
+    width: int,
+    n: int,
+    left: np.ndarray,
+    serve_row: np.ndarray,
+    remaining: np.ndarray,
+    remote: np.ndarray,
+    held: np.ndarray,
+    served_read_mb: np.ndarray,
+    served_sent_mb: np.ndarray,
+    row_sum: np.ndarray,
+    stale: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """`hadoop_layer.shuffle.ShuffleServer.tick`'s arithmetic over the queue matrix's first `width` columns (`n`
+    serving nodes: rows 0..n-1 read, n..2n-1 send): what each servlet moved in the tick (`left` less its item's
+    remaining) is shared among its pending requests (water-filling), taken off its queue row, added to the served
+    totals; what was read for a remote reduce joins the send queue, what was sent is held for the reduce. Then
+    the stale rows are summed again (`row_sum`, `stale`) and rows left with float dust are emptied; `left` becomes
+    what each row has left (`ShuffleServer._set_work`'s bookkeeping). `queue`, `held`, the served totals, `row_sum`,
+    `stale` and `left` change in place. Returns each row's MB left, the reduce columns whose queues or held bytes
+    changed (they may have drained), the MB fetched on the serving node, the running items' rows and their MB left
+    (in row order), whether a row with no item has something to serve, and whether any bytes are held. The NumPy form's
+    sums: row sums and whole sums pairwise (`np_sum`), the sent rows' column sums in row order."""
+    rows2 = 2 * n
+    done = np.empty(rows2)
+    for i in range(rows2):
+        r = serve_row[i]
+        done[i] = left[i] - (remaining[r] if r >= 0 else 0.0)
+    served = np.flatnonzero(done > 0)
+    m = served.size
+    got = np.empty((m, width))
+    part = np.empty(m, np.int64)
+    n_part = 0
+    n_nz = 0
+    for i in range(m):
+        s = served[i]
+        full = 1.0 if done[s] >= left[s] else 0.0
+        for j in range(width):
+            got[i, j] = queue[s, j] * full
+        if done[s] < left[s]:
+            part[n_part] = i
+            n_part += 1
+            for j in range(width):
+                if queue[s, j] != 0:
+                    n_nz += 1
+    if n_part:  # servers that could not serve their whole queue: water-fill their requests
+        group = np.empty(n_nz, np.int64)
+        col = np.empty(n_nz, np.int64)
+        cap = np.empty(n_nz)
+        capacity = np.empty(n_part)
+        k = 0
+        for p in range(n_part):
+            s = served[part[p]]
+            capacity[p] = done[s]
+            for j in range(width):
+                if queue[s, j] != 0:
+                    group[k], col[k], cap[k] = p, j, queue[s, j]
+                    k += 1
+        share = fill(group, np.zeros(0), cap, capacity, np.zeros(0))
+        for k in range(n_nz):
+            got[part[group[k]], col[k]] = share[k]
+    by_server = np.zeros(rows2)
+    flat = got.ravel()
+    n_sent = 0
+    for i in range(m):
+        s = served[i]
+        for j in range(width):
+            queue[s, j] -= got[i, j]
+        by_server[s] = np_sum(flat, i * width, width)
+        if s >= n:
+            n_sent += 1
+    for i in range(n):
+        served_read_mb[i] += by_server[i]
+        served_sent_mb[i] += by_server[n + i]
+    if n_sent:  # column sums of the sent rows, in row order (the first row, then each next added)
+        col_sum = np.empty(width)
+        first = True
+        for i in range(m):
+            if served[i] >= n:
+                for j in range(width):
+                    col_sum[j] = got[i, j] if first else col_sum[j] + got[i, j]
+                first = False
+        for j in range(width):
+            held[j] += col_sum[j]
+    n_read = m - n_sent
+    fetched = np.empty(n_read * width)  # read for reduces elsewhere: to send; the rest was fetched locally
+    k = 0
+    for i in range(m):
+        s = served[i]
+        if s < n:
+            for j in range(width):
+                fetched[k * width + j] = got[i, j] * remote[s, j]
+            k += 1
+    local = np_sum(by_server, 0, n) - np_sum(fetched, 0, fetched.size)
+    k = 0
+    for i in range(m):
+        s = served[i]
+        if s < n:
+            for j in range(width):
+                queue[n + s, j] += fetched[k * width + j]
+            k += 1
+            stale[n + s] = True
+        stale[s] = True
+    for r in range(rows2):
+        if stale[r]:
+            row_sum[r] = np_sum(queue[r], 0, width)
+            stale[r] = False
+    want = row_sum.copy()
+    moved = np.zeros(queue.shape[1], np.bool_)  # the reduces whose queues or held bytes changed
+    for i in range(m):
+        for j in range(width):
+            if got[i, j] != 0:
+                moved[j] = True
+    for r in range(rows2):
+        if want[r] > 0 and want[r] <= drained_mb:  # float dust of repeated subtraction: served
+            for j in range(width):
+                if queue[r, j] != 0:
+                    moved[j] = True
+                queue[r, j] = 0.0
+            want[r] = row_sum[r] = 0.0
+    n_live, start = 0, False
+    for r in range(rows2):
+        left[r] = want[r]
+        if serve_row[r] >= 0:
+            n_live += 1
+        elif want[r] > 0:
+            start = True
+    rows, rows_want = np.empty(n_live, np.int64), np.empty(n_live)
+    k = 0
+    for r in range(rows2):
+        if serve_row[r] >= 0:
+            rows[k], rows_want[k] = serve_row[r], want[r]
+            k += 1
+    any_held = False
+    for j in range(held.size):
+        any_held = any_held or held[j] != 0
+    return want, moved, local, rows, rows_want, start, any_held
+
+
+@numba.njit(cache=True, nogil=True)
+def lag_bounds(
+    done: np.ndarray,
+    size: np.ndarray,
+    gid: np.ndarray,
+    kind: np.ndarray,
+    job: np.ndarray,
+    task_start: np.ndarray,
+    progress: np.ndarray,
+    attempts: np.ndarray,
+    max_execs: int,
+    sure_at: float,
+    maybe_at: float,
+) -> tuple[float, float, float, float, np.ndarray]:
+    """`policies.speculation.hadoop.lag_bounds`' arithmetic over the running attempts: each (job, kind)'s average
+    progress, (`done` finished tasks + the running ones' progress, a task with backups counted once at its best
+    attempt's) / `size` tasks, by 2 x job + kind; then per kind the earliest task start among the single-attempt
+    tasks whose job average and gap below it are at least `sure_at`, and `maybe_at`. Returns the map bounds (sure,
+    maybe), the reduce bounds, and the averages. The NumPy form's bits: np.maximum.at and the bincount in entry
+    order, minimum in entry order (the starts are times: no NaN, no -0.0)."""
+    m = progress.size
+    weight = progress
+    spread = False
+    for i in range(m):
+        spread = spread or not attempts[i] <= max_execs
+    if spread:  # a task with a backup counts once, at its best attempt's progress
+        top = 0
+        for i in range(m):
+            top = max(top, gid[i] + 1)
+        best = np.zeros(top)
+        for i in range(m):
+            best[gid[i]] = np_max(best[gid[i]], progress[i])
+        weight = np.empty(m)
+        for i in range(m):
+            weight[i] = best[gid[i]] / attempts[i]
+    by_group = np.zeros(done.size)
+    for i in range(m):
+        by_group[2 * job[i] + kind[i]] += weight[i]
+    for g in range(done.size):
+        by_group[g] = (done[g] + by_group[g]) / size[g]
+    sure = np.full(2, np.inf)
+    maybe = np.full(2, np.inf)
+    for i in range(m):
+        if attempts[i] <= max_execs:
+            k = kind[i]
+            average = by_group[2 * job[i] + k]
+            gap = average - progress[i]
+            if average >= sure_at and gap >= sure_at:
+                sure[k] = np_min(sure[k], task_start[i])
+            if average >= maybe_at and gap >= maybe_at:
+                maybe[k] = np_min(maybe[k], task_start[i])
+    return sure[0], maybe[0], sure[1], maybe[1], by_group
+
+
+@numba.njit(cache=True, nogil=True)
+def copiers_take(
+    copiers: int,
+    changed: np.ndarray,
+    waiting: np.ndarray,
+    in_flight: np.ndarray,
+    col_row: np.ndarray,
+    item_kind: np.ndarray,
+    starting: int,
+    backlog: np.ndarray,
+    position: np.ndarray,
+    next_at: np.ndarray,
+    to_node: np.ndarray,
+    fetch_node: np.ndarray,
+    fetch_col: np.ndarray,
+    disk_mb: np.ndarray,
+    send_mb: np.ndarray,
+    nic_mb: np.ndarray,
+    queue: np.ndarray,
+    stale: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """`hadoop_layer.copiers.CopierShuffle.before_tick`: the reduce columns whose backlog or copiers changed, that
+    have a backlog, a free copier and a running shuffle phase (the kind of their item row, `col_row`, is not
+    `starting`: the JVM start) are looked at; their free
+    copiers take nodes in rotation (`_take`'s rule: each free copier at least one node, more while the copier-ticks
+    spent before a node are below the free copiers). Changes the per-column state, `backlog`, `queue` and `stale`
+    in place; returns the fetches under way (those before, then the new ones, by reduce and rotation) and whether
+    any node was taken. The NumPy form's bits: cost = MB / one stream's MB a tick, the costs before a node summed in
+    rotation order as np.cumsum does (less the node's own)."""
+    n, n_cols = backlog.shape[1], changed.size
+    cols = np.empty(n_cols, np.int64)
+    m = 0
+    for c in range(n_cols):
+        if changed[c] and waiting[c] > 0 and in_flight[c] < copiers and item_kind[col_row[c]] != starting:
+            cols[m] = c
+            m += 1
+    if m == 0:
+        return fetch_node, fetch_col, False
+    cols = cols[:m]
+    for j in range(m):
+        changed[cols[j]] = False
+    waits = np.empty((m, n), np.bool_)
+    for j in range(m):
+        for v in range(n):
+            waits[j, v] = backlog[cols[j], v] > 0
+    k_of = np.full(n_cols, -1, np.int64)
+    for j in range(m):
+        k_of[cols[j]] = j
+    for f in range(fetch_col.size):  # a node with a fetch of the reduce under way is not taken again (uniqueHosts)
+        j = k_of[fetch_col[f]]
+        if j >= 0:
+            waits[j, fetch_node[f]] = False
+    count = np.zeros(m, np.int64)
+    total = 0
+    for j in range(m):
+        for v in range(n):
+            if waits[j, v]:
+                count[j] += 1
+        total += count[j]
+    if total == 0:
+        return fetch_node, fetch_col, False
+    crowded = False  # some reduce has more nodes than free copiers: all are taken in rotation order
+    for j in range(m):
+        crowded = crowded or count[j] > copiers - in_flight[cols[j]]
+    # the candidates by reduce, then by node (or, crowded, by place in the rotation from where it stopped: the places
+    # in a reduce are distinct)
+    k, node, at = np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.int64)
+    e = 0
+    for j in range(m):
+        c = cols[j]
+        first = e
+        for v in range(n):
+            if waits[j, v]:
+                k[e], node[e], at[e] = j, v, (position[c, v] - next_at[c]) % n
+                e += 1
+        if crowded and count[j] > 1:
+            order = np.argsort(at[first:e])
+            node[first:e], at[first:e] = node[first:e][order], at[first:e][order]
+    take = np.ones(total, np.bool_)
+    if crowded:  # some reduce has more nodes than free copiers: take in rotation while time is left
+        e = 0
+        for j in range(m):
+            c = cols[j]
+            free = copiers - in_flight[c]
+            cum = 0.0
+            for r in range(count[j]):
+                v = node[e]
+                stream = disk_mb[v] if v == to_node[c] else np_min(send_mb[v], nic_mb[to_node[c]])
+                cost = backlog[c, v] / stream
+                cum = cost if r == 0 else cum + cost
+                take[e] = (cum - cost < free) or (r < free)
+                e += 1
+    n_new = 0
+    for e in range(total):
+        if take[e]:
+            n_new += 1
+    new_node = np.empty(fetch_node.size + n_new, np.int64)
+    new_col = np.empty(fetch_col.size + n_new, np.int64)
+    new_node[: fetch_node.size] = fetch_node
+    new_col[: fetch_col.size] = fetch_col
+    last = np.full(m, -1, np.int64)
+    taken = np.zeros(m, np.int64)
+    f = fetch_node.size
+    for e in range(total):
+        if take[e]:
+            j, v = k[e], node[e]
+            c = cols[j]
+            queue[v, c] += backlog[c, v]
+            backlog[c, v] = 0.0
+            new_node[f], new_col[f] = v, c
+            f += 1
+            stale[v] = True
+            taken[j] += 1
+            last[j] = max(last[j], at[e])
+    for j in range(m):
+        c = cols[j]
+        in_flight[c] += taken[j]
+        waiting[c] -= taken[j]
+        if taken[j] > 0:
+            next_at[c] = (next_at[c] + last[j] + 1) % n
+    return new_node, new_col, True
+
+
+@numba.njit(cache=True, nogil=True)
+def cpu_setup(
+    vcpus: np.ndarray,
+    core_mhz_vm: np.ndarray,
+    entitlement: np.ndarray,
+    floor_mhz: float,
+    cores: np.ndarray,
+    core_mhz: np.ndarray,
+    pool_limit: np.ndarray,
+    pool_reservation: np.ndarray,
+    in_pool: np.ndarray,
+    vm_host: np.ndarray,
+    cpu_shares: np.ndarray,
+) -> tuple:
+    """`vcloud.engine.stage_cpu`'s per-tick inputs of the sharing rounds in one call: each VM's vCPUs x core MHz and
+    weight (entitlement + floor), each host's MHz, and, if some host has a finite pool limit, `hostpool.pool_arrays`
+    (else empty arrays): each VM pooled or not, each host's pool limit (0: none) and reservation, the first level's
+    items and weights, each VM's shares inside its pool (the pools as one tuple). The NumPy form's bits (the bincount
+    in VM order)."""
+    n_host, n_vm = cores.size, vcpus.size
+    vm_vcpu_mhz, weight, host_mhz = np.empty(n_vm), np.empty(n_vm), np.empty(n_host)
+    for v in range(n_vm):
+        vm_vcpu_mhz[v] = vcpus[v] * core_mhz_vm[v]
+        weight[v] = entitlement[v] + floor_mhz
+    any_pool = False
+    for h in range(n_host):
+        host_mhz[h] = cores[h] * core_mhz[h]
+        any_pool = any_pool or np.isfinite(pool_limit[h])
+    if not any_pool:
+        none = (np.zeros(0, np.bool_), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+        return vm_vcpu_mhz, weight, host_mhz, none
+    pooled = np.empty(n_vm, np.bool_)
+    limit0, reservation = np.empty(n_host), pool_reservation.copy()
+    group, w, shares = np.empty(n_host + n_vm, np.int64), np.zeros(n_host + n_vm), np.empty(n_vm)
+    for h in range(n_host):
+        limit0[h] = pool_limit[h] if np.isfinite(pool_limit[h]) else 0.0
+        group[h] = h
+    for v in range(n_vm):
+        h = vm_host[v]
+        pooled[v] = in_pool[v] and np.isfinite(pool_limit[h])
+        w[h] += weight[v] * (1.0 if pooled[v] else 0.0)
+        w[n_host + v] = weight[v] * (0.0 if pooled[v] else 1.0)
+        group[n_host + v] = h
+        shares[v] = cpu_shares[v] * (1.0 if pooled[v] else 0.0)
+    return vm_vcpu_mhz, weight, host_mhz, (pooled, limit0, reservation, group, w, shares)
+
+
+@numba.njit(cache=True, nogil=True)
+def flat_streams(
+    stream_vm: np.ndarray,
+    stream_device: np.ndarray,
+    stream_file: np.ndarray,
+    stream_need: np.ndarray,
+    stream_write: np.ndarray,
+    stream_hit: np.ndarray,
+    need_cpu: np.ndarray,
+    kind: np.ndarray,
+    n: int,
+    disk: int,
+    wait: int,
+    load: int,
+) -> tuple:
+    """`vcloud.engine.flat_streams`' arrays from the item table's first `n` rows: the streams in use (stream_vm >= 0)
+    by item, then column, with their item, column, VM, device, MB per unit, file (-1 unless a datastore stream) and
+    direction; per item whether its phase needs more than one resource (and whether any does); the file streams'
+    places and columns, their files' distinct rows ascending and each one's place among them; where each item's
+    streams start and those items; per item whether it is a LOAD phase (and whether any is), and the WAIT and LOAD
+    rows. Integer gathers only: the NumPy form's values exactly (tests/test_kernels.py)."""
+    width = stream_vm.shape[1]
+    k = 0
+    for i in range(n):
+        for c in range(width):
+            if stream_vm[i, c] >= 0:
+                k += 1
+    item, col, vm = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
+    device, file = np.empty(k, np.int64), np.empty(k, np.int64)
+    need, write = np.empty(k), np.empty(k, np.bool_)
+    count = np.zeros(n, np.int64)
+    j, n_file = 0, 0
+    for i in range(n):
+        for c in range(width):
+            if stream_vm[i, c] >= 0:
+                item[j], col[j], vm[j] = i, c, stream_vm[i, c]
+                device[j] = stream_device[i, c]
+                file[j] = stream_file[i, c] if device[j] == disk else -1
+                need[j], write[j] = stream_need[i, c], stream_write[i, c]
+                count[i] += 1
+                if file[j] >= 0:
+                    n_file += 1
+                j += 1
+    multi = np.empty(n, np.bool_)
+    any_multi = False
+    for i in range(n):
+        multi[i] = count[i] + (1 if need_cpu[i] > 0 else 0) > 1
+        any_multi = any_multi or multi[i]
+    file_rows = np.empty(n_file, np.int64)
+    f_file, f_item, f_vm = np.empty(n_file, np.int64), np.empty(n_file, np.int64), np.empty(n_file, np.int64)
+    f_need, f_write, f_hit = np.empty(n_file), np.empty(n_file, np.bool_), np.empty(n_file)
+    f = 0
+    for j in range(k):
+        if file[j] >= 0:
+            file_rows[f], f_file[f], f_item[f], f_vm[f] = j, file[j], item[j], vm[j]
+            f_need[f], f_write[f], f_hit[f] = need[j], write[j], stream_hit[item[j], col[j]]
+            f += 1
+    order = np.argsort(f_file, kind="mergesort")
+    f_inv = np.empty(n_file, np.int64)
+    n_touched = 0
+    for t in range(n_file):
+        if t == 0 or f_file[order[t]] != f_file[order[t - 1]]:
+            n_touched += 1
+        f_inv[order[t]] = n_touched - 1
+    f_touched = np.empty(n_touched, np.int64)
+    for t in range(n_file):
+        f_touched[f_inv[order[t]]] = f_file[order[t]]
+    n_owner = 0
+    for j in range(k):
+        if j == 0 or item[j] != item[j - 1]:
+            n_owner += 1
+    starts, owners = np.empty(n_owner, np.int64), np.empty(n_owner, np.int64)
+    o = 0
+    for j in range(k):
+        if j == 0 or item[j] != item[j - 1]:
+            starts[o], owners[o] = j, item[j]
+            o += 1
+    is_load = np.empty(n, np.bool_)
+    has_load = False
+    n_wait = n_load = 0
+    for i in range(n):
+        is_load[i] = kind[i] == load
+        has_load = has_load or is_load[i]
+        n_wait += kind[i] == wait
+        n_load += kind[i] == load
+    wait_rows, load_rows = np.empty(n_wait, np.int64), np.empty(n_load, np.int64)
+    n_wait = n_load = 0
+    for i in range(n):
+        if kind[i] == wait:
+            wait_rows[n_wait] = i
+            n_wait += 1
+        if kind[i] == load:
+            load_rows[n_load] = i
+            n_load += 1
+    return (item, col, vm, device, need, file, write, multi, starts, owners, any_multi, file_rows, n_file > 0,
+            f_file, f_item, f_vm, f_need, f_write, f_hit, f_touched, f_inv, is_load, has_load, wait_rows,
+            load_rows)  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True)
+def progress(
+    dt: float, rate: np.ndarray, remaining: np.ndarray, has_load: bool, is_load: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.engine.stage_progress`: each item advances rate x dt units; a phase (not a LOAD) with no more left
+    than that runs out in the tick, at the share of the tick its remaining work took (0 if it could not move) and
+    with only its remaining work as progress. `remaining` is lowered in place (to 0 where a phase ran out; a LOAD's
+    stays). Returns the progress, each item's seconds in its phase and the rows that ran out, ascending."""
+    n = rate.size
+    step, frac_dt = np.empty(n), np.empty(n)
+    done = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        p = rate[i] * dt
+        frac_dt[i] = dt
+        if p >= remaining[i] and not (has_load and is_load[i]):
+            left = remaining[i]
+            frac_dt[i] = (left / p if p > 0 else 0.0) * dt
+            p = left
+            done[m] = i
+            m += 1
+        step[i] = p
+    for i in range(n):
+        if has_load and is_load[i]:
+            remaining[i] -= 0.0
+        else:
+            remaining[i] -= step[i]
+    for j in range(m):
+        remaining[done[j]] = 0.0
+    return step, frac_dt, done[:m].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def memory_stage(
+    dt: float,
+    rates: tuple,
+    vm_config: tuple,
+    vm_state: tuple,
+    pool_limit: np.ndarray,
+    item_vm: np.ndarray,
+    item_mem: np.ndarray,
+    item_active: np.ndarray,
+    file_vm: np.ndarray,
+    file_cached: np.ndarray,
+    resident: np.ndarray,
+    count_files: bool,
+) -> tuple:
+    """`vcloud.engine.stage_memory` with reclamation in one call: each VM's used and active MB (OS + its items' heaps,
+    summed in item order), its page cache's MB (if `count_files`: the resident files', in file order; else zeros),
+    then `reclaim`, whose balloon, target, hypervisor swap, held and touched MB are written to the VM columns
+    `vm_state` (balloon_mb, mem_target_mb, hv_swap_mb, mem_held_mb, mem_touched_mb). `rates`: the balloon's
+    inflate, free and deflate rates, its maximum fraction and the idle tax; `vm_config`: os_mem_mb,
+    os_active_fraction, mem_mb, mem_limit_cfg_mb, mem_granted_mb, mem_shares, in_pool, host (the VMs' rows only).
+    Returns used, active, cached and `reclaim`'s eight arrays."""
+    inflate, free_rate, deflate, max_fraction, idle_tax = rates
+    os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host = vm_config
+    balloon_mb, target_mb, hv_swap_mb, held_mb, touched_mb = vm_state
+    n_vm = size.size
+    heap, heap_active = sum_by(item_vm, item_mem, n_vm), sum_by(item_vm, item_active, n_vm)
+    used, active = np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        used[v] = os_mem[v] + heap[v]
+        active[v] = os_mem[v] * os_active[v] + heap_active[v]
+    cached = sum_by(file_vm[resident], file_cached[resident], n_vm) if count_files else np.zeros(n_vm)
+    target, balloon, guest, hv_swap, held, stall, swapped, touched = reclaim(
+        dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool, vm_host,
+        pool_limit, balloon_mb[:n_vm], touched_mb[:n_vm], used, active, cached,
+    )  # fmt: skip
+    for v in range(n_vm):
+        balloon_mb[v], target_mb[v], hv_swap_mb[v] = balloon[v], target[v], hv_swap[v]
+        held_mb[v], touched_mb[v] = held[v], touched[v]
+    return used, active, cached, target, balloon, guest, hv_swap, held, stall, swapped, touched
+
+
+@numba.njit(cache=True, nogil=True)
+def idle_rows(open_: np.ndarray, remaining: np.ndarray, need_cpu: np.ndarray, n: int) -> np.ndarray:
+    """`vcloud.engine.idle_rows` over the first `n` rows: open phases with nothing left that need no CPU, ascending."""
+    m = 0
+    for i in range(n):
+        if open_[i] and remaining[i] == 0 and need_cpu[i] == 0:
+            m += 1
+    rows = np.empty(m, np.int64)
+    m = 0
+    for i in range(n):
+        if open_[i] and remaining[i] == 0 and need_cpu[i] == 0:
+            rows[m] = i
+            m += 1
+    return rows
+
+
+@numba.njit(cache=True, nogil=True)
+def copiers_release(
+    queue: np.ndarray,
+    fetch_node: np.ndarray,
+    fetch_col: np.ndarray,
+    in_flight: np.ndarray,
+    changed: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue entry is drained free their copier
+    (the reduce's count under way drops, its copiers look again); returns the fetches still under way, in order."""
+    k = fetch_node.size
+    keep = np.empty(k, np.bool_)
+    m = 0
+    for f in range(k):
+        keep[f] = not queue[fetch_node[f], fetch_col[f]] <= drained_mb
+        if keep[f]:
+            m += 1
+        else:
+            in_flight[fetch_col[f]] -= 1
+            changed[fetch_col[f]] = True
+    if m == k:
+        return fetch_node, fetch_col
+    nodes, cols = np.empty(m, np.int64), np.empty(m, np.int64)
+    m = 0
+    for f in range(k):
+        if keep[f]:
+            nodes[m], cols[m] = fetch_node[f], fetch_col[f]
+            m += 1
+    return nodes, cols
+
+
+@numba.njit(cache=True, nogil=True)
+def demand_inputs(
+    core_mhz: np.ndarray,
+    disk_mbps: np.ndarray,
+    nic_mbps: np.ndarray,
+    rack: np.ndarray,
+    oversubscription: float,
+    vm_host: np.ndarray,
+    vm: np.ndarray,
+    need: np.ndarray,
+    factor: np.ndarray,
+    swapped: np.ndarray,
+    swap_touch_rate: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.engine.stage_demand`'s per-tick inputs (the hosts' rows only): each VM's and item's core MHz, `io_bw`
+    (datastores, NICs, then each rack's uplink out and in: its hosts' NICs summed in host order over the
+    oversubscription, or inf if it is 0: no rack limit), each stream's disk MB per unit (`need` x the cache's
+    factor) and each VM's page-in want (swapped x touch rate, at most its datastore)."""
+    n_host, n_vm = core_mhz.size, vm_host.size
+    n_rack = 0
+    for h in range(n_host):
+        n_rack = max(n_rack, rack[h] + 1)
+    uplink = np.full(n_rack, _INF)
+    if oversubscription > 0:
+        nics = np.zeros(n_rack)
+        for h in range(n_host):
+            nics[rack[h]] += nic_mbps[h]
+        for r in range(n_rack):
+            uplink[r] = nics[r] / oversubscription
+    io_bw = np.empty(2 * n_host + 2 * n_rack)
+    for h in range(n_host):
+        io_bw[h], io_bw[n_host + h] = disk_mbps[h], nic_mbps[h]
+    for r in range(n_rack):
+        io_bw[2 * n_host + r] = io_bw[2 * n_host + n_rack + r] = uplink[r]
+    core_mhz_vm, swap_want = np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        core_mhz_vm[v] = core_mhz[vm_host[v]]
+        swap_want[v] = np_min(swapped[v] * swap_touch_rate, disk_mbps[vm_host[v]])
+    core_mhz_item = np.empty(vm.size)
+    for i in range(vm.size):
+        core_mhz_item[i] = core_mhz_vm[vm[i]]
+    s_need = np.empty(need.size)
+    for s in range(need.size):
+        s_need[s] = need[s] * factor[s]
+    return core_mhz_vm, core_mhz_item, io_bw, s_need, swap_want
+
+
+@numba.njit(cache=True, nogil=True)
+def cache_stage(
+    dt: float,
+    now: float,
+    dirty_ratio: float,
+    background_ratio: float,
+    expire_s: float,
+    guest_mem: np.ndarray,
+    used: np.ndarray,
+    disk_mbps: np.ndarray,
+    vm_host: np.ndarray,
+    files: tuple,
+    resident: np.ndarray,
+    vm_cached: np.ndarray,
+    streams: tuple,
+    remaining: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`cache_fit`, then its per file stream factor and headroom placed among all `k` streams (`streams`: k,
+    file_rows, f_file, f_item, f_vm, f_write, f_hit; the other streams: factor 1, headroom 0). Returns the cache
+    memory, write-back want, and per stream the disk MB per MB and dirty headroom MB/s."""
+    k, file_rows, f_file, f_item, f_vm, f_write, f_hit = streams
+    cap, wb_want, factor, bonus = cache_fit(dt, now, dirty_ratio, background_ratio, expire_s, guest_mem, used,
+                                            disk_mbps, vm_host, files, resident, vm_cached, f_file, f_item, f_vm,
+                                            f_write, f_hit, remaining)  # fmt: skip
+    s_factor, s_bonus = np.ones(k), np.zeros(k)
+    for j in range(file_rows.size):
+        s_factor[file_rows[j]] = factor[j]
+        s_bonus[file_rows[j]] = bonus[j]
+    return cap, wb_want, s_factor, s_bonus

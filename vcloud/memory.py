@@ -44,8 +44,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vcloud import kernels
-
 # vSphere 5.1 Resource Management guide, "Sample Overhead Memory on Virtual Machines" (MB)
 OVERHEAD_MEM_MB = (256.0, 1024.0, 4096.0, 16384.0)
 OVERHEAD_VCPUS = (1.0, 2.0, 4.0, 8.0)
@@ -89,21 +87,10 @@ def overhead_mb(mem_mb: float, vcpus: int) -> float:
     return float(np.interp(mem_mb, OVERHEAD_MEM_MB, by_vcpus))
 
 
-def reclaim(st, hosts, vms, settings: MemorySettings, cached: np.ndarray) -> None:
-    """The memory stage with reclamation (vcloud/kernels.py `reclaim`): targets, the balloon's step, then what the
-    guest and the hypervisor swap. Per VM: the target is its entitlement (`mem_granted_mb`), at most its size and
-    its configured limit; in a host-local pool (a finite `pool_mem_limit_mb` on its host) first what each pooled VM
-    holds, then the host pool's spare, both by shares per page at equal rho, S / (f + k (1 - f)) with f the touched
-    share of what the VM holds (Waldspurger 2002, section 5.1), up to min(size, limit). `cached`: each VM's
-    page-cache MB at the tick's start. Sets the stage's fields on `st` and the VMs' state."""
-    n_vm, n_host = vms.n, hosts.n
-    st.target, st.balloon, st.guest_mem, st.hv_swap, st.held, st.stall, st.swapped, st.heap_touched = kernels.reclaim(
-        st.dt, settings.balloon_inflate_mb_s, settings.balloon_free_mb_s, settings.balloon_deflate_mb_s,
-        settings.balloon_max_fraction, settings.idle_tax, vms.mem_mb[:n_vm], vms.mem_limit_cfg_mb[:n_vm],
-        vms.mem_granted_mb[:n_vm], vms.mem_shares[:n_vm], vms.in_pool[:n_vm], vms.host[:n_vm],
-        hosts.pool_mem_limit_mb[:n_host], vms.balloon_mb[:n_vm], vms.mem_touched_mb[:n_vm], st.used, st.active, cached,
-    )  # fmt: skip
-    write_state(st, vms)
+def rates(settings: MemorySettings) -> tuple[float, float, float, float, float]:
+    """The balloon's rates and cap and the idle tax, in the order vcloud/kernels.py `memory_stage` takes them."""
+    return (settings.balloon_inflate_mb_s, settings.balloon_free_mb_s, settings.balloon_deflate_mb_s,
+            settings.balloon_max_fraction, settings.idle_tax)  # fmt: skip
 
 
 def no_reclaim(st, vms) -> None:

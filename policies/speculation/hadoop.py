@@ -17,6 +17,7 @@ import numpy as np
 from hadoop_layer.interfaces import ClusterView, Launch, RunningArrays, SpeculationPolicy
 from hadoop_layer.tasks import Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
+from vcloud import kernels
 
 SPECULATIVE_GAP = 0.2
 SPECULATIVE_LAG_S = 60.0
@@ -179,31 +180,16 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKi
 
     A task's progress is its best attempt's; a job's average counts its finished tasks as 1 and its unstarted
     ones as 0 (`Job.progress`): one weighted bincount over (job, kind). Also returns those averages, by
-    2 x job number + kind (0 map, 1 reduce), up to the highest job with a running attempt."""
+    2 x job number + kind (0 map, 1 reduce), up to the highest job with a running attempt. The arithmetic is
+    compiled (vcloud/kernels.py `lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
     top = int(arrays.job.max()) + 1 if len(arrays.job) else 1
     done, size = np.zeros(2 * top), np.ones(2 * top)
     for job in cluster.jobs:
         if job.number < top:
             done[2 * job.number], done[2 * job.number + 1] = job.finished_maps, job.finished_reduces
             size[2 * job.number], size[2 * job.number + 1] = max(len(job.maps), 1), max(len(job.reduces), 1)
-    progress, single = arrays.progress, arrays.attempts <= MAX_TASK_EXECS
-    weight = progress
-    if not single.all():  # a task with a backup counts once, at its best attempt's progress
-        best = np.zeros(int(arrays.gid.max()) + 1)
-        np.maximum.at(best, arrays.gid, progress)
-        weight = best[arrays.gid] / arrays.attempts
-    group = 2 * arrays.job + arrays.kind
-    by_group = (done + np.bincount(group, weights=weight, minlength=2 * top)) / size
-    average = by_group[group]
-    gap = average - progress
-    sure = single & (average >= SPECULATIVE_GAP + _EPS) & (gap >= SPECULATIVE_GAP + _EPS)
-    maybe = single & (average >= SPECULATIVE_GAP - _EPS) & (gap >= SPECULATIVE_GAP - _EPS)
-    bounds = {}
-    for kind, code in ((TaskKind.MAP, 0), (TaskKind.REDUCE, 1)):
-        mine = arrays.kind == code
-        bounds[kind] = (_earliest(arrays.task_start, sure & mine), _earliest(arrays.task_start, maybe & mine))
-    return bounds, by_group
-
-
-def _earliest(starts: np.ndarray, mask: np.ndarray) -> float:
-    return float(starts[mask].min()) if mask.any() else np.inf
+    map_sure, map_maybe, reduce_sure, reduce_maybe, by_group = kernels.lag_bounds(
+        done, size, arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress, arrays.attempts,
+        MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
+    )  # fmt: skip
+    return {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}, by_group
