@@ -543,13 +543,25 @@ def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[...
     workers = processes or os.cpu_count() or 1
     if workers <= 1:
         return None
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from importlib import import_module
 
-    # spawned, not forked: this process has threads (fork would copy their locks), and a worker imports only what
-    # its runs need
-    pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")))
+    from scenarios.worker_pool import context
+
+    # The workers are forked from this process after it has imported what the runs need (as the sweep's:
+    # scenarios/worker_pool.py), so a worker starts with them instead of importing them again (1-1.5 s each, on
+    # the report's critical path). All of them now, while this process has one thread: the entries' threads come
+    # later, and a pool started from one of them would fork a process with threads.
+    preload = [*RUN_IMPORTS, *(type(SCENARIOS[name]).__module__ for name in SCENARIOS)]
+    for name in preload:
+        import_module(name)
+    pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context(preload)))
+    pool.submit(int).result()  # with fork, the first submission starts every worker
     return LongestFirst(pool.submit, workers).submit  # a run comes back as its `Finished` record (plain pickle)
+
+
+# What the runs import when they first need it: DRS's root finder, FlexSlot's k-means (scikit-learn, 0.5 s)
+RUN_IMPORTS = ("scipy.optimize", "sklearn.cluster")
 
 
 _COST_S = {"coupling-200-jobs": 12.0, "delay-scheduling": 5.0, "coupling-ten-grep": 3.0, "flexslot": 2.0}
