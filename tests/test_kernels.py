@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from vcloud import kernels
 from vcloud.arrays import run_starts
-from vcloud.hostpool import pool_arrays
+from vcloud.engine import rack_count
 from vcloud.kernels import (
     _by_group_then,
     account,
@@ -933,12 +933,37 @@ def test_cpu_setup_is_numpys_bits(cloud):
     assert same_bits(weight, vms.cpu_entitlement_mhz[:n_vm] + floor)
     assert same_bits(host_mhz, hosts.cores[:n_host] * hosts.core_mhz[:n_host])
     if np.isfinite(hosts.pool_cpu_limit_mhz[:n_host]).any():
-        want = pool_arrays(hosts, vms, floor)
+        want = numpy_pool_arrays(hosts, vms, floor)
     else:
         want = (np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
     assert len(pools) == len(want)
     for a, b in zip(pools, want, strict=True):
         assert a.dtype == b.dtype and (same_bits(a, b) if a.dtype == float else np.array_equal(a, b))
+
+
+def numpy_pool_arrays(hosts, vms, floor_mhz: float) -> tuple[np.ndarray, ...]:
+    """`kernels.cpu_setup`'s pool arrays as the NumPy calls it replaced: each VM pooled or not, each host's pool limit
+    (0: no pool) and reservation, the first level's items (the host pools, then every VM) and weights (the pool: what
+    its VMs are entitled to; a VM outside the pool its own entitlement; a pooled VM 0), each VM's shares in its pool."""
+    n_host, n_vm = hosts.n, vms.n
+    vm_host = vms.host[:n_vm]
+    weight = vms.cpu_entitlement_mhz[:n_vm] + floor_mhz
+    limit = hosts.pool_cpu_limit_mhz[:n_host]
+    finite = np.isfinite(limit)
+    pooled = vms.in_pool[:n_vm] & finite[vm_host]
+    group = np.concatenate((np.arange(n_host), vm_host))
+    w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * ~pooled))
+    return (pooled, np.where(finite, limit, 0.0), hosts.pool_cpu_reservation_mhz[:n_host].copy(), group, w,
+            vms.cpu_shares[:n_vm] * pooled)  # fmt: skip
+
+
+def numpy_rack_uplink_mbps(hosts: HostTable, physics) -> np.ndarray:
+    """`kernels.demand_inputs`' rack uplinks as the NumPy calls it replaced: each rack's bandwidth per direction, its
+    hosts' NICs over the oversubscription (inf: no limit)."""
+    if physics.rack_oversubscription is None:
+        return np.full(rack_count(hosts), np.inf)
+    nics = np.bincount(hosts.rack[: hosts.n], hosts.nic_mbps[: hosts.n], minlength=rack_count(hosts))
+    return nics / physics.rack_oversubscription
 
 
 def numpy_flat_streams(items):
@@ -1117,7 +1142,7 @@ def test_copiers_release_is_numpys(args):
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([None, 1.0, 2.5, 1 / 3]))
 def test_demand_inputs_are_numpys_bits(seed, oversubscription):
-    from vcloud.engine import Physics, rack_uplink_mbps
+    from vcloud.engine import Physics
 
     r = np.random.default_rng(seed)
     hosts = HostTable()
@@ -1135,7 +1160,7 @@ def test_demand_inputs_are_numpys_bits(seed, oversubscription):
                                 hosts.rack[:n_host], oversubscription or 0.0, vm_host, vm, need, factor, swapped,
                                 physics.swap_touch_rate)  # fmt: skip
     core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
-    uplink = rack_uplink_mbps(hosts, physics)
+    uplink = numpy_rack_uplink_mbps(hosts, physics)
     want = (core_mhz_vm, core_mhz_vm[vm],
             np.concatenate((hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], uplink, uplink)), need * factor,
             np.minimum(swapped * physics.swap_touch_rate, hosts.disk_mbps[:n_host][vm_host]))  # fmt: skip

@@ -38,7 +38,6 @@ from operator import attrgetter
 import numpy as np
 
 from vcloud import kernels, memory
-from vcloud.arrays import filled
 from vcloud.memory import MemorySettings
 from vcloud.pagecache import FileTable, PageCache
 from vcloud.tables import HostTable, ItemTable, VMTable
@@ -204,14 +203,6 @@ STAGE_FIELDS = {
 
 def rack_count(hosts: HostTable) -> int:
     return int(hosts.rack[: hosts.n].max()) + 1 if hosts.n else 0
-
-
-def rack_uplink_mbps(hosts: HostTable, physics: Physics) -> np.ndarray:
-    """Each rack's uplink bandwidth per direction: its hosts' NICs over the oversubscription (inf: no limit)."""
-    if physics.rack_oversubscription is None:
-        return filled(rack_count(hosts), np.inf)
-    nics = np.bincount(hosts.rack[: hosts.n], hosts.nic_mbps[: hosts.n], minlength=rack_count(hosts))
-    return nics / physics.rack_oversubscription
 
 
 def io_group(hosts: HostTable, host: np.ndarray, device: np.ndarray) -> np.ndarray:
@@ -381,8 +372,8 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
 
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     n_host, n_vm = hosts.n, vms.n
-    # what the rounds of the pipeline stage share again, and vSphere's host-local pools (vcloud/hostpool.py
-    # `pool_arrays`; empty arrays: none): computed once per tick, in one compiled call
+    # what the rounds of the pipeline stage share again, and vSphere's host-local pools (vcloud/hostpool.py;
+    # empty arrays: none): computed once per tick, in one compiled call
     st.vm_vcpu_mhz, st.vm_weight, st.host_mhz, st.pools = kernels.cpu_setup(
         vms.vcpus[:n_vm], st.core_mhz_vm, vms.cpu_entitlement_mhz[:n_vm], ENTITLEMENT_FLOOR_MHZ, hosts.cores[:n_host],
         hosts.core_mhz[:n_host], hosts.pool_cpu_limit_mhz[:n_host], hosts.pool_cpu_reservation_mhz[:n_host],

@@ -23,24 +23,6 @@ import numpy as np
 from vcloud.waterfill import waterfill_reference
 
 
-def pool_arrays(hosts, vms, floor_mhz: float) -> tuple[np.ndarray, ...]:
-    """What sharing a host's cores through its pool needs that does not depend on the VMs' caps (built once per tick,
-    shared by the tick's sharing rounds: the pools and the weights change only between ticks), in the order
-    vcloud/kernels.py `share_cpu` takes it: each VM pooled or not, each host's pool limit (0: no pool) and
-    reservation, the first level's items (the host pools, then every VM) and weights (the pool: what its VMs are
-    entitled to; a VM outside the pool its own entitlement; a pooled VM 0), each VM's shares inside its pool."""
-    n_host, n_vm = hosts.n, vms.n
-    vm_host = vms.host[:n_vm]
-    weight = vms.cpu_entitlement_mhz[:n_vm] + floor_mhz
-    limit = hosts.pool_cpu_limit_mhz[:n_host]
-    finite = np.isfinite(limit)
-    pooled = vms.in_pool[:n_vm] & finite[vm_host]
-    group = np.concatenate((np.arange(n_host), vm_host))
-    w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * ~pooled))
-    return (pooled, np.where(finite, limit, 0.0), hosts.pool_cpu_reservation_mhz[:n_host].copy(), group, w,
-            vms.cpu_shares[:n_vm] * pooled)  # fmt: skip
-
-
 def share_host_cores_reference(hosts, vms, vm_cap: dict, floor_mhz: float) -> dict:
     """Each VM's MHz of its host's cores (vcloud/kernels.py `share_cpu`'s first level) written plainly, host by host
     (the oracle)."""

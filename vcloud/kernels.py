@@ -784,7 +784,7 @@ def share_cpu(
     pools: tuple,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Host cores -> VMs by entitlement (capped by demand and limit; through host-local pools if `pools` holds
-    `hostpool.pool_arrays`, else empty arrays) -> threads by weight (capped by
+    `cpu_setup`'s pool arrays, else empty arrays) -> threads by weight (capped by
     want). Returns each VM's and each item's MHz."""
     pooled, limit0, reservation, group, w, shares = pools
     n_vm = vm_host.size
@@ -1334,10 +1334,10 @@ def cpu_setup(
     cpu_shares: np.ndarray,
 ) -> tuple:
     """`vcloud.engine.stage_cpu`'s per-tick inputs of the sharing rounds in one call: each VM's vCPUs x core MHz and
-    weight (entitlement + floor), each host's MHz, and, if some host has a finite pool limit, `hostpool.pool_arrays`
+    weight (entitlement + floor), each host's MHz, and, if some host has a finite pool limit, the host pools' arrays
     (else empty arrays): each VM pooled or not, each host's pool limit (0: none) and reservation, the first level's
     items and weights, each VM's shares inside its pool (the pools as one tuple). The NumPy form's bits (the bincount
-    in VM order)."""
+    in VM order; the form: tests/test_kernels.py `numpy_pool_arrays`)."""
     n_host, n_vm = cores.size, vcpus.size
     vm_vcpu_mhz, weight, host_mhz = np.empty(n_vm), np.empty(n_vm), np.empty(n_host)
     for v in range(n_vm):

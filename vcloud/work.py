@@ -49,7 +49,7 @@ DISK_KINDS = (Kind.DISK_READ, Kind.DISK_WRITE)
 class Device(IntEnum):
     DISK = 0  # a host's datastore
     NIC = 1  # a host's network interface
-    UPLINK = 2  # the rack switch's link to the core, out of the rack of the VM's host (Physics.rack_uplink_mbps)
+    UPLINK = 2  # the rack switch's link to the core, out of the rack of the VM's host (Physics.rack_oversubscription)
     DOWNLINK = 3  # the same link, into that rack (full duplex: each direction has the uplink's bandwidth)
 
 
