@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hadoop_layer.shuffle import _CPU, DRAINED_MB, ShuffleServer
+from hadoop_layer.shuffle import DRAINED_MB, ShuffleServer
 from vcloud import kernels
 from vcloud.model import InvariantError
 from vcloud.tables import grown
+from vcloud.work import Kind
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -154,9 +155,9 @@ class CopierShuffle(ShuffleServer):
         (module docstring); only the (reduce, node) pairs with a backlog are looked at. Compiled: vcloud/kernels.py
         `copiers_take` (the NumPy form's bits: tests/test_kernels.py)."""
         self.fetch_node, self.fetch_col, took = kernels.copiers_take(
-            self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind, _CPU,
-            self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col, self.disk_mb,
-            self.send_mb, self.nic_mb, self.queue, self._stale,
+            self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
+            int(Kind.CPU), self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col,
+            self.disk_mb, self.send_mb, self.nic_mb, self.queue, self._stale,
         )  # fmt: skip
         if took:
             self._set_work()
