@@ -1012,12 +1012,18 @@ def item_tables(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(item_tables())
-def test_flat_streams_is_numpys(items):
+@given(item_tables(), st.integers(0, 2**32 - 1))
+def test_flat_streams_is_numpys(items, seed):
+    """Of all rows or of some (engine.live_items: the streams read in place from the table's rows) against the NumPy
+    form of a table holding only those rows."""
+    rows = np.arange(items.n)
+    if seed % 2:
+        rows = rows[np.random.default_rng(seed).random(items.n) < 0.6]
+    live = items.take(rows, ("kind", "need_cpu", *ItemTable.WIDE))
     got = kernels.flat_streams(items.stream_vm, items.stream_device, items.stream_file, items.stream_need,
-                              items.stream_write, items.stream_hit, items.need_cpu, items.kind, items.n,
+                              items.stream_write, items.stream_hit, rows, live.need_cpu, live.kind, live.n,
                               int(Device.DISK), int(Kind.WAIT), int(Kind.LOAD))  # fmt: skip
-    want = numpy_flat_streams(items)
+    want = numpy_flat_streams(live)
     assert len(got) == len(want)
     for value, (name, expected) in zip(got, want.items(), strict=True):
         if isinstance(expected, np.ndarray):

@@ -230,19 +230,24 @@ def flat_streams(items: ItemTable) -> Streams:
     cached = getattr(items, "_flat_streams", None)
     if cached is not None and cached[0] == items.layout:
         return cached[1]
-    streams = Streams(*kernels.flat_streams(
-        items.stream_vm, items.stream_device, items.stream_file, items.stream_need, items.stream_write,
-        items.stream_hit, items.need_cpu, items.kind, items.n, _DISK, _WAIT, _LOAD,
-    ))  # fmt: skip
+    streams = _flat_streams_of(items, np.arange(items.n), items)
     items._flat_streams = (items.layout, streams)
     return streams
+
+
+def _flat_streams_of(table: ItemTable, rows: np.ndarray, items: ItemTable) -> Streams:
+    """The streams of `items` (CPU needs and kinds), which are rows `rows` of `table`'s stream columns."""
+    return Streams(*kernels.flat_streams(
+        table.stream_vm, table.stream_device, table.stream_file, table.stream_need, table.stream_write,
+        table.stream_hit, rows, items.need_cpu, items.kind, items.n, _DISK, _WAIT, _LOAD,
+    ))  # fmt: skip
+
 
 
 # what a tick reads of an item's row besides its streams, and what it writes (live_items)
 _TICK_READS = ("vm", "kind", "need_cpu", "open", "threads", "io_mbps_max", "load_cpu_mhz", "load_disk_mbps",
                "sys_fraction")  # fmt: skip
 _TICK_WRITES = ("remaining", "usr_s", "sys_s", "steal_s", "iowait_s", "io_mb", "read_disk_mb", "read_cache_mb")
-_STREAM_COLUMNS = tuple(ItemTable.WIDE)
 FULL_TABLE_STAGES = frozenset({"memory"})  # stages that read every row: an idle item still holds its memory
 # fewer idle rows than this are ticked with the rest: copying the live rows' columns (and writing them back) costs
 # ~20 us a tick, about what ~100 idle rows cost (FlexSlot's ~60 of ~220 rows made its ticks 3 % slower left out)
@@ -275,8 +280,10 @@ def live_items(items: ItemTable) -> ItemTable:
         keep = np.ones(items.n, dtype=bool)
         keep[idle] = False
         rows = np.flatnonzero(keep)
-        live = items.take(rows, _TICK_READS + _TICK_WRITES + _STREAM_COLUMNS)
-        items._live = (items.layout, idle, rows, flat_streams(live))
+        live = items.take(rows, _TICK_READS + _TICK_WRITES)
+        streams = _flat_streams_of(items, rows, live)  # read from the table's rows: no copy of the wide columns
+        live._flat_streams = (live.layout, streams)
+        items._live = (items.layout, idle, rows, streams)
     return live
 
 

@@ -1374,6 +1374,7 @@ def flat_streams(
     stream_need: np.ndarray,
     stream_write: np.ndarray,
     stream_hit: np.ndarray,
+    rows: np.ndarray,
     need_cpu: np.ndarray,
     kind: np.ndarray,
     n: int,
@@ -1381,17 +1382,20 @@ def flat_streams(
     wait: int,
     load: int,
 ) -> tuple:
-    """`vcloud.engine.flat_streams`' arrays from the item table's first `n` rows: the streams in use (stream_vm >= 0)
-    by item, then column, with their item, column, VM, device, MB per unit, file (-1 unless a datastore stream) and
-    direction; per item whether its phase needs more than one resource (and whether any does); the file streams'
-    places and columns, their files' distinct rows ascending and each one's place among them; where each item's
-    streams start and those items; per item whether it is a LOAD phase (and whether any is), and the WAIT and LOAD
-    rows. Integer gathers only: the NumPy form's values exactly (tests/test_kernels.py)."""
+    """`vcloud.engine.flat_streams`' arrays of `n` items whose streams are rows `rows[:n]` of the stream columns
+    (the item table's own rows, or the live rows of `engine.live_items`: read in place, not copied out first) and
+    whose CPU needs and kinds are `need_cpu` and `kind`: the streams in use (stream_vm >= 0) by item, then column,
+    with their item, column, VM, device, MB per unit, file (-1 unless a datastore stream) and direction; per item
+    whether its phase needs more than one resource (and whether any does); the file streams' places and columns,
+    their files' distinct rows ascending and each one's place among them; where each item's streams start and those
+    items; per item whether it is a LOAD phase (and whether any is), and the WAIT and LOAD rows. Integer gathers
+    only: the NumPy form's values exactly (tests/test_kernels.py)."""
     width = stream_vm.shape[1]
     k = 0
     for i in range(n):
+        r = rows[i]
         for c in range(width):
-            if stream_vm[i, c] >= 0:
+            if stream_vm[r, c] >= 0:
                 k += 1
     item, col, vm = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
     device, file = np.empty(k, np.int64), np.empty(k, np.int64)
@@ -1399,12 +1403,13 @@ def flat_streams(
     count = np.zeros(n, np.int64)
     j, n_file = 0, 0
     for i in range(n):
+        r = rows[i]
         for c in range(width):
-            if stream_vm[i, c] >= 0:
-                item[j], col[j], vm[j] = i, c, stream_vm[i, c]
-                device[j] = stream_device[i, c]
-                file[j] = stream_file[i, c] if device[j] == disk else -1
-                need[j], write[j] = stream_need[i, c], stream_write[i, c]
+            if stream_vm[r, c] >= 0:
+                item[j], col[j], vm[j] = i, c, stream_vm[r, c]
+                device[j] = stream_device[r, c]
+                file[j] = stream_file[r, c] if device[j] == disk else -1
+                need[j], write[j] = stream_need[r, c], stream_write[r, c]
                 count[i] += 1
                 if file[j] >= 0:
                     n_file += 1
@@ -1421,7 +1426,7 @@ def flat_streams(
     for j in range(k):
         if file[j] >= 0:
             file_rows[f], f_file[f], f_item[f], f_vm[f] = j, file[j], item[j], vm[j]
-            f_need[f], f_write[f], f_hit[f] = need[j], write[j], stream_hit[item[j], col[j]]
+            f_need[f], f_write[f], f_hit[f] = need[j], write[j], stream_hit[rows[item[j]], col[j]]
             f += 1
     order = np.argsort(f_file, kind="mergesort")
     f_inv = np.empty(n_file, np.int64)
