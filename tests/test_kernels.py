@@ -17,6 +17,7 @@ from vcloud.kernels import (
     lag_bounds,
     least,
     np_sum,
+    np_sum_sparse,
     rates,
     shuffle_move,
 )
@@ -751,6 +752,21 @@ def test_shuffle_move_is_numpys_bits(args):
     for a, b in zip(mine, theirs, strict=True):
         if isinstance(a, np.ndarray):
             assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 200, 256, 1000, 4096, 5000]),
+       st.sampled_from([0.0, 0.01, 0.1, 0.5, 1.0]))  # fmt: skip
+def test_np_sum_sparse_is_the_dense_arrays_pairwise_sum(seed, n, density):
+    """Entries at sorted places of a zero array, with a slice of the entries (lo:hi) given as the whole."""
+    r = np.random.default_rng(seed)
+    a = np.where(r.random(n) < density, r.random(n) * 10.0 ** r.integers(-8, 8, n), 0.0)
+    pos = np.flatnonzero(a)
+    pad = int(r.integers(0, 3))  # entries of other rows before and after
+    all_pos = np.concatenate([np.full(pad, -5), pos, np.full(pad, n + 7)]).astype(np.int64)
+    all_val = np.concatenate([np.full(pad, 99.0), a[pos], np.full(pad, 99.0)])
+    got = np_sum_sparse(all_pos, all_val, pad, pad + pos.size, n)
+    assert same_bits(np.array([got]), np.array([a.sum()]))
 
 
 def test_np_sum_is_numpys_pairwise_sum():

@@ -1001,6 +1001,54 @@ def np_sum(a: np.ndarray, start: int, n: int) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
+def np_sum_sparse(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int) -> float:
+    """`np_sum` of a length-`n` array that is zero but for `val[lo:hi]` at the ascending positions `pos[lo:hi]`, without
+    the array: the same halving and 8-lane blocks, each lane and tail adding only its entries (0.0 + x is x, and a
+    half with no entry adds 0.0). Equal to the dense sum bit for bit for values that are not -0.0 (MB here)."""
+    depth = 4 * 64
+    f_start, f_n, f_join = np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_)
+    vals = np.empty(depth)
+    top, nv, k = 0, 0, lo  # k: the next entry (halves are visited left to right)
+    f_start[0], f_n[0], f_join[0] = 0, n, False
+    while top >= 0:
+        s, m, join = f_start[top], f_n[top], f_join[top]
+        top -= 1
+        if join:
+            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
+            nv -= 1
+        elif k >= hi or pos[k] >= s + m:  # no entry in this half
+            vals[nv] = 0.0
+            nv += 1
+        elif m <= 128:
+            end = s + m
+            if m < 8:
+                res = 0.0
+                while k < hi and pos[k] < end:
+                    res += val[k]
+                    k += 1
+            else:
+                lanes = np.zeros(8)
+                body = s + m - m % 8
+                while k < hi and pos[k] < body:
+                    lanes[(pos[k] - s) % 8] += val[k]
+                    k += 1
+                res = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+                while k < hi and pos[k] < end:
+                    res += val[k]
+                    k += 1
+            vals[nv] = res
+            nv += 1
+        else:
+            n2 = m // 2
+            n2 -= n2 % 8
+            f_start[top + 1], f_n[top + 1], f_join[top + 1] = s, m, True
+            f_start[top + 2], f_n[top + 2], f_join[top + 2] = s + n2, m - n2, False
+            f_start[top + 3], f_n[top + 3], f_join[top + 3] = s, n2, False
+            top += 3
+    return vals[0] if nv else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
 def shuffle_move(
     queue: np.ndarray,
     width: int,
@@ -1033,89 +1081,109 @@ def shuffle_move(
         done[i] = left[i] - (remaining[r] if r >= 0 else 0.0)
     served = np.flatnonzero(done > 0)
     m = served.size
-    got = np.empty((m, width))
-    part = np.empty(m, np.int64)
-    n_part = 0
-    n_nz = 0
+    # the served rows' requests (columns with bytes queued), by row then column: the queue is sparse, so the rest of
+    # the tick works on these and not on every column of every served row
+    count = 0
     for i in range(m):
         s = served[i]
+        for j in range(width):
+            if queue[s, j] != 0:
+                count += 1
+    col, got = np.empty(count, np.int64), np.empty(count)
+    first = np.empty(m + 1, np.int64)  # row i's requests: first[i]..first[i + 1] - 1
+    part = np.empty(m, np.int64)
+    n_part = 0
+    k = 0
+    for i in range(m):
+        s = served[i]
+        first[i] = k
         full = 1.0 if done[s] >= left[s] else 0.0
         for j in range(width):
-            got[i, j] = queue[s, j] * full
+            if queue[s, j] != 0:
+                col[k], got[k] = j, queue[s, j] * full
+                k += 1
         if done[s] < left[s]:
             part[n_part] = i
             n_part += 1
-            for j in range(width):
-                if queue[s, j] != 0:
-                    n_nz += 1
+    first[m] = k
     if n_part:  # servers that could not serve their whole queue: water-fill their requests
-        group = np.empty(n_nz, np.int64)
-        col = np.empty(n_nz, np.int64)
-        cap = np.empty(n_nz)
-        capacity = np.empty(n_part)
-        k = 0
+        n_nz = 0
         for p in range(n_part):
-            s = served[part[p]]
+            n_nz += first[part[p] + 1] - first[part[p]]
+        group = np.empty(n_nz, np.int64)
+        cap = np.empty(n_nz)
+        at = np.empty(n_nz, np.int64)
+        capacity = np.empty(n_part)
+        q = 0
+        for p in range(n_part):
+            i = part[p]
+            s = served[i]
             capacity[p] = done[s]
-            for j in range(width):
-                if queue[s, j] != 0:
-                    group[k], col[k], cap[k] = p, j, queue[s, j]
-                    k += 1
+            for k in range(first[i], first[i + 1]):
+                group[q], cap[q], at[q] = p, queue[s, col[k]], k
+                q += 1
         share = fill(group, np.zeros(0), cap, capacity, np.zeros(0))
-        for k in range(n_nz):
-            got[part[group[k]], col[k]] = share[k]
+        for q in range(n_nz):
+            got[at[q]] = share[q]
     by_server = np.zeros(rows2)
-    flat = got.ravel()
-    n_sent = 0
+    n_sent = n_read = 0
     for i in range(m):
         s = served[i]
-        for j in range(width):
-            queue[s, j] -= got[i, j]
-        by_server[s] = np_sum(flat, i * width, width)
+        for k in range(first[i], first[i + 1]):
+            queue[s, col[k]] -= got[k]
+        by_server[s] = np_sum_sparse(col, got, first[i], first[i + 1], width)
         if s >= n:
             n_sent += 1
+        else:
+            n_read += 1
     for i in range(n):
         served_read_mb[i] += by_server[i]
         served_sent_mb[i] += by_server[n + i]
     if n_sent:  # column sums of the sent rows, in row order (the first row, then each next added)
-        col_sum = np.empty(width)
-        first = True
+        col_sum = np.zeros(width)
         for i in range(m):
             if served[i] >= n:
-                for j in range(width):
-                    col_sum[j] = got[i, j] if first else col_sum[j] + got[i, j]
-                first = False
+                for k in range(first[i], first[i + 1]):
+                    col_sum[col[k]] += got[k]
         for j in range(width):
             held[j] += col_sum[j]
-    n_read = m - n_sent
-    fetched = np.empty(n_read * width)  # read for reduces elsewhere: to send; the rest was fetched locally
-    k = 0
+    # read for reduces elsewhere: to send; the rest was fetched locally. The read rows' requests one after the other,
+    # at their places in an n_read x width matrix (its whole sum is NumPy's pairwise sum of that matrix)
+    n_fetched = 0
+    for i in range(m):
+        if served[i] < n:
+            n_fetched += first[i + 1] - first[i]
+    f_pos, fetched = np.empty(n_fetched, np.int64), np.empty(n_fetched)
+    q = row = 0
     for i in range(m):
         s = served[i]
         if s < n:
-            for j in range(width):
-                fetched[k * width + j] = got[i, j] * remote[s, j]
-            k += 1
-    local = np_sum(by_server, 0, n) - np_sum(fetched, 0, fetched.size)
-    k = 0
-    for i in range(m):
-        s = served[i]
-        if s < n:
-            for j in range(width):
-                queue[n + s, j] += fetched[k * width + j]
-            k += 1
+            for k in range(first[i], first[i + 1]):
+                f_pos[q], fetched[q] = row * width + col[k], got[k] * remote[s, col[k]]
+                queue[n + s, col[k]] += fetched[q]
+                q += 1
+            row += 1
             stale[n + s] = True
+    local = np_sum(by_server, 0, n) - np_sum_sparse(f_pos, fetched, 0, n_fetched, n_read * width)
+    rest = np.empty(count)
+    for i in range(m):
+        s = served[i]
         stale[s] = True
+        if s >= n and done[s - n] > 0:
+            continue  # what its node read for remote reduces joined this send row: summed in full below
+        for k in range(first[i], first[i + 1]):  # its requests are the row's only entries
+            rest[k] = queue[s, col[k]]
+        row_sum[s] = np_sum_sparse(col, rest, first[i], first[i + 1], width)
+        stale[s] = False
     for r in range(rows2):
         if stale[r]:
             row_sum[r] = np_sum(queue[r], 0, width)
             stale[r] = False
     want = row_sum.copy()
     moved = np.zeros(queue.shape[1], np.bool_)  # the reduces whose queues or held bytes changed
-    for i in range(m):
-        for j in range(width):
-            if got[i, j] != 0:
-                moved[j] = True
+    for k in range(count):
+        if got[k] != 0:
+            moved[col[k]] = True
     for r in range(rows2):
         if want[r] > 0 and want[r] <= drained_mb:  # float dust of repeated subtraction: served
             for j in range(width):
