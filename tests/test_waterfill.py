@@ -97,3 +97,66 @@ def test_integer_inputs_are_shared_as_floats():
     no_rows = np.zeros(0, dtype=np.int64)
     got = waterfill(no_rows, None, np.zeros(0), np.array([1.0]), cap_sum=np.bincount(no_rows, np.zeros(0), minlength=1))
     assert got.size == 0 and got.dtype == np.float64
+
+
+def rounds_of_all_groups(group, weight, cap, capacity, cap_sum):
+    """The water-fill as `kernels.fill` did it before it filled group by group: every round passes over the rows of all
+    groups, and every group's capacity is clipped at 0 after each round (plain loops; the oracle of the next test)."""
+    n, n_groups = cap.size, capacity.size
+    weighted = weight is not None
+    if cap_sum is None:
+        cap_sum = np.zeros(n_groups)
+        for i in range(n):
+            cap_sum[group[i]] += cap[i]
+    short = [not (cap_sum[k] <= capacity[k]) for k in range(n_groups)]
+    alloc = np.zeros(n)
+    rows = []
+    for i in range(n):
+        if cap[i] > 0 and (not weighted or weight[i] > 0):
+            alloc[i] = cap[i]
+            if short[group[i]]:
+                rows.append(i)
+    remaining, level = capacity.copy(), np.zeros(n_groups)
+    while rows:
+        sums = np.zeros(n_groups)
+        for i in rows:
+            sums[group[i]] += weight[i] if weighted else 1.0
+        for k in range(n_groups):
+            if sums[k] > 0:
+                level[k] = remaining[k] / sums[k]
+        sums = np.zeros(n_groups)
+        kept = []
+        for i in rows:
+            offer = weight[i] * level[group[i]] if weighted else level[group[i]]
+            if offer >= cap[i]:
+                sums[group[i]] += cap[i]
+            else:
+                kept.append(i)
+        if len(kept) == len(rows):
+            for i in rows:
+                alloc[i] = weight[i] * level[group[i]] if weighted else level[group[i]]
+            break
+        for k in range(n_groups):
+            r = remaining[k] - sums[k]
+            remaining[k] = r if (r > 0.0 or r != r) else 0.0  # kernels.np_max(r, 0.0)
+        rows = kept
+    return alloc
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(0, 40), st.booleans(), st.booleans())
+def test_fill_group_by_group_is_the_rounds_of_all_groups_bit_for_bit(seed, n_groups, n, weighted, given_sum):
+    """Groups that settle after one round and after many, ties, tiny and huge caps, capacities below 0 and -0.0 (a
+    settled group's capacity clipped while others go on)."""
+    from vcloud.kernels import fill
+
+    r = np.random.default_rng(seed)
+    group = r.integers(0, n_groups, n).astype(np.int64)
+    cap = r.choice([0.0, 1.0, 2.5, 1e-9, 3.0, 7.0, 1e6], n) * r.choice([1.0, 1.0, 0.3], n)
+    weight = r.choice([0.0, 1.0, 2.0, 0.5], n) if weighted else None
+    capacity = r.choice([10.0, 3.3, 0.0, -0.0, -1.0, 1e7, 5.5], n_groups) * r.random(n_groups).round(1)
+    cap_sum = np.bincount(group, cap, minlength=n_groups).astype(float) if given_sum else None
+    want = rounds_of_all_groups(group, weight, cap, capacity, cap_sum)
+    got = fill(group, np.zeros(0) if weight is None else weight, cap, capacity,
+               np.zeros(0) if cap_sum is None else cap_sum)  # fmt: skip
+    assert np.array_equal(got.view(np.int64), want.view(np.int64)), (got, want)
