@@ -194,10 +194,9 @@ class CloudModel(Model):
         if item.state != ItemState.NEW:
             raise RuntimeError(f"{item} was already started")
         item.vm, item.state, item.start_s = vm, ItemState.RUNNING, float(self.time)
-        item.row = self.items.add(
-            item, vm=vm.row, threads=item.threads, io_mbps_max=item.io_mbps_max, mem_mb=item.mem_mb,
-            mem_active_mb=item.mem_mb * item.mem_active_fraction,
-        )  # fmt: skip
+        mem_mb = item.mem_mb
+        item.row = self.items.add_item(item, vm.row, item.threads, item.io_mbps_max, mem_mb,
+                                       mem_mb * item.mem_active_fraction)  # fmt: skip
         self._load_phase(item, start=True)
 
     def _load_phase(self, item: WorkItem, start: bool = False) -> None:
