@@ -148,8 +148,12 @@ class Phase:
             raise ValueError(f"phase {name!r}: amount must be finite and >= 0, got {amount}")
         if not 0.0 <= sys_fraction <= 1.0:
             raise ValueError(f"phase {name!r}: sys_fraction must be in [0, 1], got {sys_fraction}")
-        if kind == Kind.PIPE and not (cpu_per_unit > 0 or any(s.mb_per_unit > 0 for s in streams)):
-            raise ValueError(f"phase {name!r}: a pipelined phase needs CPU or I/O per unit")
+        if kind == Kind.PIPE and not cpu_per_unit > 0:
+            for s in streams:  # (a loop, not any() of a generator: most of the check's time)
+                if s.mb_per_unit > 0:
+                    break
+            else:
+                raise ValueError(f"phase {name!r}: a pipelined phase needs CPU or I/O per unit")
         if not (cpu_per_unit >= 0 and math.isfinite(cpu_per_unit)):
             raise ValueError(f"phase {name!r}: cpu_per_unit must be finite and >= 0, got {cpu_per_unit}")
         slots = _PHASE_SLOTS
@@ -247,7 +251,7 @@ _ENDED_PHASES: dict[str, EndedPhase] = {}
 def ended_plan(phases: list[Phase]) -> tuple[EndedPhase, ...]:
     """The names of a plan's phases as one shared tuple per sequence of names: the thousands of ended items of a
     long run that ran the same plan shape hold one tuple between them."""
-    names = tuple(p.name for p in phases)
+    names = tuple([p.name for p in phases])
     found = _ENDED_PLANS.get(names)
     if found is None:
         found = tuple(_ENDED_PHASES.setdefault(n, EndedPhase(n)) for n in names)
