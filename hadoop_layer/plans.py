@@ -79,9 +79,8 @@ class Route:
         return read_streams(self.source_vm, self.serving, self.source_file, self.source_cross_rack)
 
     def writes(self, replication: int, per_mb: float = 1.0) -> list[Stream]:
-        streams = write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files,
-                                self.pipeline_cross_rack)  # fmt: skip
-        return [s.scaled(per_mb) for s in streams]
+        return write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files,
+                             self.pipeline_cross_rack, per_mb)  # fmt: skip
 
 
 _ROUTE_SLOTS = tuple(getattr(Route, f).__set__ for f in Route.__slots__)

@@ -164,3 +164,47 @@ def test_route_fields():
     assert defaults == (-1, (), True, -1, -1, -1, -1, (), False, ())
     with pytest.raises(FrozenInstanceError):
         route.source_vm = 1  # type: ignore[misc]
+
+
+def _plain_merged(streams: tuple[Stream, ...]) -> tuple[Stream, ...]:
+    """`Phase.pipe`'s merge as it was: a new stream for every key once any two merge."""
+    merged: dict[tuple, float] = {}
+    kept = []
+    for s in streams:
+        if s.mb_per_unit > 0:
+            key = (s.device, s.vm, s.write, s.file)
+            merged[key] = merged.get(key, 0.0) + s.mb_per_unit
+            kept.append(s)
+    if len(merged) < len(kept):
+        return tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
+    return tuple(kept)
+
+
+rates = st.sampled_from([0.0, 0.25, 1.0, 1.5, 2.0, 1e-17, 3.7])
+small = st.integers(-1, 2)
+devices = st.sampled_from(list(Device))
+stream_lists = st.lists(st.builds(Stream, devices, rates, small, st.booleans(), small), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(stream_lists)
+def test_merged_streams(streams):
+    from vcloud.work import _merged
+
+    fast, plain = _merged(tuple(streams)), _plain_merged(tuple(streams))
+    assert [_fields(s) for s in fast] == [_fields(s) for s in plain]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 20), max_size=3, unique=True), st.booleans(), st.integers(1, 4), st.integers(-1, 9),
+       st.lists(st.booleans(), min_size=3, max_size=3), st.booleans(),
+       st.floats(0.0, 50.0) | st.sampled_from([0.0, -0.0, 1.0, 1 / 3, -1.0, math.nan]))  # fmt: skip
+def test_write_streams_per_mb(vms, serving, replication, own_file, hops, with_files, per_mb):
+    """Streams made `per_mb` at once are those made per MB and then scaled (and fail alike)."""
+    from hadoop_layer.datanode import write_streams
+
+    files = tuple(range(100, 100 + len(vms))) if with_files else ()
+    args = (tuple(vms), serving, replication, own_file, files, tuple(hops[: len(vms)]) if vms else ())
+    fast = _made(lambda: write_streams(*args, per_mb=per_mb))
+    plain = _made(lambda: [s.scaled(per_mb) for s in write_streams(*args)])
+    assert fast == plain if isinstance(fast, str) else [_fields(s) for s in fast] == [_fields(s) for s in plain]

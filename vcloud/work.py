@@ -81,7 +81,7 @@ class Stream:
 
     def scaled(self, factor: float) -> Stream:
         """This stream with `factor` times its MB per unit: `dataclasses.replace(self, mb_per_unit=...)`, without its
-        look at every field (a task's HDFS write streams are scaled to its output at every plan)."""
+        look at every field."""
         return Stream(self.device, self.mb_per_unit * factor, self.vm, self.write, self.file)
 
 
@@ -222,19 +222,21 @@ _PHASE_SLOTS = tuple(getattr(Phase, f).__set__ for f in Phase.__slots__)
 
 def _merged(streams: tuple[Stream, ...]) -> tuple[Stream, ...]:
     """`Phase.pipe`'s streams: empty ones dropped (a map's spill when it spills once), those on the same device of the
-    same VM, file and direction merged in order of first appearance. Streams with nothing to merge are kept as they
-    are (the merge would make equal ones: 0.0 + x == x). One pass: this runs at every task launch."""
-    merged: dict[tuple[Device, int, bool, int], float] = {}
-    kept = []
+    same VM, file and direction merged in order of first appearance (their MB summed in order). A stream with nothing
+    to merge is kept as it is (the merge would make an equal one: 0.0 + x == x). One pass: this runs at every task
+    launch."""
+    groups: dict[tuple[Device, int, bool, int], list] = {}  # key: [first stream, MB summed, merged?]
     for s in streams:
         mb = s.mb_per_unit
         if mb > 0:
             key = (s.device, s.vm, s.write, s.file)
-            merged[key] = merged.get(key, 0.0) + mb
-            kept.append(s)
-    if len(merged) < len(kept):
-        return tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
-    return tuple(kept)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [s, 0.0 + mb, False]
+            else:
+                group[1] += mb
+                group[2] = True
+    return tuple(Stream(s.device, mb, s.vm, s.write, s.file) if merged else s for s, mb, merged in groups.values())
 
 
 @dataclass(frozen=True, slots=True)
