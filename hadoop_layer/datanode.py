@@ -90,8 +90,10 @@ class DataNodes:
             return -1
         racks = self._rack_list
         rack = racks[node]
-        chosen = next((n for n in nodes if racks[n] == rack), nodes[0])
-        return self.vm_rows[chosen]
+        for n in nodes:  # the first in the reader's rack, else the first (a loop, not next() of a generator)
+            if racks[n] == rack:
+                return self.vm_rows[n]
+        return self.vm_rows[nodes[0]]
 
     def write_pipeline(self, node: int, rng: np.random.Generator) -> list[int]:
         """VM rows of the further replicas of a block written from `node` (placed as HDFS places them)."""

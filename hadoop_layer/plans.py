@@ -89,7 +89,10 @@ LOCAL = Route()
 
 def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mark]]:
     """Drop empty phases: each would cost a tick for nothing. (Most plans have none: those are kept as they are.)"""
-    if all(p.amount > 0 for p in phases):
+    for p in phases:
+        if not p.amount > 0:
+            break
+    else:
         return phases, marks
     kept = [(p, m) for p, m in zip(phases, marks, strict=True) if p.amount > 0]
     return [p for p, _ in kept], [m for _, m in kept]

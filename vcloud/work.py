@@ -223,8 +223,17 @@ _PHASE_SLOTS = tuple(getattr(Phase, f).__set__ for f in Phase.__slots__)
 def _merged(streams: tuple[Stream, ...]) -> tuple[Stream, ...]:
     """`Phase.pipe`'s streams: empty ones dropped (a map's spill when it spills once), those on the same device of the
     same VM, file and direction merged in order of first appearance (their MB summed in order). A stream with nothing
-    to merge is kept as it is (the merge would make an equal one: 0.0 + x == x). One pass: this runs at every task
-    launch."""
+    to merge is kept as it is (the merge would make an equal one: 0.0 + x == x). This runs at every task launch: most
+    plans' streams have nothing to merge, found in one pass."""
+    seen: dict[tuple[Device, int, bool, int], Stream] = {}
+    for s in streams:
+        if s.mb_per_unit > 0:
+            key = (s.device, s.vm, s.write, s.file)
+            if key in seen:
+                break
+            seen[key] = s
+    else:
+        return tuple(seen.values())
     groups: dict[tuple[Device, int, bool, int], list] = {}  # key: [first stream, MB summed, merged?]
     for s in streams:
         mb = s.mb_per_unit
