@@ -208,3 +208,15 @@ def test_write_streams_per_mb(vms, serving, replication, own_file, hops, with_fi
     fast = _made(lambda: write_streams(*args, per_mb=per_mb))
     plain = _made(lambda: [s.scaled(per_mb) for s in write_streams(*args)])
     assert fast == plain if isinstance(fast, str) else [_fields(s) for s in fast] == [_fields(s) for s in plain]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=12), st.lists(st.integers(0, 11), max_size=3), st.data())
+def test_locality_of_lists_is_locality(racks, replicas, data):
+    """`locality_in` (plain lists, a loop) answers as `locality` (arrays) does."""
+    from hadoop_layer.hdfs import locality, locality_in
+
+    replicas = [r % len(racks) for r in replicas]
+    node = data.draw(st.integers(0, len(racks) - 1))
+    expected = locality(np.array(replicas, dtype=np.int64), node, np.array(racks, dtype=np.int64))
+    assert locality_in(replicas, node, racks) == expected
