@@ -220,3 +220,39 @@ def test_locality_of_lists_is_locality(racks, replicas, data):
     node = data.draw(st.integers(0, len(racks) - 1))
     expected = locality(np.array(replicas, dtype=np.int64), node, np.array(racks, dtype=np.int64))
     assert locality_in(replicas, node, racks) == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(-1, 1), st.sampled_from([0.0, 0.5, 1.0]), st.booleans()), max_size=5),
+                min_size=1, max_size=8))  # fmt: skip
+def test_phase_loads_reset_only_the_streams_they_leave(plans):
+    """`_load_phase` as it was: the row's streams (VM, need, file) all reset when it had one, then the new ones
+    written; now only the columns past the new ones that the former phase used are reset."""
+    from tests.helpers import one_host
+    from vcloud.agents import WorkItem
+    from vcloud.work import disk, nic
+
+    model = one_host()
+    vm = model.add_vm("v", model.host_agents[0], vcpus=2, mem_mb=2048)
+    f = model.cache.create(vm.row, 10.0, 5.0)
+    phases = [Phase.pipe(f"p{i}", 5.0, 1.0, [disk(mb, v, w, f) if w or v else nic(mb or 1.0, v) for v, mb, w in p])
+              for i, p in enumerate(plans)]  # fmt: skip
+    item = WorkItem(model, phases)
+    model.start_item(item, vm)
+    items, row = model.items, item.row
+    fills = {"stream_vm": -1, "stream_need": 0.0, "stream_file": -1}
+    expect = {name: np.full(1, fill) for name, fill in fills.items()}
+    for i, phase in enumerate(phases):
+        if i:
+            item.phase_index = i
+            model._load_phase(item)
+        streams = [s for s in phase.streams if s.mb_per_unit > 0]
+        width = items.width
+        if expect["stream_vm"][0] >= 0:  # the former algorithm: reset the row, then write the new streams
+            expect = {name: np.full(width, fill) for name, fill in fills.items()}
+        expect = {name: np.concatenate([a, np.full(width - len(a), fills[name])]) for name, a in expect.items()}
+        for k, s in enumerate(streams):
+            expect["stream_vm"][k] = vm.row if s.vm < 0 else s.vm
+            expect["stream_need"][k], expect["stream_file"][k] = s.mb_per_unit, s.file
+        for name, values in expect.items():
+            np.testing.assert_array_equal(getattr(items, name)[row], values)

@@ -125,8 +125,11 @@ class PageCache:
         return f
 
     def cached_share(self, file: int) -> float:
-        size = self.files.size_mb[file]
-        return float(min(self.files.cached_mb[file] / size, 1.0)) if size > 0 else 0.0
+        """The file's cached share (as Python floats: the same IEEE arithmetic as NumPy's scalars, at every read
+        phase's start)."""
+        files = self.files
+        size = files.size_mb.item(file)
+        return min(files.cached_mb.item(file) / size, 1.0) if size > 0 else 0.0
 
     def delete(self, file: int) -> None:
         """The file is removed: its pages are freed, dirty ones are never written."""
