@@ -51,6 +51,6 @@ class AttemptRegistry:
         if task.role:
             return row
         self.count[task.kind] -= 1
-        if task.kind == TaskKind.REDUCE and attempt in task.job.reduce_attempts:
+        if task.kind == TaskKind.REDUCE and not attempt.replayed:  # as `add` listed it: one scan, not a test and a scan
             task.job.reduce_attempts.remove(attempt)
         return row

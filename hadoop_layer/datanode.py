@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from hadoop_layer.hdfs import BlockPlacement
-from vcloud.work import Stream, disk, nic, rack_hop
+from vcloud.work import Device, Stream, disk, nic, rack_hop
 
 
 def read_streams(source_vm: int, serving: bool, file: int = -1, cross_rack: bool = False) -> list[Stream]:
@@ -36,24 +36,35 @@ def read_streams(source_vm: int, serving: bool, file: int = -1, cross_rack: bool
 
 
 def write_streams(
-    pipeline_vms: tuple[int, ...], serving: bool, replication: int, own_file: int = -1, files: tuple[int, ...] = (),
+    pipeline_vms: tuple[int, ...],
+    serving: bool,
+    replication: int,
+    own_file: int = -1,
+    files: tuple[int, ...] = (),
     cross_rack: tuple[bool, ...] = (),
+    per_mb: float = 1.0,
 ) -> list[Stream]:
-    """Streams per MB of an HDFS write from the writer's node to `pipeline_vms` (replicas 2, 3, ...), into page-cache
-    files `own_file` and `files` (one per pipeline VM); `cross_rack[k]`: the hop into pipeline VM k leaves a rack."""
-    streams = [disk(write=True, file=own_file)]
+    """Streams of an HDFS write of `per_mb` MB per unit from the writer's node to `pipeline_vms` (replicas 2, 3, ...),
+    into page-cache files `own_file` and `files` (one per pipeline VM); `cross_rack[k]`: the hop into pipeline VM k
+    leaves a rack. Each stream's MB per MB written times `per_mb`, made at once (not made, then scaled: every plan
+    with HDFS output makes these)."""
+    streams = [Stream(Device.DISK, 1.0 * per_mb, -1, True, own_file)]
     if not serving:
-        return streams + ([nic(replication - 1.0)] if replication > 1 else [])
+        return streams + ([Stream(Device.NIC, (replication - 1.0) * per_mb)] if replication > 1 else [])
     if not pipeline_vms:
         return streams
-    streams.append(nic())  # the writer sends to the second replica
+    one = 1.0 * per_mb
+    streams.append(Stream(Device.NIC, one))  # the writer sends to the second replica
     files = files or (-1,) * len(pipeline_vms)
     cross_rack = cross_rack or (False,) * len(pipeline_vms)
     for k, (vm, file) in enumerate(zip(pipeline_vms, files, strict=True)):
         forwards = k + 1 < len(pipeline_vms)
-        streams += [nic(2.0 if forwards else 1.0, vm=vm), disk(vm=vm, write=True, file=file)]  # receive (and send on)
+        streams += [
+            Stream(Device.NIC, (2.0 if forwards else 1.0) * per_mb, vm),
+            Stream(Device.DISK, one, vm, True, file),
+        ]  # receive, and send on
         if cross_rack[k]:
-            streams += rack_hop(1.0, from_vm=pipeline_vms[k - 1] if k else -1, to_vm=vm)
+            streams += [Stream(Device.UPLINK, one, pipeline_vms[k - 1] if k else -1), Stream(Device.DOWNLINK, one, vm)]
     return streams
 
 
@@ -79,8 +90,10 @@ class DataNodes:
             return -1
         racks = self._rack_list
         rack = racks[node]
-        chosen = next((n for n in nodes if racks[n] == rack), nodes[0])
-        return self.vm_rows[chosen]
+        for n in nodes:  # the first in the reader's rack, else the first (a loop, not next() of a generator)
+            if racks[n] == rack:
+                return self.vm_rows[n]
+        return self.vm_rows[nodes[0]]
 
     def write_pipeline(self, node: int, rng: np.random.Generator) -> list[int]:
         """VM rows of the further replicas of a block written from `node` (placed as HDFS places them)."""

@@ -92,11 +92,16 @@ class EndedAttempts:
             self.ends = grown(self.ends, (max(4096, 2 * (used + m)),), 0.0)  # read only up to `ends_used`
         self.ends[used : used + m] = phase_ends
         self.ends_used = used + m
-        locality = attempt.locality
+        locality, start_s = attempt.locality, attempt.start_s
         self.gid[k] = task.gid
-        self.job[k], self.group[k], self.index[k], self.number[k] = self.key_of(attempt)
+        job = task.job
+        self.job[k], self.index[k], self.number[k] = job.number, task.index, attempt.number
+        if task.role:  # task_key's group
+            self.group[k] = 2 + job.lifecycle_tasks.index(task)
+        else:
+            self.group[k] = MAP if task.kind == TaskKind.MAP else REDUCE
         self.node[k], self.state[k] = attempt.tracker.node, _STATE_CODE[attempt.state]
-        self.start_s[k] = np.nan if attempt.start_s is None else attempt.start_s
+        self.start_s[k] = np.nan if start_s is None else start_s
         self.end_s[k] = attempt.end_s
         self.locality[k] = -1 if locality is None else int(locality)
         self.speculative[k], self.output_mb[k], self.spills[k] = attempt.speculative, attempt.output_mb, attempt.spills
@@ -111,7 +116,7 @@ class EndedAttempts:
         return (*task_key(attempt.task), attempt.number)
 
     def _plan(self, phases) -> int:
-        names = tuple(p.name for p in phases)
+        names = tuple([p.name for p in phases])
         found = self._plan_ids.get(names)
         if found is None:
             found = self._plan_ids[names] = len(self.plans)

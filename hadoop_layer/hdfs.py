@@ -105,6 +105,7 @@ def locality_in(replicas: list[int], node: int, racks: list[int]) -> Locality:
     if node in replicas:
         return Locality.NODE
     rack = racks[node]
-    if any(racks[r] == rack for r in replicas):
-        return Locality.RACK
+    for r in replicas:  # (a loop, not any() of a generator)
+        if racks[r] == rack:
+            return Locality.RACK
     return Locality.OFF_RACK

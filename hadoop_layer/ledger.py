@@ -62,9 +62,17 @@ class RunningLedger:
         )
 
     def _move(self, old: tuple[int, ...], new: tuple[int, ...]) -> None:
-        for name, before, after in zip(self.FIELDS, old, new, strict=True):
-            if before != after:
-                setattr(self, name, getattr(self, name) + after - before)
+        """Each sum (`FIELDS` order) moves by new - old: integers, added by name (at every task state change)."""
+        o0, o1, o2, o3, o4, o5, o6, o7 = old
+        n0, n1, n2, n3, n4, n5, n6, n7 = new
+        self.jobs_pending_maps += n0 - o0
+        self.jobs_ready_reduces += n1 - o1
+        self.map_load += n2 - o2
+        self.reduce_load += n3 - o3
+        self.jobs_with_reduces += n4 - o4
+        self.maps_of_jobs_with_reduces += n5 - o5
+        self.reduces_of_jobs_with_reduces += n6 - o6
+        self.running_tasks += n7 - o7
 
     def enter(self, job: Job) -> None:
         self._of[job] = new = self.contribution(job)

@@ -49,21 +49,50 @@ class Route:
     source_cross_rack: bool = False
     pipeline_cross_rack: tuple[bool, ...] = ()
 
+    def __init__(
+        self,
+        source_vm: int = -1,
+        pipeline_vms: tuple[int, ...] = (),
+        serving: bool = True,
+        source_file: int = -1,
+        scratch_file: int = -1,
+        map_output_file: int = -1,
+        output_file: int = -1,
+        pipeline_files: tuple[int, ...] = (),
+        source_cross_rack: bool = False,
+        pipeline_cross_rack: tuple[bool, ...] = (),
+    ) -> None:
+        """The fields set through their slots, not by the frozen dataclass's `object.__setattr__` (every launch)."""
+        slots = _ROUTE_SLOTS
+        slots[0](self, source_vm)
+        slots[1](self, pipeline_vms)
+        slots[2](self, serving)
+        slots[3](self, source_file)
+        slots[4](self, scratch_file)
+        slots[5](self, map_output_file)
+        slots[6](self, output_file)
+        slots[7](self, pipeline_files)
+        slots[8](self, source_cross_rack)
+        slots[9](self, pipeline_cross_rack)
+
     def reads(self) -> list[Stream]:
         return read_streams(self.source_vm, self.serving, self.source_file, self.source_cross_rack)
 
     def writes(self, replication: int, per_mb: float = 1.0) -> list[Stream]:
-        streams = write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files,
-                                self.pipeline_cross_rack)  # fmt: skip
-        return [s.scaled(per_mb) for s in streams]
+        return write_streams(self.pipeline_vms, self.serving, replication, self.output_file, self.pipeline_files,
+                             self.pipeline_cross_rack, per_mb)  # fmt: skip
 
 
+_ROUTE_SLOTS = tuple(getattr(Route, f).__set__ for f in Route.__slots__)
 LOCAL = Route()
 
 
 def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mark]]:
     """Drop empty phases: each would cost a tick for nothing. (Most plans have none: those are kept as they are.)"""
-    if all(p.amount > 0 for p in phases):
+    for p in phases:
+        if not p.amount > 0:
+            break
+    else:
         return phases, marks
     kept = [(p, m) for p, m in zip(phases, marks, strict=True) if p.amount > 0]
     return [p for p, _ in kept], [m for _, m in kept]
@@ -197,10 +226,11 @@ def reduce_start_plan(
 
     Pipelined (`hadoop.pipelined_tasks`), the shuffle writes `merge_write_per_mb` MB to the local disk per MB
     fetched while it fetches (ReduceCopier's in-memory and on-disk mergers run beside the copiers; 10.2)."""
-    shuffle = Phase.net("shuffle", available_mb, open=True)
     if cfg.pipelined_tasks and merge_write_per_mb > 0:
         shuffle = Phase("shuffle", Kind.PIPE, available_mb, open=True,
                         streams=(nic(), disk(merge_write_per_mb, write=True, file=merge_file)))  # fmt: skip
+    else:
+        shuffle = Phase.net("shuffle", available_mb, open=True)
     phases = [jvm_start(cfg.jvm_start_core_s * core_mhz), shuffle]
     marks = [(0.0, 0.0)] * len(phases)
     return phases, marks

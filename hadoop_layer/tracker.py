@@ -78,8 +78,8 @@ class TaskTracker(Agent):
         }
 
     def free(self, kind: TaskKind) -> int:
-        slots = self._map_slots if kind == TaskKind.MAP else self._reduce_slots
-        return max(slots - len(self.running[kind]), 0)
+        free = (self._map_slots if kind == TaskKind.MAP else self._reduce_slots) - len(self.running[kind])
+        return free if free > 0 else 0
 
     # ---- heartbeat clock (hadoop_layer/heartbeats.py) -----------------------------------------------------
     @property

@@ -194,29 +194,31 @@ class CloudModel(Model):
         if item.state != ItemState.NEW:
             raise RuntimeError(f"{item} was already started")
         item.vm, item.state, item.start_s = vm, ItemState.RUNNING, float(self.time)
-        item.row = self.items.add(
-            item, vm=vm.row, threads=item.threads, io_mbps_max=item.io_mbps_max, mem_mb=item.mem_mb,
-            mem_active_mb=item.mem_mb * item.mem_active_fraction,
-        )  # fmt: skip
+        mem_mb = item.mem_mb
+        item.row = self.items.add_item(item, vm.row, item.threads, item.io_mbps_max, mem_mb,
+                                       mem_mb * item.mem_active_fraction)  # fmt: skip
         self._load_phase(item, start=True)
 
     def _load_phase(self, item: WorkItem, start: bool = False) -> None:
         """Write the item's current phase into its row (at every start and phase change: kept to plain scalar writes).
-        The stream columns are reset only if the row has a stream: streams fill a row from column 0, so a row whose
-        first `stream_vm` is -1 holds the defaults already (a new row, or a phase without I/O before)."""
+        Streams fill a row from column 0 and the columns past them hold no stream (`stream_vm` -1, no need, no file):
+        the new phase's streams overwrite the first columns, and only those past them that the former phase used are
+        reset (none if its column after the new streams is -1: a new row, or a phase with no more streams before)."""
         phase, items, row = item.phase, self.items, item.row
         kind = phase.kind
         items.kind[row] = int(kind)
         need_cpu, streams = phase.needs()
         items.need_cpu[row] = need_cpu
-        if items.stream_vm[row, 0] >= 0:
-            items.stream_vm[row] = -1
-            items.stream_need[row] = 0.0
-            items.stream_file[row] = -1
         if streams:
             streams = [s for s in streams if s.mb_per_unit > 0]
-            if len(streams) > items.width:
-                items.widen(len(streams))
+        m = len(streams)
+        if m < items.width and items.stream_vm[row, m] >= 0:
+            items.stream_vm[row, m:] = -1
+            items.stream_need[row, m:] = 0.0
+            items.stream_file[row, m:] = -1
+        if streams:
+            if m > items.width:
+                items.widen(m)
             stream_vm, stream_device, stream_need = items.stream_vm, items.stream_device, items.stream_need
             stream_file, stream_write, stream_hit = items.stream_file, items.stream_write, items.stream_hit
             own_vm = item.vm.row
@@ -233,7 +235,8 @@ class CloudModel(Model):
         items.remaining[row] = math.inf if kind == Kind.LOAD else amount
         items.sys_fraction[row] = phase.sys_fraction
         items.open[row] = phase.open
-        self._progress_moved(counted=not start)
+        self._progress_tick = -1  # _progress_moved(counted=not start), at every phase change
+        self.progress_moves += not start
         items.phase_amount[row] = amount
         items.progress_lo[row], items.progress_hi[row] = item.phase_marks(item.phase_index)
 

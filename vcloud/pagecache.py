@@ -110,19 +110,26 @@ class PageCache:
         (a deleted file's id is reused: the table stays as small as the live files)."""
         if not (size_mb >= 0 and 0 <= cached_mb <= size_mb):
             raise ValueError(f"file: need 0 <= cached_mb <= size_mb, got {cached_mb}, {size_mb}")
+        files = self.files
         if self._free:
-            f, files = self._free.pop(), self.files
-            files.vm[f], files.size_mb[f], files.cached_mb[f], files.dirty_mb[f] = vm, size_mb, cached_mb, 0.0
-            files.dirty_since_s[f], files.last_access_s[f], files.active[f], files.alive[f] = 0.0, now, False, True
-        else:
-            f = self.files.append(vm=vm, size_mb=size_mb, cached_mb=cached_mb, last_access_s=now, alive=True)
+            f = self._free.pop()
+        else:  # a new row: `files.append`, its columns written here as a reused row's are (not by keywords)
+            f = files.n
+            if f == len(files.vm):
+                files._grow(f + 1)
+            files.n = f + 1
+        files.vm[f], files.size_mb[f], files.cached_mb[f], files.dirty_mb[f] = vm, size_mb, cached_mb, 0.0
+        files.dirty_since_s[f], files.last_access_s[f], files.active[f], files.alive[f] = 0.0, now, False, True
         if cached_mb > 0:
             self.touch([f])
         return f
 
     def cached_share(self, file: int) -> float:
-        size = self.files.size_mb[file]
-        return float(min(self.files.cached_mb[file] / size, 1.0)) if size > 0 else 0.0
+        """The file's cached share (as Python floats: the same IEEE arithmetic as NumPy's scalars, at every read
+        phase's start)."""
+        files = self.files
+        size = files.size_mb.item(file)
+        return min(files.cached_mb.item(file) / size, 1.0) if size > 0 else 0.0
 
     def delete(self, file: int) -> None:
         """The file is removed: its pages are freed, dirty ones are never written."""

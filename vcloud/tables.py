@@ -74,9 +74,9 @@ class Columns:
         schema = self.SCHEMA
         if not values.keys() <= schema.keys():
             raise KeyError(f"unknown columns {sorted(set(values) - set(schema))}")
-        if self.n == self.capacity:
-            self._grow(self.n + 1)
         row = self.n
+        if row == self.capacity:
+            self._grow(row + 1)
         cols, get = self.__dict__, values.get  # the columns are instance attributes (set in __init__ and _grow)
         for name in schema:
             cols[name][row] = get(name, 0)
@@ -208,10 +208,32 @@ class ItemTable(Columns):
         super().__init__(capacity, width=1)
         self.owner: list[object] = []
         self._names = (*self.SCHEMA, *self.WIDE)
+        given = ("vm", "threads", "io_mbps_max", "mem_mb", "mem_active_mb")  # add_item's arguments
+        self._zeroed = tuple(name for name in self.SCHEMA if name not in given)
         self.layout = 0  # bumped whenever a row's needs change (add, remove, new phase): a key for caches
 
     def add(self, owner: object, **values: float) -> int:
         row = self.append(**values)
+        self.owner.append(owner)
+        self.layout += 1
+        return row
+
+    def add_item(
+        self, owner: object, vm: int, threads: float, io_mbps_max: float, mem_mb: float, mem_active_mb: float
+    ) -> int:
+        """`add(owner, vm=vm, threads=threads, ...)`: a work item's row (`CloudModel.start_item`), written by plain
+        scalar writes without `append`'s keywords (a third of its time, at every task launch)."""
+        row = self.n
+        if row == len(self.vm):
+            self._grow(row + 1)
+        cols = self.__dict__
+        for name in self._zeroed:
+            cols[name][row] = 0
+        self.vm[row], self.threads[row], self.io_mbps_max[row] = vm, threads, io_mbps_max
+        self.mem_mb[row], self.mem_active_mb[row] = mem_mb, mem_active_mb
+        for name, (_, fill) in self.WIDE.items():
+            cols[name][row] = fill
+        self.n = row + 1
         self.owner.append(owner)
         self.layout += 1
         return row

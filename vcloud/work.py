@@ -67,14 +67,25 @@ class Stream:
     write: bool = False
     file: int = -1  # datastore streams: the file (vcloud/pagecache.py) read or written through the page cache
 
-    def __post_init__(self) -> None:
-        if not (self.mb_per_unit >= 0 and math.isfinite(self.mb_per_unit)):
-            raise ValueError(f"stream mb_per_unit must be finite and >= 0, got {self.mb_per_unit}")
+    def __init__(self, device: Device, mb_per_unit: float = 1.0, vm: int = -1, write: bool = False, file: int = -1):
+        """The dataclass's fields, checked, set through their slots: a frozen dataclass's own `__init__` sets each
+        through `object.__setattr__` and then calls `__post_init__`, twice the time (task plans make streams at every
+        launch)."""
+        if not (mb_per_unit >= 0 and math.isfinite(mb_per_unit)):
+            raise ValueError(f"stream mb_per_unit must be finite and >= 0, got {mb_per_unit}")
+        _STREAM_SLOTS[0](self, device)
+        _STREAM_SLOTS[1](self, mb_per_unit)
+        _STREAM_SLOTS[2](self, vm)
+        _STREAM_SLOTS[3](self, write)
+        _STREAM_SLOTS[4](self, file)
 
     def scaled(self, factor: float) -> Stream:
         """This stream with `factor` times its MB per unit: `dataclasses.replace(self, mb_per_unit=...)`, without its
-        look at every field (a task's HDFS write streams are scaled to its output at every plan)."""
+        look at every field."""
         return Stream(self.device, self.mb_per_unit * factor, self.vm, self.write, self.file)
+
+
+_STREAM_SLOTS = tuple(getattr(Stream, f).__set__ for f in Stream.__slots__)  # the fields' slot setters, in order
 
 
 def disk(mb_per_unit: float = 1.0, vm: int = -1, write: bool = False, file: int = -1) -> Stream:
@@ -122,15 +133,37 @@ class Phase:
     cpu_per_unit: float = 0.0  # PIPE: megacycles per unit
     streams: tuple[Stream, ...] = ()  # PIPE: I/O per unit
 
-    def __post_init__(self) -> None:
-        if not (self.amount >= 0 and math.isfinite(self.amount)):
-            raise ValueError(f"phase {self.name!r}: amount must be finite and >= 0, got {self.amount}")
-        if not 0.0 <= self.sys_fraction <= 1.0:
-            raise ValueError(f"phase {self.name!r}: sys_fraction must be in [0, 1], got {self.sys_fraction}")
-        if self.kind == Kind.PIPE and not (self.cpu_per_unit > 0 or any(s.mb_per_unit > 0 for s in self.streams)):
-            raise ValueError(f"phase {self.name!r}: a pipelined phase needs CPU or I/O per unit")
-        if not (self.cpu_per_unit >= 0 and math.isfinite(self.cpu_per_unit)):
-            raise ValueError(f"phase {self.name!r}: cpu_per_unit must be finite and >= 0, got {self.cpu_per_unit}")
+    def __init__(
+        self,
+        name: str,
+        kind: Kind,
+        amount: float,
+        sys_fraction: float = 0.0,
+        open: bool = False,
+        cpu_per_unit: float = 0.0,
+        streams: tuple[Stream, ...] = (),
+    ) -> None:
+        """The fields, checked, set through their slots (as `Stream.__init__`: plans make phases at every launch)."""
+        if not (amount >= 0 and math.isfinite(amount)):
+            raise ValueError(f"phase {name!r}: amount must be finite and >= 0, got {amount}")
+        if not 0.0 <= sys_fraction <= 1.0:
+            raise ValueError(f"phase {name!r}: sys_fraction must be in [0, 1], got {sys_fraction}")
+        if kind == Kind.PIPE and not cpu_per_unit > 0:
+            for s in streams:  # (a loop, not any() of a generator: most of the check's time)
+                if s.mb_per_unit > 0:
+                    break
+            else:
+                raise ValueError(f"phase {name!r}: a pipelined phase needs CPU or I/O per unit")
+        if not (cpu_per_unit >= 0 and math.isfinite(cpu_per_unit)):
+            raise ValueError(f"phase {name!r}: cpu_per_unit must be finite and >= 0, got {cpu_per_unit}")
+        slots = _PHASE_SLOTS
+        slots[0](self, name)
+        slots[1](self, kind)
+        slots[2](self, amount)
+        slots[3](self, sys_fraction)
+        slots[4](self, open)
+        slots[5](self, cpu_per_unit)
+        slots[6](self, streams)
 
     def needs(self) -> tuple[float, tuple[Stream, ...]]:
         """(megacycles per unit, streams per unit): every kind but WAIT and LOAD in one form."""
@@ -184,21 +217,35 @@ class Phase:
         return cls(name, Kind.PIPE, units, sys_fraction, False, cpu_per_unit, kept)
 
 
+_PHASE_SLOTS = tuple(getattr(Phase, f).__set__ for f in Phase.__slots__)
+
+
 def _merged(streams: tuple[Stream, ...]) -> tuple[Stream, ...]:
     """`Phase.pipe`'s streams: empty ones dropped (a map's spill when it spills once), those on the same device of the
-    same VM, file and direction merged in order of first appearance. Streams with nothing to merge are kept as they
-    are (the merge would make equal ones: 0.0 + x == x). One pass: this runs at every task launch."""
-    merged: dict[tuple[Device, int, bool, int], float] = {}
-    kept = []
+    same VM, file and direction merged in order of first appearance (their MB summed in order). A stream with nothing
+    to merge is kept as it is (the merge would make an equal one: 0.0 + x == x). This runs at every task launch: most
+    plans' streams have nothing to merge, found in one pass."""
+    seen: dict[tuple[Device, int, bool, int], Stream] = {}
+    for s in streams:
+        if s.mb_per_unit > 0:
+            key = (s.device, s.vm, s.write, s.file)
+            if key in seen:
+                break
+            seen[key] = s
+    else:
+        return tuple(seen.values())
+    groups: dict[tuple[Device, int, bool, int], list] = {}  # key: [first stream, MB summed, merged?]
     for s in streams:
         mb = s.mb_per_unit
         if mb > 0:
             key = (s.device, s.vm, s.write, s.file)
-            merged[key] = merged.get(key, 0.0) + mb
-            kept.append(s)
-    if len(merged) < len(kept):
-        return tuple(Stream(d, mb, vm, w, f) for (d, vm, w, f), mb in merged.items())
-    return tuple(kept)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [s, 0.0 + mb, False]
+            else:
+                group[1] += mb
+                group[2] = True
+    return tuple(Stream(s.device, mb, s.vm, s.write, s.file) if merged else s for s, mb, merged in groups.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +262,7 @@ _ENDED_PHASES: dict[str, EndedPhase] = {}
 def ended_plan(phases: list[Phase]) -> tuple[EndedPhase, ...]:
     """The names of a plan's phases as one shared tuple per sequence of names: the thousands of ended items of a
     long run that ran the same plan shape hold one tuple between them."""
-    names = tuple(p.name for p in phases)
+    names = tuple([p.name for p in phases])
     found = _ENDED_PLANS.get(names)
     if found is None:
         found = tuple(_ENDED_PHASES.setdefault(n, EndedPhase(n)) for n in names)
