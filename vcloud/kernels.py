@@ -1001,11 +1001,22 @@ def np_sum(a: np.ndarray, start: int, n: int) -> float:
     same way; the sum starts from 0.0). A contiguous 1-D array's sum, a C-ordered row's (`sum(axis=1)`) and a
     C-contiguous matrix's whole sum (its elements in order). The halving is walked with a stack, not recursion
     (numba's on-disk cache of a recursive function crashed when loaded)."""
+    return _sum_block(a, start, n) if n <= 128 else _np_sum_on(a, start, n, _halving_stack())
+
+
+@numba.njit(inline="always")
+def _halving_stack() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The stack `np_sum` and `np_sum_sparse` walk the halving with (a caller summing many rows makes one)."""
+    depth = 4 * 64
+    return np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_), np.empty(depth)
+
+
+@numba.njit(cache=True, nogil=True)
+def _np_sum_on(a: np.ndarray, start: int, n: int, stack: tuple) -> float:
+    """`np_sum` with its stack given."""
     if n <= 128:
         return _sum_block(a, start, n)
-    depth = 4 * 64
-    f_start, f_n, f_join = np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_)
-    vals = np.empty(depth)
+    f_start, f_n, f_join, vals = stack
     top, nv = 0, 0
     f_start[0], f_n[0], f_join[0] = start, n, False
     while top >= 0:
@@ -1032,9 +1043,55 @@ def np_sum_sparse(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int) ->
     """`np_sum` of a length-`n` array that is zero but for `val[lo:hi]` at the ascending positions `pos[lo:hi]`, without
     the array: the same halving and 8-lane blocks, each lane and tail adding only its entries (0.0 + x is x, and a
     half with no entry adds 0.0). Equal to the dense sum bit for bit for values that are not -0.0 (MB here)."""
-    depth = 4 * 64
-    f_start, f_n, f_join = np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_)
-    vals = np.empty(depth)
+    if n <= 128:
+        return _sparse_block(pos, val, lo, hi, 0, n)[0]
+    return _np_sum_sparse_on(pos, val, lo, hi, n, _halving_stack())
+
+
+@numba.njit(inline="always")
+def _sparse_block(pos: np.ndarray, val: np.ndarray, k: int, hi: int, s: int, m: int) -> tuple[float, int]:
+    """`_sum_block` of the entries k.. that fall in [s, s + m) (m <= 128); returns the sum and the next entry."""
+    end = s + m
+    if m < 8:
+        res = 0.0
+        while k < hi and pos[k] < end:
+            res += val[k]
+            k += 1
+        return res, k
+    r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = 0.0
+    body = end - m % 8
+    while k < hi and pos[k] < body:
+        lane = (pos[k] - s) % 8
+        if lane == 0:
+            r0 += val[k]
+        elif lane == 1:
+            r1 += val[k]
+        elif lane == 2:
+            r2 += val[k]
+        elif lane == 3:
+            r3 += val[k]
+        elif lane == 4:
+            r4 += val[k]
+        elif lane == 5:
+            r5 += val[k]
+        elif lane == 6:
+            r6 += val[k]
+        else:
+            r7 += val[k]
+        k += 1
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while k < hi and pos[k] < end:
+        res += val[k]
+        k += 1
+    return res, k
+
+
+@numba.njit(cache=True, nogil=True)
+def _np_sum_sparse_on(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int, stack: tuple) -> float:
+    """`np_sum_sparse` with its stack given."""
+    if n <= 128:
+        return _sparse_block(pos, val, lo, hi, 0, n)[0]
+    f_start, f_n, f_join, vals = stack
     top, nv, k = 0, 0, lo  # k: the next entry (halves are visited left to right)
     f_start[0], f_n[0], f_join[0] = 0, n, False
     while top >= 0:
@@ -1047,23 +1104,7 @@ def np_sum_sparse(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int) ->
             vals[nv] = 0.0
             nv += 1
         elif m <= 128:
-            end = s + m
-            if m < 8:
-                res = 0.0
-                while k < hi and pos[k] < end:
-                    res += val[k]
-                    k += 1
-            else:
-                lanes = np.zeros(8)
-                body = s + m - m % 8
-                while k < hi and pos[k] < body:
-                    lanes[(pos[k] - s) % 8] += val[k]
-                    k += 1
-                res = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
-                while k < hi and pos[k] < end:
-                    res += val[k]
-                    k += 1
-            vals[nv] = res
+            vals[nv], k = _sparse_block(pos, val, k, hi, s, m)
             nv += 1
         else:
             n2 = m // 2
@@ -1072,7 +1113,7 @@ def np_sum_sparse(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int) ->
             f_start[top + 2], f_n[top + 2], f_join[top + 2] = s + n2, m - n2, False
             f_start[top + 3], f_n[top + 3], f_join[top + 3] = s, n2, False
             top += 3
-    return vals[0] if nv else 0.0
+    return vals[0]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1114,9 +1155,10 @@ def shuffle_move(
     for i in range(m):
         s = served[i]
         for j in range(width):
-            if queue[s, j] != 0:
-                count += 1
-    col, got = np.empty(count, np.int64), np.empty(count)
+            count += queue[s, j] != 0
+    # (without branches: a cell is written at the next place, which moves on only past a request; the queue's cells
+    # are too mixed for a branch to be predicted)
+    col, got = np.empty(count + 1, np.int64), np.empty(count + 1)
     first = np.empty(m + 1, np.int64)  # row i's requests: first[i]..first[i + 1] - 1
     part = np.empty(m, np.int64)
     n_part = 0
@@ -1126,9 +1168,9 @@ def shuffle_move(
         first[i] = k
         full = 1.0 if done[s] >= left[s] else 0.0
         for j in range(width):
-            if queue[s, j] != 0:
-                col[k], got[k] = j, queue[s, j] * full
-                k += 1
+            q = queue[s, j]
+            col[k], got[k] = j, q * full
+            k += q != 0
         if done[s] < left[s]:
             part[n_part] = i
             n_part += 1
@@ -1153,12 +1195,13 @@ def shuffle_move(
         for q in range(n_nz):
             got[at[q]] = share[q]
     by_server = np.zeros(rows2)
+    stack = _halving_stack()
     n_sent = n_read = 0
     for i in range(m):
         s = served[i]
         for k in range(first[i], first[i + 1]):
             queue[s, col[k]] -= got[k]
-        by_server[s] = np_sum_sparse(col, got, first[i], first[i + 1], width)
+        by_server[s] = _np_sum_sparse_on(col, got, first[i], first[i + 1], width, stack)
         if s >= n:
             n_sent += 1
         else:
@@ -1191,7 +1234,7 @@ def shuffle_move(
                 q += 1
             row += 1
             stale[n + s] = True
-    local = np_sum(by_server, 0, n) - np_sum_sparse(f_pos, fetched, 0, n_fetched, n_read * width)
+    local = _np_sum_on(by_server, 0, n, stack) - _np_sum_sparse_on(f_pos, fetched, 0, n_fetched, n_read * width, stack)
     rest = np.empty(count)
     for i in range(m):
         s = served[i]
@@ -1200,11 +1243,11 @@ def shuffle_move(
             continue  # what its node read for remote reduces joined this send row: summed in full below
         for k in range(first[i], first[i + 1]):  # its requests are the row's only entries
             rest[k] = queue[s, col[k]]
-        row_sum[s] = np_sum_sparse(col, rest, first[i], first[i + 1], width)
+        row_sum[s] = _np_sum_sparse_on(col, rest, first[i], first[i + 1], width, stack)
         stale[s] = False
     for r in range(rows2):
         if stale[r]:
-            row_sum[r] = np_sum(queue[r], 0, width)
+            row_sum[r] = _np_sum_on(queue[r], 0, width, stack)
             stale[r] = False
     want = row_sum.copy()
     moved = np.zeros(queue.shape[1], np.bool_)  # the reduces whose queues or held bytes changed
