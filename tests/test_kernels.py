@@ -862,10 +862,12 @@ def numpy_copiers_take(copiers, changed, waiting, in_flight, col_row, item_kind,
 
 @st.composite
 def copier_states(draw):
-    """Reduce columns with backlogs on some nodes, fetches under way, copiers free or not, some JVMs starting."""
+    """Reduce columns with backlogs on some nodes, fetches under way, copiers free or not, some JVMs starting; a few
+    nodes or enough for a reduce's candidates to be put in rotation order by argsort (more than 24)."""
     seed = draw(st.integers(0, 2**32 - 1))
     r = np.random.default_rng(seed)
-    n, cols, copiers = int(r.integers(1, 12)), int(r.integers(1, 10)), int(r.integers(1, 6))
+    n = int(r.integers(1, draw(st.sampled_from([12, 80]))))
+    cols, copiers = int(r.integers(1, 10)), int(r.integers(1, 6))
     backlog = np.where(r.random((cols, n)) < draw(st.sampled_from([0.2, 0.6, 1.0])),
                        r.choice([0.5, 1.0, 30.0, 100.0, 1e-3], (cols, n)), 0.0)  # fmt: skip
     position = np.array([r.permutation(n) for _ in range(cols)], dtype=np.int64)
