@@ -811,6 +811,30 @@ def test_lag_bounds_is_numpys_bits(args):
     assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
 
 
+def numpy_item_progress(remaining, amount, lo, hi, n):
+    """CloudModel.item_progress as the NumPy calls `kernels.item_progress` replaced."""
+    amount = amount[:n]
+    with np.errstate(invalid="ignore"):  # inf / inf: NaN, as the kernel's
+        done = np.divide(remaining[:n], amount, out=np.zeros(n), where=amount > 0)
+    np.clip(1.0 - done, 0.0, 1.0, out=done)
+    lo = lo[:n]
+    return lo + (hi[:n] - lo) * done
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30))
+def test_item_progress_is_numpys_bits(seed, n):
+    """Phases not started, half done, done, over-done (remaining below 0 or above the amount), empty or open-ended
+    (inf), progress marks in any order; rows past `n` are not read."""
+    r = np.random.default_rng(seed)
+    size = n + int(r.integers(0, 3))
+    remaining = r.choice([0.0, -0.0, 0.1, 0.5, 1.0, 1 / 3, 7.0, -1.0, np.inf, np.nan], size)
+    amount = r.choice([0.0, -0.0, 0.5, 1.0, 1 / 3, 7.0, -2.0, np.inf], size)
+    lo, hi = r.choice([0.0, 1 / 3, 0.25, 0.5, 2 / 3, 1.0], (2, size))
+    got = kernels.item_progress(remaining, amount, lo, hi, n)
+    assert got.shape == (n,) and same_bits(got, numpy_item_progress(remaining, amount, lo, hi, n))
+
+
 def numpy_copiers_take(copiers, changed, waiting, in_flight, col_row, item_kind, starting, backlog, position, next_at,
                        to_node, fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale):  # fmt: skip
     """CopierShuffle.before_tick and _take as the NumPy calls `kernels.copiers_take` replaced."""

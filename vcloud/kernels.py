@@ -1197,6 +1197,23 @@ def lag_bounds(
 
 
 @numba.njit(cache=True, nogil=True)
+def item_progress(remaining: np.ndarray, amount: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int) -> np.ndarray:
+    """`vcloud.model.CloudModel.item_progress`' arithmetic over the first `n` rows: the share of the current phase
+    done, 1 - remaining / amount (nothing done where the amount is not positive) clipped to [0, 1], placed between the
+    phase's progress marks, lo + (hi - lo) x done. One pass instead of five NumPy calls (a tick's first progress read,
+    every tick a backup could be asked for). The NumPy form's bits: the same operations per row, in its order."""
+    out = np.empty(n)
+    for i in range(n):
+        done = 1.0 - (remaining[i] / amount[i] if amount[i] > 0 else 0.0)
+        if done < 0.0:
+            done = 0.0
+        elif done > 1.0:
+            done = 1.0
+        out[i] = lo[i] + (hi[i] - lo[i]) * done
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def copiers_take(
     copiers: int,
     changed: np.ndarray,

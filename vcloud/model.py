@@ -258,13 +258,10 @@ class CloudModel(Model):
     def item_progress(self) -> np.ndarray:
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
         if self._progress_tick != self.ticks:
+            from vcloud import kernels  # imported where used: no other code of this module calls a kernel
+
             it = self.items
-            n = it.n
-            amount = it.phase_amount[:n]
-            done = np.divide(it.remaining[:n], amount, out=np.zeros(n), where=amount > 0)
-            np.clip(1.0 - done, 0.0, 1.0, out=done)
-            lo = it.progress_lo[:n]
-            self._progress = lo + (it.progress_hi[:n] - lo) * done
+            self._progress = kernels.item_progress(it.remaining, it.phase_amount, it.progress_lo, it.progress_hi, it.n)
             self._progress_tick = self.ticks
             self.progress_version += 1
         return self._progress
