@@ -1025,7 +1025,9 @@ def shuffle_move(
     `stale` and `left` change in place. Returns each row's MB left, the reduce columns whose queues or held bytes
     changed (they may have drained), the MB fetched on the serving node, the running items' rows and their MB left
     (in row order), whether a row with no item has something to serve, and whether any bytes are held. The NumPy form's
-    sums: row sums and whole sums pairwise (`np_sum`), the sent rows' column sums in row order."""
+    sums: row sums and whole sums pairwise (`np_sum`), the sent rows' column sums in row order. Each served row is
+    worked out in turn in one row of scratch (no served rows x columns matrix: a SWIM tick's busiest call serves some
+    900 rows of 1,024 columns); what it read for a reduce elsewhere joins the send queue once all rows are served."""
     rows2 = 2 * n
     done = np.empty(rows2)
     for i in range(rows2):
@@ -1033,77 +1035,81 @@ def shuffle_move(
         done[i] = left[i] - (remaining[r] if r >= 0 else 0.0)
     served = np.flatnonzero(done > 0)
     m = served.size
-    got = np.empty((m, width))
-    part = np.empty(m, np.int64)
-    n_part = 0
-    n_nz = 0
+    # the servers that could not serve their whole queue water-fill their requests (all such servers at once)
+    n_part, n_nz = 0, 0
     for i in range(m):
         s = served[i]
-        full = 1.0 if done[s] >= left[s] else 0.0
-        for j in range(width):
-            got[i, j] = queue[s, j] * full
         if done[s] < left[s]:
-            part[n_part] = i
             n_part += 1
             for j in range(width):
                 if queue[s, j] != 0:
                     n_nz += 1
-    if n_part:  # servers that could not serve their whole queue: water-fill their requests
-        group = np.empty(n_nz, np.int64)
-        col = np.empty(n_nz, np.int64)
+    group = np.empty(n_nz, np.int64)
+    col = np.empty(n_nz, np.int64)
+    share = np.empty(0)
+    if n_part:
         cap = np.empty(n_nz)
         capacity = np.empty(n_part)
-        k = 0
-        for p in range(n_part):
-            s = served[part[p]]
-            capacity[p] = done[s]
-            for j in range(width):
-                if queue[s, j] != 0:
-                    group[k], col[k], cap[k] = p, j, queue[s, j]
-                    k += 1
+        p, k = 0, 0
+        for i in range(m):
+            s = served[i]
+            if done[s] < left[s]:
+                capacity[p] = done[s]
+                for j in range(width):
+                    if queue[s, j] != 0:
+                        group[k], col[k], cap[k] = p, j, queue[s, j]
+                        k += 1
+                p += 1
         share = fill(group, np.zeros(0), cap, capacity, np.zeros(0))
-        for k in range(n_nz):
-            got[part[group[k]], col[k]] = share[k]
+    # each served row in turn: what it served (`got`, a row at a time), off its queue, into the totals
     by_server = np.zeros(rows2)
-    flat = got.ravel()
-    n_sent = 0
+    got = np.empty(width)
+    moved = np.zeros(queue.shape[1], np.bool_)  # the reduces whose queues or held bytes changed
+    n_read = 0
+    for i in range(m):
+        if served[i] < n:
+            n_read += 1
+    fetched = np.empty(n_read * width)  # read for reduces elsewhere: to send; the rest was fetched locally
+    col_sum = np.empty(width)
+    first_sent = True
+    k, p, r_k = 0, 0, 0
     for i in range(m):
         s = served[i]
+        full = 1.0 if done[s] >= left[s] else 0.0
         for j in range(width):
-            queue[s, j] -= got[i, j]
-        by_server[s] = np_sum(flat, i * width, width)
-        if s >= n:
-            n_sent += 1
+            got[j] = queue[s, j] * full
+        if done[s] < left[s]:
+            while k < n_nz and group[k] == p:
+                got[col[k]] = share[k]
+                k += 1
+            p += 1
+        for j in range(width):
+            queue[s, j] -= got[j]
+            if got[j] != 0:
+                moved[j] = True
+        by_server[s] = np_sum(got, 0, width)
+        if s >= n:  # column sums of the sent rows, in row order (the first row, then each next added)
+            for j in range(width):
+                col_sum[j] = got[j] if first_sent else col_sum[j] + got[j]
+            first_sent = False
+        else:
+            for j in range(width):
+                fetched[r_k * width + j] = got[j] * remote[s, j]
+            r_k += 1
     for i in range(n):
         served_read_mb[i] += by_server[i]
         served_sent_mb[i] += by_server[n + i]
-    if n_sent:  # column sums of the sent rows, in row order (the first row, then each next added)
-        col_sum = np.empty(width)
-        first = True
-        for i in range(m):
-            if served[i] >= n:
-                for j in range(width):
-                    col_sum[j] = got[i, j] if first else col_sum[j] + got[i, j]
-                first = False
+    if not first_sent:
         for j in range(width):
             held[j] += col_sum[j]
-    n_read = m - n_sent
-    fetched = np.empty(n_read * width)  # read for reduces elsewhere: to send; the rest was fetched locally
-    k = 0
-    for i in range(m):
-        s = served[i]
-        if s < n:
-            for j in range(width):
-                fetched[k * width + j] = got[i, j] * remote[s, j]
-            k += 1
     local = np_sum(by_server, 0, n) - np_sum(fetched, 0, fetched.size)
-    k = 0
+    r_k = 0
     for i in range(m):
         s = served[i]
         if s < n:
             for j in range(width):
-                queue[n + s, j] += fetched[k * width + j]
-            k += 1
+                queue[n + s, j] += fetched[r_k * width + j]
+            r_k += 1
             stale[n + s] = True
         stale[s] = True
     for r in range(rows2):
@@ -1111,11 +1117,6 @@ def shuffle_move(
             row_sum[r] = np_sum(queue[r], 0, width)
             stale[r] = False
     want = row_sum.copy()
-    moved = np.zeros(queue.shape[1], np.bool_)  # the reduces whose queues or held bytes changed
-    for i in range(m):
-        for j in range(width):
-            if got[i, j] != 0:
-                moved[j] = True
     for r in range(rows2):
         if want[r] > 0 and want[r] <= drained_mb:  # float dust of repeated subtraction: served
             for j in range(width):
