@@ -285,11 +285,12 @@ class CloudModel(Model):
     def set_remaining_rows(self, rows: np.ndarray, remaining: np.ndarray, counted: bool = True) -> None:
         """Set what is left of the current phases of many running items (a producer-driven queue that grows and
         shrinks); their phase amounts change by as much, so work already done stays done. `counted=False`: items
-        whose progress nobody reads (daemons' queues): `progress_moves` stays."""
-        if np.any(remaining < 0):
+        whose progress nobody reads (daemons' queues): `progress_moves` stays. `rows` are distinct."""
+        from vcloud import kernels  # imported where used: no other code of this module calls a kernel
+
+        rows, remaining = np.asarray(rows, dtype=np.int64), np.asarray(remaining, dtype=np.float64)
+        if not kernels.set_remaining(rows, remaining, self.items.remaining, self.items.phase_amount):
             raise ValueError("set_remaining_rows: remaining must be >= 0")
-        self.items.phase_amount[rows] += remaining - self.items.remaining[rows]
-        self.items.remaining[rows] = remaining
         self._progress_moved(counted)
 
     def replan(self, item: WorkItem, phases: list[Phase], marks: list[tuple[float, float]] | None = None) -> None:
