@@ -86,7 +86,8 @@ class CopierShuffle(ShuffleServer):
 
     @property
     def busy(self) -> bool:
-        return super().busy or bool(self.in_flight.any())
+        """Also: a fetch under way (`in_flight` counts `fetch_col`'s entries, check_queues), asked first: a length."""
+        return bool(self.fetch_col.size) or super().busy
 
     # ---- events ---------------------------------------------------------------------------------------
     def add_reduce(self, attempt: TaskAttempt) -> None:

@@ -362,13 +362,15 @@ class ShuffleServer(ShuffleMode):
         cols = np.flatnonzero(self.held)
         if cols.size == 0:
             return cols
-        rows = self.col_row[cols]
         ready = self.shuffling(cols)
-        if ready.any():
-            self.model.add_work_rows(rows[ready], self.held[cols[ready]])
-            self.fetched_remote_mb += float(self.held[cols[ready]].sum())
-            self.held[cols[ready]] = 0.0
-        return cols[ready]
+        if not ready.all():
+            cols = cols[ready]
+        if cols.size:
+            held = self.held[cols]
+            self.model.add_work_rows(self.col_row[cols], held)
+            self.fetched_remote_mb += float(held.sum())
+            self.held[cols] = 0.0
+        return cols
 
     def _close_drained(self, closing: np.ndarray | None = None) -> None:
         """Close the shuffles of the closing reduces (`closing`: those to test; default all) with nothing left."""
