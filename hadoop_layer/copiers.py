@@ -62,6 +62,8 @@ class CopierShuffle(ShuffleServer):
         self.send_mb = np.minimum(self.disk_mb, self.nic_mb)  # read and sent by the serving node
         # the fetches under way, (serving node, reduce column) pairs: a few per reduce, so kept as a list
         self.fetch_node, self.fetch_col = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        # some column may have become one the copiers take from since they last looked (`before_tick`)
+        self._look = True
         super().start()
 
     def _grow(self, cols: int) -> None:
@@ -86,7 +88,8 @@ class CopierShuffle(ShuffleServer):
 
     @property
     def busy(self) -> bool:
-        return super().busy or bool(self.in_flight.any())
+        """Also: a fetch under way (`in_flight` counts `fetch_col`'s entries, check_queues), asked first: a length."""
+        return bool(self.fetch_col.size) or super().busy
 
     # ---- events ---------------------------------------------------------------------------------------
     def add_reduce(self, attempt: TaskAttempt) -> None:
@@ -102,6 +105,7 @@ class CopierShuffle(ShuffleServer):
         self.backlog[cols] += per_node_mb[None, :]
         self.waiting[cols] = np.count_nonzero(self.backlog[cols], axis=1)
         self.changed[cols] = True
+        self._look = True
 
     def map_done(self, job, node: int, share_mb: float) -> None:
         """A map of `job` on `node` finished: its partitions wait for the copiers of the job's running reduces."""
@@ -113,6 +117,7 @@ class CopierShuffle(ShuffleServer):
         self.waiting[cols] += had == 0
         column[cols] = had + share_mb
         self.changed[cols] = True
+        self._look = True
         self.queued_mb += share_mb * len(cols)
 
     def drop_reduce(self, attempt: TaskAttempt) -> None:
@@ -153,12 +158,20 @@ class CopierShuffle(ShuffleServer):
         its JVM start has no copiers yet (ReduceTask.run makes its ReduceCopier once the task runs): it is looked at
         again each tick until its shuffle phase runs (`changed` stays set). Free copiers take nodes in their rotation
         (module docstring); only the (reduce, node) pairs with a backlog are looked at. Compiled: vcloud/kernels.py
-        `copiers_take` (the NumPy form's bits: tests/test_kernels.py)."""
+        `copiers_take` (the NumPy form's bits: tests/test_kernels.py).
+
+        Not called while no column can be taken from: a column becomes one only by a change (a backlog grows, a copier
+        frees: `_look` is set) or, changed before, once its JVM start ends, so the look goes on while a changed column
+        with a backlog and a free copier is left (the kernel leaves exactly those in their JVM start)."""
+        if not self._look:
+            return
         self.fetch_node, self.fetch_col, took = kernels.copiers_take(
             self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
             int(Kind.CPU), self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col,
             self.disk_mb, self.send_mb, self.nic_mb, self.queue, self._stale,
         )  # fmt: skip
+        hi = self._hi
+        self._look = bool((self.changed[:hi] & (self.waiting[:hi] > 0) & (self.in_flight[:hi] < self.copiers)).any())
         if took:
             self._set_work()
 
@@ -171,9 +184,11 @@ class CopierShuffle(ShuffleServer):
         streams a fetch (reads and sends at once), which the queues stage a tick apart, so holding the copier until
         the send would idle the disk a tick between fetches."""
         if self.fetch_col.size:
+            under_way = self.fetch_col.size
             self.fetch_node, self.fetch_col = kernels.copiers_release(
                 self.queue, self.fetch_node, self.fetch_col, self.in_flight, self.changed, DRAINED_MB
             )
+            self._look |= self.fetch_col.size < under_way  # a copier freed
 
     def rotation(self, c: int) -> np.ndarray:
         """The nodes in reduce column `c`'s visiting order (for inspection and tests)."""

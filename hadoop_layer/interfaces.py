@@ -145,6 +145,9 @@ class ClusterView:
     def __init__(self, model: HadoopModel) -> None:
         self._model = model
         self._arrays: tuple[tuple, RunningArrays | None] = ((), None)
+        # the running attempts' rows and their task columns (all of RunningArrays but progress; None: not available),
+        # kept while the item table's rows and the tasks' states stay: on most ticks only progress moves
+        self._rows: tuple[tuple, np.ndarray, tuple | None] = ((), np.zeros(0, dtype=np.int64), None)
 
     @property
     def now(self) -> float:
@@ -222,20 +225,27 @@ class ClusterView:
         key = (model.progress_version, model.task_changes, *jt.running_attempts.values())
         if self._arrays[0] == key:
             return self._arrays[1]
-        tag = model.items.tag[: model.items.n]
-        rows = np.flatnonzero(tag)
-        gid = tag[rows]
+        layout = (model.items.layout, *key[1:])  # rows and tags change only with the layout (start_item, stop_item)
+        if self._rows[0] != layout:
+            tag = model.items.tag[: model.items.n]
+            rows = np.flatnonzero(tag)
+            gid = tag[rows]
+            columns = None
+            if len(rows) == sum(jt.running_attempts.values()):
+                ordered = np.sort(gid)
+                repeated = ordered[1:] == ordered[:-1]
+                tasks = len(gid) - int(np.count_nonzero(repeated))
+                if tasks == jt.ledger.running_tasks:
+                    attempts = np.ones(len(gid), dtype=np.int64)
+                    if tasks < len(gid):
+                        attempts = np.bincount(gid)[gid]
+                    columns = (gid, model.task_kind[gid], model.task_job[gid], model.task_start[gid], attempts)
+            self._rows = (layout, rows, columns)
+        _, rows, columns = self._rows
         found = None
-        if len(rows) == sum(jt.running_attempts.values()):
-            ordered = np.sort(gid)
-            repeated = ordered[1:] == ordered[:-1]
-            tasks = len(gid) - int(np.count_nonzero(repeated))
-            if tasks == jt.ledger.running_tasks:
-                attempts = np.ones(len(gid), dtype=np.int64)
-                if tasks < len(gid):
-                    attempts = np.bincount(gid)[gid]
-                found = RunningArrays(gid, model.task_kind[gid], model.task_job[gid], model.task_start[gid],
-                                      progress[rows], attempts)  # fmt: skip
+        if columns is not None:
+            gid, kind, job, start, attempts = columns
+            found = RunningArrays(gid, kind, job, start, progress[rows], attempts)
         self._arrays = (key, found)
         return found
 

@@ -327,11 +327,8 @@ class ShuffleServer(ShuffleMode):
 
     def _sums(self) -> np.ndarray:
         """Each queue row's sum; only the rows changed since they were last summed are summed again (a row's sum is
-        the same alone as in the matrix: each row is contiguous)."""
-        stale = self._stale.nonzero()[0]
-        if stale.size:
-            self._row_sum[stale] = self.queue[stale, : self._width()].sum(axis=1)
-            self._stale[stale] = False
+        the same alone as in the matrix: each row is contiguous). Compiled: vcloud/kernels.py `resum_rows`."""
+        kernels.resum_rows(self.queue, self._width(), self._row_sum, self._stale)
         return self._row_sum.copy()
 
     def tick(self) -> None:
@@ -351,7 +348,9 @@ class ShuffleServer(ShuffleMode):
             self._start_items(want, self.serve_row >= 0)
         if held:
             moved[self._deliver()] = True
-        self._close_drained(np.flatnonzero(self.closing & moved))
+        closing = np.flatnonzero(self.closing & moved)
+        if closing.size:  # most ticks drain no closing reduce's queue
+            self._close_drained(closing)
 
     def shuffling(self, cols: np.ndarray) -> np.ndarray:
         """Per reduce column: its attempt's shuffle phase runs (False while its JVM starts)."""
@@ -363,13 +362,15 @@ class ShuffleServer(ShuffleMode):
         cols = np.flatnonzero(self.held)
         if cols.size == 0:
             return cols
-        rows = self.col_row[cols]
         ready = self.shuffling(cols)
-        if ready.any():
-            self.model.add_work_rows(rows[ready], self.held[cols[ready]])
-            self.fetched_remote_mb += float(self.held[cols[ready]].sum())
-            self.held[cols[ready]] = 0.0
-        return cols[ready]
+        if not ready.all():
+            cols = cols[ready]
+        if cols.size:
+            held = self.held[cols]
+            self.model.add_work_rows(self.col_row[cols], held)
+            self.fetched_remote_mb += float(held.sum())
+            self.held[cols] = 0.0
+        return cols
 
     def _close_drained(self, closing: np.ndarray | None = None) -> None:
         """Close the shuffles of the closing reduces (`closing`: those to test; default all) with nothing left."""

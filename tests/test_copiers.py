@@ -154,3 +154,44 @@ def test_copiers_are_on_by_default_and_need_the_servlets():
     assert HadoopConfig().shuffle_copiers and HadoopConfig().parallel_copies == 5
     model = HadoopModel(rng=1, hadoop=HadoopConfig(shuffle_serving=False), scheduler=FifoScheduler())
     assert model.serving is None and not isinstance(model.shuffle, CopierShuffle)
+
+
+def test_copiers_are_not_asked_only_when_they_would_take_nothing(monkeypatch):
+    """`before_tick` skips the copiers' kernel while no column can be taken from (`_look`): at every skipped tick of
+    a SWIM excerpt (jobs of many sizes, reduces killed and in their JVM start) the kernel, run on a copy of the state,
+    takes nothing and changes nothing."""
+    from pathlib import Path
+
+    from scenarios.registry import SCENARIOS
+    from scenarios.runner import run_model
+    from scenarios.settings import validate
+    from vcloud import kernels
+    from vcloud.work import Kind
+
+    swim = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
+    if not swim.exists():
+        pytest.skip("the FB-2009 SWIM trace is not here")
+    skipped, asked = [0], [0]
+    original = CopierShuffle.before_tick
+
+    def checked(self):
+        if self._look:
+            asked[0] += 1
+        else:
+            skipped[0] += 1
+            state = [a.copy() if isinstance(a, np.ndarray) else a for a in (
+                self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
+                int(Kind.CPU), self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col,
+                self.disk_mb, self.send_mb, self.nic_mb, self.queue, self._stale)]  # fmt: skip
+            before = [a.copy() if isinstance(a, np.ndarray) else a for a in state]
+            assert not kernels.copiers_take(*state)[2]
+            for a, b in zip(state, before, strict=True):
+                assert not isinstance(a, np.ndarray) or np.array_equal(a, b)
+        original(self)
+
+    monkeypatch.setattr(CopierShuffle, "before_tick", checked)
+    scenario = SCENARIOS["trace-replay"]
+    model = scenario.build(validate(scenario.Settings, {"trace": str(swim), "max_jobs": 40}), seed=1)
+    assert isinstance(model.shuffle, CopierShuffle)
+    run_model(model, 3000.0, progress=False)
+    assert skipped[0] > 1000 and asked[0] > 50  # 1,917 and 83 in this excerpt

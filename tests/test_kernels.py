@@ -827,6 +827,74 @@ def test_lag_bounds_is_numpys_bits(args):
     assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
 
 
+def numpy_item_progress(remaining, amount, lo, hi, n):
+    """CloudModel.item_progress as the NumPy calls `kernels.item_progress` replaced."""
+    amount = amount[:n]
+    with np.errstate(invalid="ignore"):  # inf / inf: NaN, as the kernel's
+        done = np.divide(remaining[:n], amount, out=np.zeros(n), where=amount > 0)
+    np.clip(1.0 - done, 0.0, 1.0, out=done)
+    lo = lo[:n]
+    return lo + (hi[:n] - lo) * done
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30))
+def test_item_progress_is_numpys_bits(seed, n):
+    """Phases not started, half done, done, over-done (remaining below 0 or above the amount), empty or open-ended
+    (inf), progress marks in any order; rows past `n` are not read."""
+    r = np.random.default_rng(seed)
+    size = n + int(r.integers(0, 3))
+    remaining = r.choice([0.0, -0.0, 0.1, 0.5, 1.0, 1 / 3, 7.0, -1.0, np.inf, np.nan], size)
+    amount = r.choice([0.0, -0.0, 0.5, 1.0, 1 / 3, 7.0, -2.0, np.inf], size)
+    lo, hi = r.choice([0.0, 1 / 3, 0.25, 0.5, 2 / 3, 1.0], (2, size))
+    got = kernels.item_progress(remaining, amount, lo, hi, n)
+    assert got.shape == (n,) and same_bits(got, numpy_item_progress(remaining, amount, lo, hi, n))
+
+
+def numpy_set_remaining(rows, remaining, item_remaining, phase_amount):
+    """CloudModel.set_remaining_rows as the NumPy calls `kernels.set_remaining` replaced."""
+    if np.any(remaining < 0):
+        return False
+    phase_amount[rows] += remaining - item_remaining[rows]
+    item_remaining[rows] = remaining
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.booleans())
+def test_set_remaining_is_numpys_bits(seed, n, negative):
+    """Distinct rows in any order; amounts with inf, NaN and -0.0; a negative remaining changes nothing."""
+    r = np.random.default_rng(seed)
+    size = n + int(r.integers(0, 4))
+    rows = r.permutation(size)[:n].astype(np.int64)
+    remaining = r.choice([0.0, -0.0, 0.1, 1 / 3, 7.0, 1e-12, np.inf, np.nan], n)
+    if negative and n:
+        remaining[r.integers(0, n)] = -1.0
+    item_remaining, phase_amount = r.choice([0.0, -0.0, 0.5, 1 / 3, 9.0, np.inf], (2, size))
+    mine, theirs = (item_remaining.copy(), phase_amount.copy()), (item_remaining.copy(), phase_amount.copy())
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, as the kernel's
+        want = numpy_set_remaining(rows, remaining, *theirs)
+    assert kernels.set_remaining(rows, remaining, *mine) == want
+    assert same_bits(mine[0], theirs[0]) and same_bits(mine[1], theirs[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 12), st.sampled_from([1, 7, 16, 130, 256]))
+def test_resum_rows_is_numpys_bits(seed, rows, width):
+    """ShuffleServer._sums' stale rows summed again as the gathered block's `sum(axis=1)`: none, some or all stale,
+    columns past `width` not read."""
+    r = np.random.default_rng(seed)
+    queue = np.where(r.random((rows, width + 3)) < 0.5, r.random((rows, width + 3)) * 10.0 ** r.integers(-9, 4), 0.0)
+    row_sum, stale = r.random(rows), r.random(rows) < r.choice([0.0, 0.5, 1.0])
+    want_sum, want_stale = row_sum.copy(), stale.copy()
+    at = want_stale.nonzero()[0]
+    if at.size:
+        want_sum[at] = queue[at, :width].sum(axis=1)
+        want_stale[at] = False
+    kernels.resum_rows(queue, width, row_sum, stale)
+    assert same_bits(row_sum, want_sum) and np.array_equal(stale, want_stale)
+
+
 def numpy_copiers_take(copiers, changed, waiting, in_flight, col_row, item_kind, starting, backlog, position, next_at,
                        to_node, fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale):  # fmt: skip
     """CopierShuffle.before_tick and _take as the NumPy calls `kernels.copiers_take` replaced."""
@@ -878,10 +946,12 @@ def numpy_copiers_take(copiers, changed, waiting, in_flight, col_row, item_kind,
 
 @st.composite
 def copier_states(draw):
-    """Reduce columns with backlogs on some nodes, fetches under way, copiers free or not, some JVMs starting."""
+    """Reduce columns with backlogs on some nodes, fetches under way, copiers free or not, some JVMs starting; a few
+    nodes or enough for a reduce's candidates to be put in rotation order by argsort (more than 24)."""
     seed = draw(st.integers(0, 2**32 - 1))
     r = np.random.default_rng(seed)
-    n, cols, copiers = int(r.integers(1, 12)), int(r.integers(1, 10)), int(r.integers(1, 6))
+    n = int(r.integers(1, draw(st.sampled_from([12, 80]))))
+    cols, copiers = int(r.integers(1, 10)), int(r.integers(1, 6))
     backlog = np.where(r.random((cols, n)) < draw(st.sampled_from([0.2, 0.6, 1.0])),
                        r.choice([0.5, 1.0, 30.0, 100.0, 1e-3], (cols, n)), 0.0)  # fmt: skip
     position = np.array([r.permutation(n) for _ in range(cols)], dtype=np.int64)

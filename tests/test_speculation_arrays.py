@@ -81,6 +81,32 @@ def test_running_arrays_follow_the_attempts_and_are_reused_until_something_chang
     assert np.all(view.running_arrays().attempts >= 1)
 
 
+def test_running_arrays_kept_across_ticks_are_those_of_a_fresh_view(monkeypatch):
+    """A view keeps the attempts' rows and task columns while the item table's layout and the task states stay
+    (only progress is read again): at every call of a run they equal those a new view builds."""
+    from hadoop_layer.interfaces import ClusterView
+
+    reused = Counter()
+    original = ClusterView.running_arrays
+
+    def checked(self):
+        before = (self._arrays[0], self._rows)
+        arrays = original(self)
+        fresh = original(ClusterView(self._model))
+        assert (arrays is None) == (fresh is None)
+        if arrays is not None:
+            for name in ("gid", "kind", "job", "task_start", "progress", "attempts"):
+                assert np.array_equal(getattr(arrays, name), getattr(fresh, name)), name
+        reused[self._arrays[0] != before[0] and self._rows is before[1]] += 1  # new progress, the rows kept
+        return arrays
+
+    monkeypatch.setattr(ClusterView, "running_arrays", checked)
+    scenario = FlexSlot()
+    model = scenario.build(validate(scenario.Settings, {"allocator": "drs", "scale": 0.1}), seed=2)
+    run_model(model, scenario.horizon_s(model), progress=False)
+    assert reused[True] > 5  # the kept rows were used (13 times in this run)
+
+
 SWIM = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 CASES = [
     pytest.param("flexslot", {"allocator": "drs", "scale": 0.1}, 2, id="flexslot-drs"),

@@ -1335,6 +1335,52 @@ def lag_bounds(
 
 
 @numba.njit(cache=True, nogil=True)
+def item_progress(remaining: np.ndarray, amount: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int) -> np.ndarray:
+    """`vcloud.model.CloudModel.item_progress`' arithmetic over the first `n` rows: the share of the current phase
+    done, 1 - remaining / amount (nothing done where the amount is not positive) clipped to [0, 1], placed between the
+    phase's progress marks, lo + (hi - lo) x done. One pass instead of five NumPy calls (a tick's first progress read,
+    every tick a backup could be asked for). The NumPy form's bits: the same operations per row, in its order."""
+    out = np.empty(n)
+    for i in range(n):
+        done = 1.0 - (remaining[i] / amount[i] if amount[i] > 0 else 0.0)
+        if done < 0.0:
+            done = 0.0
+        elif done > 1.0:
+            done = 1.0
+        out[i] = lo[i] + (hi[i] - lo[i]) * done
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def set_remaining(
+    rows: np.ndarray, remaining: np.ndarray, item_remaining: np.ndarray, phase_amount: np.ndarray
+) -> bool:
+    """`vcloud.model.CloudModel.set_remaining_rows`' arithmetic: each of the distinct `rows` gets `remaining` left of
+    its phase, whose amount changes by as much (remaining - what it had, added). Returns False, changing nothing, if
+    a remaining is below 0. The NumPy form's bits: the same operations per row (a shuffle tick sets every serving
+    item's, some 1,200 rows in the SWIM day: three fancy-indexed passes cost four times this loop)."""
+    for i in range(rows.size):
+        if remaining[i] < 0:
+            return False
+    for i in range(rows.size):
+        r = rows[i]
+        phase_amount[r] += remaining[i] - item_remaining[r]
+        item_remaining[r] = remaining[i]
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def resum_rows(queue: np.ndarray, width: int, row_sum: np.ndarray, stale: np.ndarray) -> None:
+    """`hadoop_layer.shuffle.ShuffleServer._sums`: the `stale` rows of `queue`'s first `width` columns summed again
+    into `row_sum`, their flags cleared. Row by row in place: gathering the stale rows (every node a copier took from,
+    up to all 600 of the SWIM day's) copied them whole first. The NumPy form's bits: a row's pairwise sum (`np_sum`)."""
+    for r in range(row_sum.size):
+        if stale[r]:
+            row_sum[r] = np_sum(queue[r], 0, width)
+            stale[r] = False
+
+
+@numba.njit(cache=True, nogil=True)
 def copiers_take(
     copiers: int,
     changed: np.ndarray,
@@ -1362,7 +1408,11 @@ def copiers_take(
     spent before a node are below the free copiers). Changes the per-column state, `backlog`, `queue` and `stale`
     in place; returns the fetches under way (those before, then the new ones, by reduce and rotation) and whether
     any node was taken. The NumPy form's bits: cost = MB / one stream's MB a tick, the costs before a node summed in
-    rotation order as np.cumsum does (less the node's own)."""
+    rotation order as np.cumsum does (less the node's own).
+
+    A column's candidates are its nodes with a backlog (`waiting` counts them) but those with a fetch under way
+    (uniqueHosts), so their number is known before its row is read, and the scan of the row stops at the last one;
+    a crowded reduce's few candidates are put in rotation order by insertion (no allocation), many by argsort."""
     n, n_cols = backlog.shape[1], changed.size
     cols = np.empty(n_cols, np.int64)
     m = 0
@@ -1372,46 +1422,70 @@ def copiers_take(
             m += 1
     if m == 0:
         return fetch_node, fetch_col, False
-    cols = cols[:m]
-    for j in range(m):
-        changed[cols[j]] = False
-    waits = np.empty((m, n), np.bool_)
-    for j in range(m):
-        for v in range(n):
-            waits[j, v] = backlog[cols[j], v] > 0
     k_of = np.full(n_cols, -1, np.int64)
     for j in range(m):
+        changed[cols[j]] = False
         k_of[cols[j]] = j
-    for f in range(fetch_col.size):  # a node with a fetch of the reduce under way is not taken again (uniqueHosts)
+    # the looked-at columns' fetches under way, grouped by column (`first_busy[j]:first_busy[j + 1]`); their nodes'
+    # backlogs are not candidates
+    count = np.zeros(m, np.int64)
+    first_busy = np.zeros(m + 1, np.int64)
+    for f in range(fetch_col.size):
         j = k_of[fetch_col[f]]
         if j >= 0:
-            waits[j, fetch_node[f]] = False
-    count = np.zeros(m, np.int64)
-    total = 0
+            first_busy[j + 1] += 1
+            if backlog[fetch_col[f], fetch_node[f]] > 0:
+                count[j] -= 1
     for j in range(m):
-        for v in range(n):
-            if waits[j, v]:
-                count[j] += 1
-        total += count[j]
-    if total == 0:
-        return fetch_node, fetch_col, False
+        first_busy[j + 1] += first_busy[j]
+    busy_nodes = np.empty(first_busy[m], np.int64)
+    at_busy = first_busy[:m].copy()
+    for f in range(fetch_col.size):
+        j = k_of[fetch_col[f]]
+        if j >= 0:
+            busy_nodes[at_busy[j]] = fetch_node[f]
+            at_busy[j] += 1
+    total = 0
     crowded = False  # some reduce has more nodes than free copiers: all are taken in rotation order
     for j in range(m):
-        crowded = crowded or count[j] > copiers - in_flight[cols[j]]
+        c = cols[j]
+        count[j] += waiting[c]
+        total += count[j]
+        crowded = crowded or count[j] > copiers - in_flight[c]
+    if total == 0:
+        return fetch_node, fetch_col, False
     # the candidates by reduce, then by node (or, crowded, by place in the rotation from where it stopped: the places
     # in a reduce are distinct)
     k, node, at = np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.int64)
+    busy = np.zeros(n, np.bool_)
     e = 0
     for j in range(m):
+        if count[j] == 0:
+            continue
         c = cols[j]
-        first = e
+        for f in range(first_busy[j], first_busy[j + 1]):
+            busy[busy_nodes[f]] = True
+        first, row, shift = e, backlog[c], next_at[c]
         for v in range(n):
-            if waits[j, v]:
-                k[e], node[e], at[e] = j, v, (position[c, v] - next_at[c]) % n
+            if row[v] > 0 and not busy[v]:
+                place = position[c, v] - shift
+                k[e], node[e], at[e] = j, v, place + n if place < 0 else place
                 e += 1
-        if crowded and count[j] > 1:
+                if e - first == count[j]:
+                    break
+        for f in range(first_busy[j], first_busy[j + 1]):
+            busy[busy_nodes[f]] = False
+        if crowded and e - first > 24:
             order = np.argsort(at[first:e])
             node[first:e], at[first:e] = node[first:e][order], at[first:e][order]
+        elif crowded:
+            for i in range(first + 1, e):
+                place, v = at[i], node[i]
+                p = i - 1
+                while p >= first and at[p] > place:
+                    at[p + 1], node[p + 1] = at[p], node[p]
+                    p -= 1
+                at[p + 1], node[p + 1] = place, v
     take = np.ones(total, np.bool_)
     if crowded:  # some reduce has more nodes than free copiers: take in rotation while time is left
         e = 0

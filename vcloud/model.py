@@ -261,13 +261,10 @@ class CloudModel(Model):
     def item_progress(self) -> np.ndarray:
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
         if self._progress_tick != self.ticks:
+            from vcloud import kernels  # imported where used: no other code of this module calls a kernel
+
             it = self.items
-            n = it.n
-            amount = it.phase_amount[:n]
-            done = np.divide(it.remaining[:n], amount, out=np.zeros(n), where=amount > 0)
-            np.clip(1.0 - done, 0.0, 1.0, out=done)
-            lo = it.progress_lo[:n]
-            self._progress = lo + (it.progress_hi[:n] - lo) * done
+            self._progress = kernels.item_progress(it.remaining, it.phase_amount, it.progress_lo, it.progress_hi, it.n)
             self._progress_tick = self.ticks
             self.progress_version += 1
         return self._progress
@@ -291,11 +288,12 @@ class CloudModel(Model):
     def set_remaining_rows(self, rows: np.ndarray, remaining: np.ndarray, counted: bool = True) -> None:
         """Set what is left of the current phases of many running items (a producer-driven queue that grows and
         shrinks); their phase amounts change by as much, so work already done stays done. `counted=False`: items
-        whose progress nobody reads (daemons' queues): `progress_moves` stays."""
-        if np.any(remaining < 0):
+        whose progress nobody reads (daemons' queues): `progress_moves` stays. `rows` are distinct."""
+        from vcloud import kernels  # imported where used: no other code of this module calls a kernel
+
+        rows, remaining = np.asarray(rows, dtype=np.int64), np.asarray(remaining, dtype=np.float64)
+        if not kernels.set_remaining(rows, remaining, self.items.remaining, self.items.phase_amount):
             raise ValueError("set_remaining_rows: remaining must be >= 0")
-        self.items.phase_amount[rows] += remaining - self.items.remaining[rows]
-        self.items.remaining[rows] = remaining
         self._progress_moved(counted)
 
     def replan(self, item: WorkItem, phases: list[Phase], marks: list[tuple[float, float]] | None = None) -> None:

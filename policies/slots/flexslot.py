@@ -76,10 +76,11 @@ def _openmp() -> ThreadpoolController:
     """Scikit-learn's Lloyd runs an OpenMP region per iteration. On the few dozen points of a FlexSlot interval the
     pool's threads, spinning between regions on a busy machine, cost 20 times the fit (6.7 -> 0.3 ms of CPU a call,
     2 loaded cores); on one thread the chunks' sums also add up in one order, the same in every run. One controller
-    for the process: making one looks up the loaded libraries (3 ms)."""
+    for the process, of the OpenMP libraries only (`select`): making one looks up the loaded libraries (3 ms), and a
+    limit reads the state of every library its controller holds, to restore it after."""
     from threadpoolctl import ThreadpoolController
 
-    return ThreadpoolController()
+    return ThreadpoolController().select(user_api="openmp")
 
 
 def stragglers_by_kmeans(performance: np.ndarray, gap: float = 1.0) -> np.ndarray:
@@ -90,14 +91,16 @@ def stragglers_by_kmeans(performance: np.ndarray, gap: float = 1.0) -> np.ndarra
     the paper's rule (0.5 was this policy's default until the study of issue 14)."""
     if len(performance) < 3 or np.ptp(performance) <= 0:
         return np.zeros(len(performance), dtype=bool)
+    if not np.isfinite(performance).all():  # scikit-learn's own check is skipped below (assume_finite)
+        raise ValueError("stragglers_by_kmeans: performance must be finite")
     import sklearn  # scikit-learn takes 0.5 s to import: only when FlexSlot runs k-means
     from sklearn.cluster import KMeans
 
     x = performance.reshape(-1, 1)
     init = np.array([[performance.min()], [performance.max()]])
     # the estimator's parameters are these, always valid: checking them again was a third of a fit (0.3 -> 0.2 ms);
-    # the data is still checked
-    with _openmp().limit(limits=1, user_api="openmp"), sklearn.config_context(skip_parameter_validation=True):
+    # the data's finiteness is checked above, in one NumPy call (scikit-learn's check is a tenth of a fit)
+    with _openmp().limit(limits=1), sklearn.config_context(skip_parameter_validation=True, assume_finite=True):
         fit = KMeans(n_clusters=2, init=init, n_init=1).fit(x)
     low = fit.labels_[np.argmin(performance)]
     centres = fit.cluster_centers_.ravel()
@@ -136,7 +139,7 @@ class FlexSlotManager(SlotManager):
         self.period_s = s.period_s
         self.kill_count: dict[Task, int] = {}
         self.previous_speed: dict[Task, float] = {}
-        self._last: dict[TaskTracker, tuple[float, float, float]] = {}  # steal, iowait, idle at the last look
+        self._last: np.ndarray | None = None  # per node steal, iowait, idle at the last look (`_node_rates`)
         self._slot_added_at: dict[TaskTracker, float] = {}
 
     def adjust(self, cluster: ClusterView) -> list[SlotAction]:
@@ -167,15 +170,18 @@ class FlexSlotManager(SlotManager):
             actions += self._unlimited(cluster, rates)
         return actions
 
-    def _node_rates(self, cluster: ClusterView) -> dict[TaskTracker, tuple[float, float, float]]:
-        """Per node steal, iowait and idle over the last interval, vCPU-seconds per second."""
-        rates = {}
-        for t in cluster.trackers:
-            now = (t.vm.steal_s, t.vm.iowait_s, t.vm.idle_s)
-            before = self._last.get(t, now)
-            rates[t] = tuple((a - b) / self.period_s for a, b in zip(now, before, strict=True))
-            self._last[t] = now
-        return rates
+    def _node_rates(self, cluster: ClusterView) -> np.ndarray:
+        """Per node (rows in `cluster.trackers`' order) steal, iowait and idle over the last interval, vCPU-seconds
+        per second. Read from the VM table's columns at once: a VM agent's properties read one number each."""
+        trackers = cluster.trackers
+        if not trackers:
+            return np.zeros((0, 3))
+        vms = trackers[0].vm.model.vms
+        rows = np.array([t.vm.row for t in trackers], dtype=np.int64)
+        now = np.stack([vms.view(c)[rows] for c in ("steal_s", "iowait_s", "idle_s")], axis=1)
+        before = now if self._last is None or self._last.shape != now.shape else self._last
+        self._last = now
+        return (now - before) / self.period_s
 
     def _resize(self, attempt: TaskAttempt, speed: float, now: float) -> list[SlotAction]:
         task = attempt.task
@@ -190,9 +196,9 @@ class FlexSlotManager(SlotManager):
         io_sort = float(round(attempt.io_sort_mb * (1.0 + self.settings.alpha)))  # io.sort.mb is an int
         return [Restart(attempt, heap, io_sort)]
 
-    def _move(self, cluster: ClusterView, rates: dict, now: float) -> list[SlotAction]:
+    def _move(self, cluster: ClusterView, rates: np.ndarray, now: float) -> list[SlotAction]:
         trackers = cluster.trackers
-        move = slot_move(np.array([rates[t][0] for t in trackers]), self.settings.lam)
+        move = slot_move(rates[:, 0].copy(), self.settings.lam)
         if move is None:
             return []
         give, take = trackers[move[0]], trackers[move[1]]
@@ -201,13 +207,12 @@ class FlexSlotManager(SlotManager):
         self._slot_added_at[take] = now
         return [SetSlots(give, map_slots=give.map_slots - 1), SetSlots(take, map_slots=take.map_slots + 1)]
 
-    def _unlimited(self, cluster: ClusterView, rates: dict) -> list[SlotAction]:
+    def _unlimited(self, cluster: ClusterView, rates: np.ndarray) -> list[SlotAction]:
         base, lam = cluster.config.map_slots, self.settings.lam
         vms = [t.vm for t in cluster.trackers]
         pool_free = sum(vm.cpu_used_mhz for vm in vms) < 0.95 * sum(vm.cpu_entitlement_mhz for vm in vms)
         actions: list[SlotAction] = []
-        for t in cluster.trackers:
-            steal, _, idle = rates[t]
+        for t, (steal, _, idle) in zip(cluster.trackers, rates.tolist(), strict=True):
             vcpus = t.vm.vcpus
             if pool_free and idle / vcpus > self.settings.idle_threshold and steal < lam:
                 if t.map_slots < self.settings.max_map_slots:
