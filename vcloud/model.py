@@ -35,7 +35,7 @@ import pandas as pd
 from mesa import Model
 from mesa.time import Priority
 
-from vcloud import engine
+from vcloud import engine, kernels
 from vcloud.agents import CHARGES, VM, Host, WorkItem
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
 from vcloud.engine import Physics
@@ -261,8 +261,6 @@ class CloudModel(Model):
     def item_progress(self) -> np.ndarray:
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
         if self._progress_tick != self.ticks:
-            from vcloud import kernels  # imported where used: no other code of this module calls a kernel
-
             it = self.items
             self._progress = kernels.item_progress(it.remaining, it.phase_amount, it.progress_lo, it.progress_hi, it.n)
             self._progress_tick = self.ticks
@@ -289,8 +287,6 @@ class CloudModel(Model):
         """Set what is left of the current phases of many running items (a producer-driven queue that grows and
         shrinks); their phase amounts change by as much, so work already done stays done. `counted=False`: items
         whose progress nobody reads (daemons' queues): `progress_moves` stays. `rows` are distinct."""
-        from vcloud import kernels  # imported where used: no other code of this module calls a kernel
-
         rows, remaining = np.asarray(rows, dtype=np.int64), np.asarray(remaining, dtype=np.float64)
         if not kernels.set_remaining(rows, remaining, self.items.remaining, self.items.phase_amount):
             raise ValueError("set_remaining_rows: remaining must be >= 0")
