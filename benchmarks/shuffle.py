@@ -1,0 +1,113 @@
+"""The shuffle servers' compiled tick (`kernels.shuffle_move`) on its heaviest calls of the SWIM day, replayed alone.
+
+    python benchmarks/shuffle.py [--until 31000] [--keep 20] [--save FILE | --load FILE] [--repeats 5]
+
+Runs `trace-replay` of the FB-2009 day on 600 slaves (benchmarks/scale.py's settings) to `--until` simulated seconds,
+keeping a copy of the arguments of the `--keep` calls that took longest (the day's heavy hours, around 30,000 s, have
+a few hundred reduces fetching at once), then times `shuffle_move` on copies of them (the fastest of `--repeats`) and
+prints microseconds a call with each call's queue shape: served rows, the width read and the requests (nonzero cells)
+among them. `--save` keeps the captured calls (pickle) so that `--load` times another commit's kernel on the very same
+inputs in seconds: `python benchmarks/shuffle.py --save /tmp/calls.pkl` once, then
+`python OTHER_CHECKOUT/benchmarks/shuffle.py --load /tmp/calls.pkl` and `python benchmarks/shuffle.py --load ...`.
+The script puts its own checkout first on sys.path. The capture takes a few minutes (the day's first 31,000 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import pickle
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import scale  # noqa: E402  (benchmarks/scale.py: the trace and its cluster shape)
+
+from vcloud import kernels  # noqa: E402
+
+
+def _copy(args: tuple) -> tuple:
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def capture(until: float, keep: int) -> list[tuple]:
+    """The arguments (as they were before the call) of the `keep` slowest `shuffle_move` calls up to `until`."""
+    from scenarios.registry import SCENARIOS
+    from scenarios.runner import run_model
+    from scenarios.settings import validate
+
+    slowest: list[tuple[float, int, tuple]] = []  # a heap of (seconds, call number, arguments)
+    move = kernels.shuffle_move
+    calls = [0]
+
+    def timed(*args):
+        before = _copy(args)
+        start = time.perf_counter()
+        out = move(*args)
+        spent = time.perf_counter() - start
+        calls[0] += 1
+        entry = (spent, calls[0], before)
+        if len(slowest) < keep:
+            heapq.heappush(slowest, entry)
+        elif spent > slowest[0][0]:
+            heapq.heapreplace(slowest, entry)
+        return out
+
+    kernels.shuffle_move = timed  # hadoop_layer/shuffle.py calls it through the module
+    try:
+        scenario = SCENARIOS["trace-replay"]
+        model = scenario.build(validate(scenario.Settings, scale.settings(600, scale.jobs_in("day"))), seed=1)
+        run_model(model, until, progress=False)
+    finally:
+        kernels.shuffle_move = move
+    return [args for _, _, args in sorted(slowest, key=lambda e: e[1])]
+
+
+def shape(args: tuple) -> tuple[int, int, int]:
+    """Served rows, the width read and the requests among the served rows' cells (as `shuffle_move` finds them)."""
+    queue, width, n, left, serve_row, remaining = args[:6]
+    done = left - np.where(serve_row >= 0, remaining[np.maximum(serve_row, 0)], 0.0)
+    served = np.flatnonzero(done[: 2 * n] > 0)
+    return served.size, width, int(np.count_nonzero(queue[served, :width]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--until", type=float, default=31_000.0, help="simulated seconds of the day to capture from")
+    parser.add_argument("--keep", type=int, default=20, help="how many of the slowest calls to keep")
+    parser.add_argument("--save", type=Path, help="keep the captured calls in this file")
+    parser.add_argument("--load", type=Path, help="time the calls kept in this file instead of capturing")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    if args.load:
+        calls = pickle.loads(args.load.read_bytes())
+    else:
+        calls = capture(args.until, args.keep)
+        if args.save:
+            args.save.write_bytes(pickle.dumps(calls))
+    kernels.shuffle_move(*_copy(calls[0]))  # compiled or loaded before timing
+    total = 0.0
+    print(f"{'served':>6} {'width':>5} {'requests':>8} {'us':>8}")
+    for call in calls:
+        best = min(_timed_once(call) for _ in range(args.repeats))
+        total += best
+        served, width, requests = shape(call)
+        print(f"{served:>6} {width:>5} {requests:>8} {1e6 * best:>8.0f}")
+    print(f"{len(calls)} calls, {1e6 * total / max(len(calls), 1):.0f} us a call")
+
+
+def _timed_once(call: tuple) -> float:
+    fresh = _copy(call)  # the kernel changes its arguments in place
+    start = time.perf_counter()
+    kernels.shuffle_move(*fresh)
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    main()
