@@ -378,8 +378,8 @@ class ShuffleServer(ShuffleMode):
             closing = np.flatnonzero(self.closing)
         if not closing.size:
             return
-        rows = np.flatnonzero((self._row_sum > 0) | self._stale)  # an empty row adds nothing to any column
-        pending = self.queue[np.ix_(rows, closing)].sum(axis=0) + self.held[closing]
+        # rows that may hold something (an empty row adds nothing to any column): kernels.closing_pending
+        pending = kernels.closing_pending(self.queue, self._row_sum, self._stale, self.held, closing)
         for c in closing[pending <= DRAINED_MB]:
             attempt = self.col_attempt[c]
             self._stale |= self.queue[:, c] != 0

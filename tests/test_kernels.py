@@ -12,6 +12,7 @@ from vcloud.kernels import (
     _by_group_then,
     account,
     asks,
+    closing_pending,
     copiers_take,
     cpu_setup,
     lag_bounds,
@@ -1278,3 +1279,21 @@ def test_cache_stage_places_cache_fit_among_the_streams(c, others):
     s_factor[file_rows], s_bonus[file_rows] = factor, bonus
     assert all(same_bits(a, b) for a, b in zip(got, (cap, wb_want, s_factor, s_bonus), strict=True))
     assert all(same_bits(mine[col], theirs[col]) for col in FILE_COLUMNS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 300), st.integers(1, 40), st.integers(1, 12))
+def test_closing_pending_is_numpys_gathered_sum(seed, n_rows, cols, k):
+    """`ShuffleServer._close_drained`'s former NumPy form, bit for bit: one closing column (NumPy sums it pairwise) and
+    several (row after row), rows that hold nothing left out, cells of -0.0 and of very different sizes."""
+    r = np.random.default_rng(seed)
+    shape = (n_rows, cols)
+    queue = np.where(r.random(shape) < 0.4, r.random(shape) * 10.0 ** r.integers(-6, 6, shape),
+                     r.choice([0.0, -0.0], shape))  # fmt: skip
+    stale = r.random(n_rows) < 0.2
+    row_sum = np.where(r.random(n_rows) < 0.7, queue.sum(axis=1), 0.0)
+    held = np.where(r.random(cols) < 0.3, r.random(cols), 0.0)
+    closing = np.sort(r.choice(cols, size=min(k, cols), replace=False)).astype(np.int64)
+    rows = np.flatnonzero((row_sum > 0) | stale)
+    want = queue[np.ix_(rows, closing)].sum(axis=0) + held[closing]
+    assert same_bits(closing_pending(queue, row_sum, stale, held, closing), want)

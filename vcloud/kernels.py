@@ -1281,6 +1281,37 @@ def shuffle_move(
 
 
 @numba.njit(cache=True, nogil=True)
+def closing_pending(
+    queue: np.ndarray, row_sum: np.ndarray, stale: np.ndarray, held: np.ndarray, closing: np.ndarray
+) -> np.ndarray:
+    """`hadoop_layer.shuffle.ShuffleServer._close_drained`'s MB still pending per closing reduce column: its cells in
+    the rows that may hold something (`row_sum > 0` or `stale`), summed as NumPy sums `queue[np.ix_(rows, closing)]`
+    along its rows (one column: pairwise, as a contiguous array; more: row after row), plus what is held for it.
+    Without the gathered copy of those rows."""
+    k, n_rows = closing.size, row_sum.size
+    out = np.zeros(k)
+    if k == 1:
+        c = closing[0]
+        values = np.empty(n_rows)
+        m = 0
+        for r in range(n_rows):
+            if row_sum[r] > 0 or stale[r]:
+                values[m] = queue[r, c]
+                m += 1
+        out[0] = np_sum(values, 0, m)
+    else:
+        first = True
+        for r in range(n_rows):
+            if row_sum[r] > 0 or stale[r]:
+                for j in range(k):  # (the first row's cells as they are, then each next row added)
+                    out[j] = queue[r, closing[j]] if first else out[j] + queue[r, closing[j]]
+                first = False
+    for j in range(k):
+        out[j] = out[j] + held[closing[j]]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def lag_bounds(
     done: np.ndarray,
     size: np.ndarray,
