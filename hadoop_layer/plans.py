@@ -49,32 +49,6 @@ class Route:
     source_cross_rack: bool = False
     pipeline_cross_rack: tuple[bool, ...] = ()
 
-    def __init__(
-        self,
-        source_vm: int = -1,
-        pipeline_vms: tuple[int, ...] = (),
-        serving: bool = True,
-        source_file: int = -1,
-        scratch_file: int = -1,
-        map_output_file: int = -1,
-        output_file: int = -1,
-        pipeline_files: tuple[int, ...] = (),
-        source_cross_rack: bool = False,
-        pipeline_cross_rack: tuple[bool, ...] = (),
-    ) -> None:
-        """The fields set through their slots, not by the frozen dataclass's `object.__setattr__` (every launch)."""
-        slots = _ROUTE_SLOTS
-        slots[0](self, source_vm)
-        slots[1](self, pipeline_vms)
-        slots[2](self, serving)
-        slots[3](self, source_file)
-        slots[4](self, scratch_file)
-        slots[5](self, map_output_file)
-        slots[6](self, output_file)
-        slots[7](self, pipeline_files)
-        slots[8](self, source_cross_rack)
-        slots[9](self, pipeline_cross_rack)
-
     def reads(self) -> list[Stream]:
         return read_streams(self.source_vm, self.serving, self.source_file, self.source_cross_rack)
 
@@ -83,7 +57,6 @@ class Route:
                              self.pipeline_cross_rack, per_mb)  # fmt: skip
 
 
-_ROUTE_SLOTS = tuple(getattr(Route, f).__set__ for f in Route.__slots__)
 LOCAL = Route()
 
 

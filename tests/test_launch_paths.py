@@ -4,7 +4,7 @@ rows written by scalar writes, frozen streams and phases set through their slots
 from __future__ import annotations
 
 import math
-from dataclasses import FrozenInstanceError, dataclass, fields
+from dataclasses import FrozenInstanceError, dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hadoop_layer.ledger import RunningLedger
-from hadoop_layer.plans import Route
 from vcloud.pagecache import FileTable, PageCache
 from vcloud.tables import ItemTable
 from vcloud.work import Device, Kind, Phase, Stream
@@ -151,19 +150,6 @@ def test_ledger_moves_each_sum(contributions):
         for name, before, after in zip(RunningLedger.FIELDS, old, new, strict=True):
             sums[name] += after - before
         assert {name: getattr(ledger, name) for name in RunningLedger.FIELDS} == sums
-
-
-def test_route_fields():
-    """Route's own `__init__` sets every field, by position or by name, with the dataclass's defaults."""
-    values = (3, (4, 5), False, 6, 7, 8, 9, (10, 11), True, (True, False))
-    route = Route(*values)
-    assert tuple(getattr(route, f) for f in Route.__slots__) == values
-    assert route == Route(**dict(zip(Route.__slots__, values, strict=True)))
-    defaults = tuple(f.default for f in fields(Route))
-    assert tuple(getattr(Route(), f) for f in Route.__slots__) == defaults
-    assert defaults == (-1, (), True, -1, -1, -1, -1, (), False, ())
-    with pytest.raises(FrozenInstanceError):
-        route.source_vm = 1  # type: ignore[misc]
 
 
 def _plain_merged(streams: tuple[Stream, ...]) -> tuple[Stream, ...]:

@@ -235,8 +235,7 @@ class CloudModel(Model):
         items.remaining[row] = math.inf if kind == Kind.LOAD else amount
         items.sys_fraction[row] = phase.sys_fraction
         items.open[row] = phase.open
-        self._progress_tick = -1  # _progress_moved(counted=not start), at every phase change
-        self.progress_moves += not start
+        self._progress_moved(counted=not start)
         items.phase_amount[row] = amount
         items.progress_lo[row], items.progress_hi[row] = item.phase_marks(item.phase_index)
 
