@@ -1,11 +1,13 @@
 """Hadoop 1.x FairScheduler: water-filling, pool order, delay scheduling, preemption, shares in a run."""
 
+import numpy as np
 import pytest
 
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import Job, TaskKind
+from policies.schedulers import fair as fair_module
 from policies.schedulers.fair import (
     FairScheduler,
     FairSettings,
@@ -18,6 +20,19 @@ from scenarios.hadoop_base import HadoopClusterSettings, build_cluster
 from tests.helpers import frozen, pin_blocks, running, small_cluster, uniform_maps
 
 MAP = TaskKind.MAP
+
+
+def test_remembered_fair_shares_are_a_fresh_computation_and_a_fresh_array():
+    # the answer is remembered by the inputs: a repeated call gives the same bits, as an array of its own (a caller
+    # that writes into it changes no later answer), and other inputs are not answered from the memory
+    first = compute_fair_shares([1.0, 2.0], [0, 1], [3, 9], 7.5)
+    fresh = fair_module._fair_shares.__wrapped__((1.0, 2.0), (0, 1), (3, 9), 7.5)
+    assert first.tobytes() == np.array(fresh).tobytes()
+    first[:] = -1.0
+    again = compute_fair_shares([1.0, 2.0], [0, 1], [3, 9], 7.5)
+    assert again.tobytes() == np.array(fresh).tobytes()
+    assert compute_fair_shares([1.0, 2.0], [0, 1], [3, 9], 8.5).sum() == pytest.approx(8.5)
+    assert compute_fair_shares([], [], [], 5.0).size == 0
 
 
 def test_fair_shares_water_fill_min_shares_weights_and_demands():

@@ -27,6 +27,7 @@ interval, at most 500 ms).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Literal
@@ -92,14 +93,22 @@ class FairSettings(BaseModel):
 
 def compute_fair_shares(weights, min_shares, demands, total: float) -> np.ndarray:
     """SchedulingAlgorithms.computeFairShares: find R with share_i = min(d_i, max(m_i, R w_i)) summing to
-    min(total, sum d). If the min shares alone exceed `total`, Hadoop's search ends at R ~ 0: min(m_i, d_i)."""
+    min(total, sum d). If the min shares alone exceed `total`, Hadoop's search ends at R ~ 0: min(m_i, d_i).
+
+    Remembered by its inputs (a pure function): an update every half second mostly finds the pools' weights,
+    demands and capacity as they were (9 in 10 calls in Coupling's 200 jobs), and each new answer is a root search."""
+    return np.array(_fair_shares(tuple(weights), tuple(min_shares), tuple(demands), total), dtype=float)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fair_shares(weights: tuple, min_shares: tuple, demands: tuple, total: float) -> tuple[float, ...]:
     d = np.asarray(demands, float)
     if d.size == 0:
-        return d
+        return ()
     floor = np.minimum(np.asarray(min_shares, float), d)
     if floor.sum() >= total:
-        return floor
-    return divvy(np.asarray(weights, float), floor, d, float(total))
+        return tuple(floor.tolist())
+    return tuple(divvy(np.asarray(weights, float), floor, d, float(total)).tolist())
 
 
 @dataclass
