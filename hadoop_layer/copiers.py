@@ -165,10 +165,11 @@ class CopierShuffle(ShuffleServer):
         with a backlog and a free copier is left (the kernel leaves exactly those in their JVM start)."""
         if not self._look:
             return
-        self.fetch_node, self.fetch_col, took = kernels.copiers_take(
+        self.fetch_node, self.fetch_col, took, self.q_col, self.q_val = kernels.copiers_take(
             self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
             int(Kind.CPU), self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col,
-            self.disk_mb, self.send_mb, self.nic_mb, self.queue, self._stale,
+            self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len, self._stale, self.col_nnz,
+            self.col_big, DRAINED_MB,
         )  # fmt: skip
         hi = self._hi
         self._look = bool((self.changed[:hi] & (self.waiting[:hi] > 0) & (self.in_flight[:hi] < self.copiers)).any())
@@ -186,8 +187,9 @@ class CopierShuffle(ShuffleServer):
         if self.fetch_col.size:
             under_way = self.fetch_col.size
             self.fetch_node, self.fetch_col = kernels.copiers_release(
-                self.queue, self.fetch_node, self.fetch_col, self.in_flight, self.changed, DRAINED_MB
-            )
+                self.q_col, self.q_val, self.q_len, self.fetch_node, self.fetch_col, self.in_flight, self.changed,
+                DRAINED_MB,
+            )  # fmt: skip
             self._look |= self.fetch_col.size < under_way  # a copier freed
 
     def rotation(self, c: int) -> np.ndarray:

@@ -1116,9 +1116,211 @@ def _np_sum_sparse_on(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int
     return vals[0]
 
 
+@numba.njit(inline="always")
+def _find(cols: np.ndarray, length: int, c: int) -> int:
+    """Where column `c` is (or would go) among a queue row's ascending columns `cols[:length]`: a binary search."""
+    lo, hi = 0, length
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cols[mid] < c:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit(cache=True, nogil=True)
+def queue_widened(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, need: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sparse queue's rows with room for `need` entries each (at least twice the room they had), entries kept."""
+    rows, cap = q_col.shape
+    room = max(need, 2 * cap)
+    new_col, new_val = np.zeros((rows, room), np.int64), np.zeros((rows, room))
+    for r in range(rows):
+        for t in range(q_len[r]):
+            new_col[r, t], new_val[r, t] = q_col[r, t], q_val[r, t]
+    return new_col, new_val
+
+
+@numba.njit(inline="always")
+def _count(col_nnz: np.ndarray, col_big: np.ndarray, c: int, old: float, new: float, drained_mb: float) -> None:
+    """Keep a column's counts of entries (nonzero cells) and of entries above `drained_mb` as cell `c` goes from
+    `old` to `new` (0.0: no entry)."""
+    col_nnz[c] += (1 if new != 0 else 0) - (1 if old != 0 else 0)
+    col_big[c] += (1 if new > drained_mb else 0) - (1 if old > drained_mb else 0)
+
+
+@numba.njit(inline="always")
+def _add_cell(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    r: int,
+    c: int,
+    x: float,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> None:
+    """`queue[r, c] += x` on the sparse queue (the row has room): an entry grows, or one is put at its place; an entry
+    that becomes 0.0 is taken out."""
+    length = q_len[r]
+    p = _find(q_col[r], length, c)
+    if p < length and q_col[r, p] == c:
+        old = q_val[r, p]
+        new = old + x
+        _count(col_nnz, col_big, c, old, new, drained_mb)
+        if new != 0:
+            q_val[r, p] = new
+            return
+        for t in range(p, length - 1):
+            q_col[r, t], q_val[r, t] = q_col[r, t + 1], q_val[r, t + 1]
+        q_len[r] = length - 1
+    elif x != 0:
+        for t in range(length, p, -1):
+            q_col[r, t], q_val[r, t] = q_col[r, t - 1], q_val[r, t - 1]
+        q_col[r, p], q_val[r, p] = c, x
+        q_len[r] = length + 1
+        _count(col_nnz, col_big, c, 0.0, x, drained_mb)
+
+
+@numba.njit(cache=True, nogil=True)
+def queue_add(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    amount: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`queue[rows, cols] += amount` on the sparse queue (distinct cells; an amount of 0.0 makes no entry). Returns
+    its rows, widened if some row had no room."""
+    extra = np.zeros(q_len.size, np.int64)
+    for i in range(rows.size):
+        extra[rows[i]] += 1
+    need = 0
+    for r in range(q_len.size):
+        if extra[r]:
+            need = max(need, q_len[r] + extra[r])
+    if need > q_col.shape[1]:
+        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+    for i in range(rows.size):
+        _add_cell(q_col, q_val, q_len, rows[i], cols[i], amount[i], col_nnz, col_big, drained_mb)
+    return q_col, q_val
+
+
+@numba.njit(cache=True, nogil=True)
+def queue_drop_col(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    c: int,
+    stale: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+) -> np.ndarray:
+    """`queue[:, c] = 0.0` on the sparse queue, the rows that held some of it marked stale; returns the column as it
+    was, dense (its sums then are NumPy's of the former column). Looks at no row when the column has no entry."""
+    rows = q_len.size
+    out = np.zeros(rows)
+    if col_nnz[c] == 0:
+        return out
+    for r in range(rows):
+        length = q_len[r]
+        if length == 0:
+            continue
+        p = _find(q_col[r], length, c)
+        if p < length and q_col[r, p] == c:
+            out[r] = q_val[r, p]
+            for t in range(p, length - 1):
+                q_col[r, t], q_val[r, t] = q_col[r, t + 1], q_val[r, t + 1]
+            q_len[r] = length - 1
+            stale[r] = True
+    col_nnz[c] = col_big[c] = 0
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def queue_dense(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, cols: int) -> np.ndarray:
+    """The sparse queue as the dense rows x `cols` matrix it stands for (inspection, tests, invariants)."""
+    out = np.zeros((q_len.size, cols))
+    for r in range(q_len.size):
+        for t in range(q_len[r]):
+            out[r, q_col[r, t]] = q_val[r, t]
+    return out
+
+
+@numba.njit(inline="always")
+def _merge_row(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    r: int,
+    add_col: np.ndarray,
+    add_val: np.ndarray,
+    lo: int,
+    hi: int,
+    tmp_col: np.ndarray,
+    tmp_val: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> None:
+    """Row `r` of the sparse queue plus `add_val[lo:hi]` at the ascending columns `add_col[lo:hi]` (each cell
+    `queue[r, c] += x`), its entries that are 0.0 taken out: one merge of the two sorted lists through `tmp_*`."""
+    length = q_len[r]
+    rc, rv = q_col[r], q_val[r]
+    i, k, o = 0, lo, 0
+    while i < length or k < hi:
+        if k >= hi or (i < length and rc[i] < add_col[k]):
+            c, new = rc[i], rv[i]
+            i += 1
+            if new == 0:
+                col_nnz[c] -= 1
+                continue
+        elif i >= length or add_col[k] < rc[i]:
+            c, new = add_col[k], add_val[k]
+            k += 1
+            if new == 0:
+                continue
+            _count(col_nnz, col_big, c, 0.0, new, drained_mb)
+        else:
+            c, old = rc[i], rv[i]  # an entry, maybe 0.0 (served in full this tick): counted among the entries
+            new = old + add_val[k]
+            i += 1
+            k += 1
+            col_big[c] += (1 if new > drained_mb else 0) - (1 if old > drained_mb else 0)
+            if new == 0:
+                col_nnz[c] -= 1
+                continue
+        tmp_col[o], tmp_val[o] = c, new
+        o += 1
+    for t in range(o):
+        rc[t], rv[t] = tmp_col[t], tmp_val[t]
+    q_len[r] = o
+
+
+@numba.njit(inline="always")
+def _compact_row(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, r: int, col_nnz: np.ndarray) -> None:
+    """Take row `r`'s entries that are 0.0 (served in full) out of the sparse queue, the others kept in order."""
+    rc, rv = q_col[r], q_val[r]
+    o = 0
+    for t in range(q_len[r]):
+        if rv[t] != 0:
+            rc[o], rv[o] = rc[t], rv[t]
+            o += 1
+        else:
+            col_nnz[rc[t]] -= 1
+    q_len[r] = o
+
+
 @numba.njit(cache=True, nogil=True)
 def shuffle_move(
-    queue: np.ndarray,
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
     width: int,
     n: int,
     left: np.ndarray,
@@ -1130,18 +1332,26 @@ def shuffle_move(
     served_sent_mb: np.ndarray,
     row_sum: np.ndarray,
     stale: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
     drained_mb: float,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """`hadoop_layer.shuffle.ShuffleServer.tick`'s arithmetic over the queue matrix's first `width` columns (`n`
-    serving nodes: rows 0..n-1 read, n..2n-1 send): what each servlet moved in the tick (`left` less its item's
-    remaining) is shared among its pending requests (water-filling), taken off its queue row, added to the served
-    totals; what was read for a remote reduce joins the send queue, what was sent is held for the reduce. Then
-    the stale rows are summed again (`row_sum`, `stale`) and rows left with float dust are emptied; `left` becomes
-    what each row has left (`ShuffleServer._set_work`'s bookkeeping). `queue`, `held`, the served totals, `row_sum`,
-    `stale` and `left` change in place. Returns each row's MB left, the reduce columns whose queues or held bytes
-    changed (they may have drained), the MB fetched on the serving node, the running items' rows and their MB left
-    (in row order), whether a row with no item has something to serve, and whether any bytes are held. The NumPy form's
-    sums: row sums and whole sums pairwise (`np_sum`), the sent rows' column sums in row order."""
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, bool, bool, np.ndarray, np.ndarray]:
+    """`hadoop_layer.shuffle.ShuffleServer.tick`'s arithmetic on the sparse queue (row r's requests: `q_val[r,
+    :q_len[r]]` at the ascending reduce columns `q_col[r, :q_len[r]]`, all below `width`; `n` serving nodes: rows 0..n-1
+    read, n..2n-1 send): what each servlet moved in the tick (`left` less its item's remaining) is shared among its
+    requests (water-filling), taken off its queue row, added to the served totals; what was read for a remote reduce
+    joins the send queue, what was sent is held for the reduce. Then the changed and stale rows are summed again
+    (`row_sum`, `stale`), rows left with float dust are emptied, entries that reached 0.0 are taken out, and `left`
+    becomes what each row has left (`ShuffleServer._set_work`'s bookkeeping). The queue, `held`, the served totals,
+    `row_sum`, `stale`, `left` and the column counts (`col_nnz`: entries, `col_big`: entries above `drained_mb`) change
+    in place. Returns each row's MB left, the reduce columns whose queues or held bytes changed (they may have drained),
+    the MB fetched on the serving node, the running items' rows and their MB left (in row order), whether a row with no
+    item has something to serve, whether any bytes are held, and the queue's rows (widened if a send row had no room).
+
+    The sums of the dense queue's NumPy form, bit for bit: row sums and whole sums pairwise over the `width` columns
+    (`_np_sum_sparse_on`: the entries at their places, the zeros left out, exact since no cell is -0.0), the sent
+    rows' column sums in row order; each cell sees the same operations in the same order (taken off, then what its
+    node read added). Only the served rows' entries are read: not every column of every served row."""
     rows2 = 2 * n
     done = np.empty(rows2)
     for i in range(rows2):
@@ -1149,58 +1359,68 @@ def shuffle_move(
         done[i] = left[i] - (remaining[r] if r >= 0 else 0.0)
     served = np.flatnonzero(done > 0)
     m = served.size
-    # the served rows' requests (columns with bytes queued), by row then column: the queue is sparse, so the rest of
-    # the tick works on these and not on every column of every served row
+    need = 0  # a served read row's requests may each join its node's send row
+    for i in range(m):
+        s = served[i]
+        if s < n:
+            need = max(need, q_len[n + s] + q_len[s])
+    if need > q_col.shape[1]:
+        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+    # the served rows' requests one after the other (row i's: first[i]..first[i + 1] - 1)
+    first = np.empty(m + 1, np.int64)
     count = 0
     for i in range(m):
-        s = served[i]
-        for j in range(width):
-            count += queue[s, j] != 0
-    # (without branches: a cell is written at the next place, which moves on only past a request; the queue's cells
-    # are too mixed for a branch to be predicted)
-    col, got = np.empty(count + 1, np.int64), np.empty(count + 1)
-    first = np.empty(m + 1, np.int64)  # row i's requests: first[i]..first[i + 1] - 1
+        first[i] = count
+        count += q_len[served[i]]
+    first[m] = count
+    col, got = np.empty(count, np.int64), np.empty(count)
     part = np.empty(m, np.int64)
-    n_part = 0
-    k = 0
+    n_part = n_nz = 0
     for i in range(m):
         s = served[i]
-        first[i] = k
-        full = 1.0 if done[s] >= left[s] else 0.0
-        for j in range(width):
-            q = queue[s, j]
-            col[k], got[k] = j, q * full
-            k += q != 0
-        if done[s] < left[s]:
+        k0, full = first[i], done[s] >= left[s]
+        for t in range(q_len[s]):
+            col[k0 + t] = q_col[s, t]
+            got[k0 + t] = q_val[s, t] if full else 0.0
+        if not full:
             part[n_part] = i
             n_part += 1
-    first[m] = k
+            n_nz += q_len[s]
     if n_part:  # servers that could not serve their whole queue: water-fill their requests
-        n_nz = 0
-        for p in range(n_part):
-            n_nz += first[part[p] + 1] - first[part[p]]
         group = np.empty(n_nz, np.int64)
         cap = np.empty(n_nz)
-        at = np.empty(n_nz, np.int64)
         capacity = np.empty(n_part)
         q = 0
         for p in range(n_part):
             i = part[p]
             s = served[i]
             capacity[p] = done[s]
-            for k in range(first[i], first[i + 1]):
-                group[q], cap[q], at[q] = p, queue[s, col[k]], k
+            for t in range(q_len[s]):
+                group[q], cap[q] = p, q_val[s, t]
                 q += 1
         share = fill(group, np.zeros(0), cap, capacity, np.zeros(0))
-        for q in range(n_nz):
-            got[at[q]] = share[q]
+        q = 0
+        for p in range(n_part):
+            i = part[p]
+            for k in range(first[i], first[i + 1]):
+                got[k] = share[q]
+                q += 1
+    moved = np.zeros(held.size, np.bool_)  # the reduces whose queues or held bytes changed
     by_server = np.zeros(rows2)
     stack = _halving_stack()
     n_sent = n_read = 0
     for i in range(m):
         s = served[i]
-        for k in range(first[i], first[i + 1]):
-            queue[s, col[k]] -= got[k]
+        k0 = first[i]
+        for t in range(q_len[s]):
+            g = got[k0 + t]
+            if g != 0:
+                c, old = col[k0 + t], q_val[s, t]
+                new = old - g
+                q_val[s, t] = new
+                moved[c] = True
+                if old > drained_mb and not new > drained_mb:
+                    col_big[c] -= 1
         by_server[s] = _np_sum_sparse_on(col, got, first[i], first[i + 1], width, stack)
         if s >= n:
             n_sent += 1
@@ -1219,47 +1439,38 @@ def shuffle_move(
             held[j] += col_sum[j]
     # read for reduces elsewhere: to send; the rest was fetched locally. The read rows' requests one after the other,
     # at their places in an n_read x width matrix (its whole sum is NumPy's pairwise sum of that matrix)
-    n_fetched = 0
-    for i in range(m):
-        if served[i] < n:
-            n_fetched += first[i + 1] - first[i]
+    n_fetched = first[n_read]  # the read rows come first
     f_pos, fetched = np.empty(n_fetched, np.int64), np.empty(n_fetched)
-    q = row = 0
-    for i in range(m):
+    for i in range(n_read):
         s = served[i]
-        if s < n:
-            for k in range(first[i], first[i + 1]):
-                f_pos[q], fetched[q] = row * width + col[k], got[k] * remote[s, col[k]]
-                queue[n + s, col[k]] += fetched[q]
-                q += 1
-            row += 1
-            stale[n + s] = True
+        for k in range(first[i], first[i + 1]):
+            f_pos[k], fetched[k] = i * width + col[k], got[k] * remote[s, col[k]]
     local = _np_sum_on(by_server, 0, n, stack) - _np_sum_sparse_on(f_pos, fetched, 0, n_fetched, n_read * width, stack)
-    rest = np.empty(count)
+    # the served rows without the entries they served in full; the read rows' fetched bytes join their send rows
+    tmp_col, tmp_val = np.empty(q_col.shape[1], np.int64), np.empty(q_col.shape[1])
+    merged = np.zeros(n, np.bool_)
     for i in range(m):
         s = served[i]
         stale[s] = True
-        if s >= n and done[s - n] > 0:
-            continue  # what its node read for remote reduces joined this send row: summed in full below
-        for k in range(first[i], first[i + 1]):  # its requests are the row's only entries
-            rest[k] = queue[s, col[k]]
-        row_sum[s] = _np_sum_sparse_on(col, rest, first[i], first[i + 1], width, stack)
-        stale[s] = False
+        if s < n:
+            _compact_row(q_col, q_val, q_len, s, col_nnz)
+            _merge_row(q_col, q_val, q_len, n + s, col, fetched, first[i], first[i + 1], tmp_col, tmp_val, col_nnz,
+                       col_big, drained_mb)  # fmt: skip
+            merged[s] = stale[n + s] = True
+        elif not merged[s - n]:
+            _compact_row(q_col, q_val, q_len, s, col_nnz)
     for r in range(rows2):
         if stale[r]:
-            row_sum[r] = _np_sum_on(queue[r], 0, width, stack)
+            row_sum[r] = _np_sum_sparse_on(q_col[r], q_val[r], 0, q_len[r], width, stack)
             stale[r] = False
     want = row_sum.copy()
-    moved = np.zeros(queue.shape[1], np.bool_)  # the reduces whose queues or held bytes changed
-    for k in range(count):
-        if got[k] != 0:
-            moved[col[k]] = True
     for r in range(rows2):
         if want[r] > 0 and want[r] <= drained_mb:  # float dust of repeated subtraction: served
-            for j in range(width):
-                if queue[r, j] != 0:
-                    moved[j] = True
-                queue[r, j] = 0.0
+            for t in range(q_len[r]):
+                c = q_col[r, t]
+                moved[c] = True
+                _count(col_nnz, col_big, c, q_val[r, t], 0.0, drained_mb)
+            q_len[r] = 0
             want[r] = row_sum[r] = 0.0
     n_live, start = 0, False
     for r in range(rows2):
@@ -1277,38 +1488,75 @@ def shuffle_move(
     any_held = False
     for j in range(held.size):
         any_held = any_held or held[j] != 0
-    return want, moved, local, rows, rows_want, start, any_held
+    return want, moved, local, rows, rows_want, start, any_held, q_col, q_val
 
 
 @numba.njit(cache=True, nogil=True)
-def closing_pending(
-    queue: np.ndarray, row_sum: np.ndarray, stale: np.ndarray, held: np.ndarray, closing: np.ndarray
+def closing_drained(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    row_sum: np.ndarray,
+    stale: np.ndarray,
+    held: np.ndarray,
+    closing: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
 ) -> np.ndarray:
-    """`hadoop_layer.shuffle.ShuffleServer._close_drained`'s MB still pending per closing reduce column: its cells in
-    the rows that may hold something (`row_sum > 0` or `stale`), summed as NumPy sums `queue[np.ix_(rows, closing)]`
-    along its rows (one column: pairwise, as a contiguous array; more: row after row), plus what is held for it.
-    Without the gathered copy of those rows."""
+    """`hadoop_layer.shuffle.ShuffleServer._close_drained`'s test per closing reduce column: is what it still has
+    pending (its cells in the rows that may hold something, `row_sum > 0` or `stale`, plus what is held for it) at most
+    `drained_mb`? A sum of cells >= 0 is at least its largest (rounding is monotonic), so a column with an entry above
+    `drained_mb` (`col_big`) is not drained, and one without entries has its held bytes pending (0.0 + x is x); only a
+    column of float dust is summed, as NumPy sums the gathered `queue[np.ix_(rows, closing)]` along its rows (one
+    column: pairwise, a contiguous array; more: row after row, each column alone)."""
     k, n_rows = closing.size, row_sum.size
-    out = np.zeros(k)
-    if k == 1:
-        c = closing[0]
-        values = np.empty(n_rows)
-        m = 0
-        for r in range(n_rows):
-            if row_sum[r] > 0 or stale[r]:
-                values[m] = queue[r, c]
-                m += 1
-        out[0] = np_sum(values, 0, m)
-    else:
-        first = True
-        for r in range(n_rows):
-            if row_sum[r] > 0 or stale[r]:
-                for j in range(k):  # (the first row's cells as they are, then each next row added)
-                    out[j] = queue[r, closing[j]] if first else out[j] + queue[r, closing[j]]
-                first = False
+    out = np.empty(k, np.bool_)
     for j in range(k):
-        out[j] = out[j] + held[closing[j]]
+        c = closing[j]
+        if col_big[c] > 0:
+            out[j] = False
+            continue
+        pending = 0.0
+        if col_nnz[c] > 0:
+            pos, val = np.empty(col_nnz[c], np.int64), np.empty(col_nnz[c])
+            m = e = 0  # m: the rows that may hold something so far; e: the column's entries among them
+            for r in range(n_rows):
+                if row_sum[r] > 0 or stale[r]:
+                    length = q_len[r]
+                    p = _find(q_col[r], length, c)
+                    if p < length and q_col[r, p] == c:
+                        pos[e], val[e] = m, q_val[r, p]
+                        e += 1
+                    m += 1
+            if k == 1:
+                pending = np_sum_sparse(pos, val, 0, e, m)
+            else:
+                for t in range(e):
+                    pending = pending + val[t]
+        out[j] = pending + held[c] <= drained_mb
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def resum_rows(
+    q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, width: int, row_sum: np.ndarray, stale: np.ndarray
+) -> None:
+    """`hadoop_layer.shuffle.ShuffleServer._sums`: the `stale` rows of the sparse queue summed again into `row_sum`
+    (over its first `width` columns), their flags cleared. The dense row's NumPy sum, bit for bit: its pairwise sum over
+    the entries alone (`_np_sum_sparse_on`; no cell is -0.0)."""
+    stack = _halving_stack()
+    for r in range(row_sum.size):
+        if stale[r]:
+            row_sum[r] = _np_sum_sparse_on(q_col[r], q_val[r], 0, q_len[r], width, stack)
+            stale[r] = False
+
+
+@numba.njit(inline="always")
+def _cell(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, r: int, c: int) -> float:
+    """The sparse queue's cell (r, c): its entry, or 0.0."""
+    p = _find(q_col[r], q_len[r], c)
+    return q_val[r, p] if p < q_len[r] and q_col[r, p] == c else 0.0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1401,17 +1649,6 @@ def set_remaining(
 
 
 @numba.njit(cache=True, nogil=True)
-def resum_rows(queue: np.ndarray, width: int, row_sum: np.ndarray, stale: np.ndarray) -> None:
-    """`hadoop_layer.shuffle.ShuffleServer._sums`: the `stale` rows of `queue`'s first `width` columns summed again
-    into `row_sum`, their flags cleared. Row by row in place: gathering the stale rows (every node a copier took from,
-    up to all 600 of the SWIM day's) copied them whole first. The NumPy form's bits: a row's pairwise sum (`np_sum`)."""
-    for r in range(row_sum.size):
-        if stale[r]:
-            row_sum[r] = np_sum(queue[r], 0, width)
-            stale[r] = False
-
-
-@numba.njit(cache=True, nogil=True)
 def copiers_take(
     copiers: int,
     changed: np.ndarray,
@@ -1429,17 +1666,23 @@ def copiers_take(
     disk_mb: np.ndarray,
     send_mb: np.ndarray,
     nic_mb: np.ndarray,
-    queue: np.ndarray,
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
     stale: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, bool]:
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray]:
     """`hadoop_layer.copiers.CopierShuffle.before_tick`: the reduce columns whose backlog or copiers changed, that
     have a backlog, a free copier and a running shuffle phase (the kind of their item row, `col_row`, is not
     `starting`: the JVM start) are looked at; their free
     copiers take nodes in rotation (`_take`'s rule: each free copier at least one node, more while the copier-ticks
-    spent before a node are below the free copiers). Changes the per-column state, `backlog`, `queue` and `stale`
-    in place; returns the fetches under way (those before, then the new ones, by reduce and rotation) and whether
-    any node was taken. The NumPy form's bits: cost = MB / one stream's MB a tick, the costs before a node summed in
-    rotation order as np.cumsum does (less the node's own).
+    spent before a node are below the free copiers). Changes the per-column state, `backlog`, the sparse queue's read
+    rows (`queue[node, c] += backlog[c, node]`, `shuffle_move`'s layout, with its column counts) and `stale` in place;
+    returns the fetches under way (those before, then the new ones, by reduce and rotation), whether any node was
+    taken and the queue's rows (widened if a read row had no room). The NumPy form's bits: cost = MB / one stream's
+    MB a tick, the costs before a node summed in rotation order as np.cumsum does (less the node's own).
 
     A column's candidates are its nodes with a backlog (`waiting` counts them) but those with a fetch under way
     (uniqueHosts), so their number is known before its row is read, and the scan of the row stops at the last one;
@@ -1452,7 +1695,7 @@ def copiers_take(
             cols[m] = c
             m += 1
     if m == 0:
-        return fetch_node, fetch_col, False
+        return fetch_node, fetch_col, False, q_col, q_val
     k_of = np.full(n_cols, -1, np.int64)
     for j in range(m):
         changed[cols[j]] = False
@@ -1484,7 +1727,7 @@ def copiers_take(
         total += count[j]
         crowded = crowded or count[j] > copiers - in_flight[c]
     if total == 0:
-        return fetch_node, fetch_col, False
+        return fetch_node, fetch_col, False, q_col, q_val
     # the candidates by reduce, then by node (or, crowded, by place in the rotation from where it stopped: the places
     # in a reduce are distinct)
     k, node, at = np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.int64)
@@ -1532,9 +1775,17 @@ def copiers_take(
                 take[e] = (cum - cost < free) or (r < free)
                 e += 1
     n_new = 0
+    extra = np.zeros(n, np.int64)  # new entries per read row
     for e in range(total):
         if take[e]:
             n_new += 1
+            extra[node[e]] += 1
+    need = 0
+    for v in range(n):
+        if extra[v]:
+            need = max(need, q_len[v] + extra[v])
+    if need > q_col.shape[1]:
+        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
     new_node = np.empty(fetch_node.size + n_new, np.int64)
     new_col = np.empty(fetch_col.size + n_new, np.int64)
     new_node[: fetch_node.size] = fetch_node
@@ -1546,7 +1797,7 @@ def copiers_take(
         if take[e]:
             j, v = k[e], node[e]
             c = cols[j]
-            queue[v, c] += backlog[c, v]
+            _add_cell(q_col, q_val, q_len, v, c, backlog[c, v], col_nnz, col_big, drained_mb)
             backlog[c, v] = 0.0
             new_node[f], new_col[f] = v, c
             f += 1
@@ -1559,7 +1810,7 @@ def copiers_take(
         waiting[c] -= taken[j]
         if taken[j] > 0:
             next_at[c] = (next_at[c] + last[j] + 1) % n
-    return new_node, new_col, True
+    return new_node, new_col, True, q_col, q_val
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1805,20 +2056,23 @@ def idle_rows(open_: np.ndarray, remaining: np.ndarray, need_cpu: np.ndarray, n:
 
 @numba.njit(cache=True, nogil=True)
 def copiers_release(
-    queue: np.ndarray,
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
     fetch_node: np.ndarray,
     fetch_col: np.ndarray,
     in_flight: np.ndarray,
     changed: np.ndarray,
     drained_mb: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue entry is drained free their copier
-    (the reduce's count under way drops, its copiers look again); returns the fetches still under way, in order."""
+    """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue cell (sparse: `shuffle_move`'s
+    layout) is drained free their copier (the reduce's count under way drops, its copiers look again); returns the
+    fetches still under way, in order."""
     k = fetch_node.size
     keep = np.empty(k, np.bool_)
     m = 0
     for f in range(k):
-        keep[f] = not queue[fetch_node[f], fetch_col[f]] <= drained_mb
+        keep[f] = not _cell(q_col, q_val, q_len, fetch_node[f], fetch_col[f]) <= drained_mb
         if keep[f]:
             m += 1
         else:
