@@ -1552,13 +1552,6 @@ def resum_rows(
             stale[r] = False
 
 
-@numba.njit(inline="always")
-def _cell(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, r: int, c: int) -> float:
-    """The sparse queue's cell (r, c): its entry, or 0.0."""
-    p = _find(q_col[r], q_len[r], c)
-    return q_val[r, p] if p < q_len[r] and q_col[r, p] == c else 0.0
-
-
 @numba.njit(cache=True, nogil=True)
 def lag_bounds(
     done: np.ndarray,
@@ -1680,7 +1673,8 @@ def copiers_take(
     copiers take nodes in rotation (`_take`'s rule: each free copier at least one node, more while the copier-ticks
     spent before a node are below the free copiers). Changes the per-column state, `backlog`, the sparse queue's read
     rows (`queue[node, c] += backlog[c, node]`, `shuffle_move`'s layout, with its column counts) and `stale` in place;
-    returns the fetches under way (those before, then the new ones, by reduce and rotation), whether any node was
+    returns the fetches under way (`fetch_node`, `fetch_col`: by node, then column, as they come, the new ones among
+    them: `copiers_release` walks them along the queue's rows; their order moves no number), whether any node was
     taken and the queue's rows (widened if a read row had no room). The NumPy form's bits: cost = MB / one stream's
     MB a tick, the costs before a node summed in rotation order as np.cumsum does (less the node's own).
 
@@ -1786,20 +1780,17 @@ def copiers_take(
             need = max(need, q_len[v] + extra[v])
     if need > q_col.shape[1]:
         q_col, q_val = queue_widened(q_col, q_val, q_len, need)
-    new_node = np.empty(fetch_node.size + n_new, np.int64)
-    new_col = np.empty(fetch_col.size + n_new, np.int64)
-    new_node[: fetch_node.size] = fetch_node
-    new_col[: fetch_col.size] = fetch_col
     last = np.full(m, -1, np.int64)
     taken = np.zeros(m, np.int64)
-    f = fetch_node.size
+    key = np.empty(n_new, np.int64)  # the new fetches by node, then column
+    f = 0
     for e in range(total):
         if take[e]:
             j, v = k[e], node[e]
             c = cols[j]
             _add_cell(q_col, q_val, q_len, v, c, backlog[c, v], col_nnz, col_big, drained_mb)
             backlog[c, v] = 0.0
-            new_node[f], new_col[f] = v, c
+            key[f] = v * n_cols + c
             f += 1
             stale[v] = True
             taken[j] += 1
@@ -1810,6 +1801,28 @@ def copiers_take(
         waiting[c] -= taken[j]
         if taken[j] > 0:
             next_at[c] = (next_at[c] + last[j] + 1) % n
+    key.sort()
+    new_node = np.empty(fetch_node.size + n_new, np.int64)
+    new_col = np.empty(fetch_col.size + n_new, np.int64)
+    i = o = 0  # the new fetches put at their places among those under way (no pair in both): a few among many
+    for f in range(n_new):
+        v, c = key[f] // n_cols, key[f] % n_cols
+        lo, hi = i, fetch_node.size  # the first fetch under way after (v, c)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if fetch_node[mid] < v or (fetch_node[mid] == v and fetch_col[mid] < c):
+                lo = mid + 1
+            else:
+                hi = mid
+        span = lo - i
+        new_node[o : o + span] = fetch_node[i:lo]
+        new_col[o : o + span] = fetch_col[i:lo]
+        o += span
+        new_node[o], new_col[o] = v, c
+        o += 1
+        i = lo
+    new_node[o:] = fetch_node[i:]
+    new_col[o:] = fetch_col[i:]
     return new_node, new_col, True, q_col, q_val
 
 
@@ -2067,12 +2080,18 @@ def copiers_release(
 ) -> tuple[np.ndarray, np.ndarray]:
     """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue cell (sparse: `shuffle_move`'s
     layout) is drained free their copier (the reduce's count under way drops, its copiers look again); returns the
-    fetches still under way, in order."""
+    fetches still under way, in order. The fetches come by node, then column (`copiers_take`), so each is found by
+    walking its node's row from where the one before stopped: one pass, no search."""
     k = fetch_node.size
     keep = np.empty(k, np.bool_)
-    m = 0
+    m = t = 0
     for f in range(k):
-        keep[f] = not _cell(q_col, q_val, q_len, fetch_node[f], fetch_col[f]) <= drained_mb
+        v, c = fetch_node[f], fetch_col[f]
+        if f == 0 or v != fetch_node[f - 1]:
+            t = 0
+        while t < q_len[v] and q_col[v, t] < c:
+            t += 1
+        keep[f] = not (q_val[v, t] if t < q_len[v] and q_col[v, t] == c else 0.0) <= drained_mb
         if keep[f]:
             m += 1
         else:
