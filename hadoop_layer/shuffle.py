@@ -12,9 +12,9 @@ Bookkeeping is a pair of queues, node x reduce attempt (one column per shuffling
   send_q[n, c]  bytes node n has read for reduce c (remote) and has still to send.
 
 They are kept sparse: each queue row holds its requests (nonzero cells) as a list of reduce columns in ascending
-order and their MB (`q_col`, `q_val`, the first `q_len` places of each row). In a busy hour of the SWIM day a fifth
-of the cells of a 1,200-row, 512-column matrix hold something, and a tick reading every cell of the served rows
-spent more time finding the requests than serving them.
+order and their MB (`q_col`, `q_val`, the first `q_len` places of each row). The SWIM day's heaviest ticks on 600
+slaves have 10,000-118,000 requests among 1,200 rows of 512-2,048 columns (2-7 % of the cells): a tick that read
+every cell of the served rows spent more time finding the requests than serving them.
 
 A finished map adds its partition to `read_q[node, c]` of every running reduce of its job; a reduce that starts adds
 the partitions of all maps already done. Each tick (`tick`, right after the cloud's physics:

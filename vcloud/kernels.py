@@ -1171,6 +1171,55 @@ def _add_cell(
         _count(col_nnz, col_big, c, 0.0, x, drained_mb)
 
 
+@numba.njit(inline="always")
+def _add_row(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    r: int,
+    add_col: np.ndarray,
+    add_val: np.ndarray,
+    lo: int,
+    hi: int,
+    place: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> None:
+    """`queue[r, c] += x` for `add_val[lo:hi]` (> 0) at the distinct ascending columns `add_col[lo:hi]` (the row has
+    room): entries grow; the new ones go to their places in one backward pass from the row's end, which moves only
+    the entries after the first new place (`place`: scratch, as long as `add_col`)."""
+    length = q_len[r]
+    rc, rv = q_col[r], q_val[r]
+    new, p = 0, 0
+    for k in range(lo, hi):
+        c = add_col[k]
+        while p < length and rc[p] < c:  # the columns ascend: the search goes on from the last place
+            p += 1
+        if p < length and rc[p] == c:
+            old = rv[p]
+            rv[p] = old + add_val[k]
+            _count(col_nnz, col_big, c, old, rv[p], drained_mb)
+            place[k] = -1
+        else:
+            place[k] = p
+            new += 1
+    if new == 0:
+        return
+    w, i = length + new - 1, length - 1
+    for k in range(hi - 1, lo - 1, -1):
+        if place[k] < 0:
+            continue
+        while i >= place[k]:
+            rc[w], rv[w] = rc[i], rv[i]
+            w -= 1
+            i -= 1
+        rc[w], rv[w] = add_col[k], add_val[k]
+        _count(col_nnz, col_big, add_col[k], 0.0, add_val[k], drained_mb)
+        w -= 1
+    q_len[r] = length + new
+
+
 @numba.njit(cache=True, nogil=True)
 def queue_add(
     q_col: np.ndarray,
@@ -1775,12 +1824,8 @@ def copiers_take(
     for e in range(total):
         if take[e]:
             j, v = k[e], node[e]
-            c = cols[j]
-            _add_cell(q_col, q_val, q_len, v, c, backlog[c, v], col_nnz, col_big, drained_mb)
-            backlog[c, v] = 0.0
-            key[f] = v * n_cols + c
+            key[f] = v * n_cols + cols[j]
             f += 1
-            stale[v] = True
             taken[j] += 1
             last[j] = max(last[j], at[e])
     for j in range(m):
@@ -1790,6 +1835,20 @@ def copiers_take(
         if taken[j] > 0:
             next_at[c] = (next_at[c] + last[j] + 1) % n
     key.sort()
+    add_col, add_val = np.empty(n_new, np.int64), np.empty(n_new)  # queue[node, c] += backlog[c, node], row by row
+    place = np.empty(n_new, np.int64)
+    lo = 0
+    while lo < n_new:
+        v = key[lo] // n_cols
+        hi = lo
+        while hi < n_new and key[hi] // n_cols == v:
+            c = key[hi] % n_cols
+            add_col[hi], add_val[hi] = c, backlog[c, v]
+            backlog[c, v] = 0.0
+            hi += 1
+        _add_row(q_col, q_val, q_len, v, add_col, add_val, lo, hi, place, col_nnz, col_big, drained_mb)
+        stale[v] = True
+        lo = hi
     new_node = np.empty(fetch_node.size + n_new, np.int64)
     new_col = np.empty(fetch_col.size + n_new, np.int64)
     i = o = 0  # the new fetches put at their places among those under way (no pair in both): a few among many
