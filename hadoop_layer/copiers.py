@@ -60,7 +60,7 @@ class CopierShuffle(ShuffleServer):
         self.disk_mb = model.dt * model.hosts.view("disk_mbps")[hosts]
         self.nic_mb = model.dt * model.hosts.view("nic_mbps")[hosts]
         self.send_mb = np.minimum(self.disk_mb, self.nic_mb)  # read and sent by the serving node
-        # the fetches under way, (serving node, reduce column) pairs by node, then column: a few per reduce, a list
+        # the fetches under way, (serving node, reduce column) pairs by column, then node: a few per reduce, a list
         self.fetch_node, self.fetch_col = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         # some column may have become one the copiers take from since they last looked (`before_tick`)
         self._look = True
@@ -142,9 +142,9 @@ class CopierShuffle(ShuffleServer):
     def check_queues(self) -> None:
         """Also: each (node, reduce) fetch is under way once, the counts are those of the fetches and backlogs."""
         super().check_queues()
-        pairs = self.fetch_node * self.cols + self.fetch_col
+        pairs = self.fetch_col * self.nodes + self.fetch_node
         if (np.diff(pairs) <= 0).any():  # kernels.copiers_release walks them along the queue's rows
-            raise InvariantError("the fetches are not by node, then column, each once (uniqueHosts)")
+            raise InvariantError("the fetches are not by column, then node, each once (uniqueHosts)")
         if not np.array_equal(self.in_flight, np.bincount(self.fetch_col, minlength=self.cols)):
             raise InvariantError("a reduce's count of fetches under way is not its fetches'")
         if not np.array_equal(self.waiting, np.count_nonzero(self.backlog, axis=1)):

@@ -1002,7 +1002,7 @@ def copier_states(draw):
                        r.choice([0.5, 1.0, 30.0, 100.0, 1e-3], (cols, n)), 0.0)  # fmt: skip
     position = np.array([r.permutation(n) for _ in range(cols)], dtype=np.int64)
     next_at = r.integers(0, n, cols).astype(np.int64)
-    pairs = sorted((v, c) for c in range(cols) for v in range(n) if r.random() < 0.15)  # by node, then column
+    pairs = [(v, c) for c in range(cols) for v in range(n) if r.random() < 0.15]  # by column, then node
     fetch_node = np.array([p[0] for p in pairs], dtype=np.int64)
     fetch_col = np.array([p[1] for p in pairs], dtype=np.int64)
     in_flight = np.minimum(np.bincount(fetch_col, minlength=cols), copiers).astype(np.int64)
@@ -1028,8 +1028,8 @@ def test_copiers_take_is_numpys_bits(args, room):
     q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, room)
     got = copiers_take(*mine[:16], q_col, q_val, q_len, mine[17], col_nnz, col_big, 1e-9)
     want = numpy_copiers_take(*theirs)
-    by_node = np.lexsort((want[1], want[0]))  # the kernel keeps them by node, then column (their order moves nothing)
-    assert got[2] == want[2] and np.array_equal(got[0], want[0][by_node]) and np.array_equal(got[1], want[1][by_node])
+    by_col = np.lexsort((want[0], want[1]))  # the kernel keeps them by column, then node (their order moves nothing)
+    assert got[2] == want[2] and np.array_equal(got[0], want[0][by_col]) and np.array_equal(got[1], want[1][by_col])
     assert same_bits(dense_of(got[3], got[4], q_len, queue.shape[1], col_nnz, col_big), theirs[16])
     for a, b in zip(mine[:16] + mine[17:], theirs[:16] + theirs[17:], strict=True):
         if isinstance(a, np.ndarray):

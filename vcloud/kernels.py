@@ -1339,20 +1339,6 @@ def _merge_row(
     q_len[r] = o
 
 
-@numba.njit(inline="always")
-def _compact_row(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, r: int, col_nnz: np.ndarray) -> None:
-    """Take row `r`'s entries that are 0.0 (served in full) out of the sparse queue, the others kept in order."""
-    rc, rv = q_col[r], q_val[r]
-    o = 0
-    for t in range(q_len[r]):
-        if rv[t] != 0:
-            rc[o], rv[o] = rc[t], rv[t]
-            o += 1
-        else:
-            col_nnz[rc[t]] -= 1
-    q_len[r] = o
-
-
 @numba.njit(cache=True, nogil=True)
 def shuffle_move(
     q_col: np.ndarray,
@@ -1388,7 +1374,9 @@ def shuffle_move(
     The sums of the dense queue's NumPy form, bit for bit: row sums and whole sums pairwise over the `width` columns
     (`_np_sum_sparse_on`: the entries at their places, the zeros left out, exact since no cell is -0.0), the sent
     rows' column sums in row order; each cell sees the same operations in the same order (taken off, then what its
-    node read added). Only the served rows' entries are read: not every column of every served row."""
+    node read added). Only the served rows' entries are read, each served row's in one pass while they are at hand
+    (its share of the served MB, its sums, what it sends on or holds, and the entries left): a row served in full is
+    emptied at once; then the read rows' bytes join their send rows."""
     rows2 = 2 * n
     done = np.empty(rows2)
     for i in range(rows2):
@@ -1397,105 +1385,107 @@ def shuffle_move(
     served = np.flatnonzero(done > 0)
     m = served.size
     need = 0  # a served read row's requests may each join its node's send row
+    n_read = n_fetched = n_part = n_nz = 0
     for i in range(m):
         s = served[i]
         if s < n:
             need = max(need, q_len[n + s] + q_len[s])
-    if need > q_col.shape[1]:
-        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
-    # the served rows' requests one after the other (row i's: first[i]..first[i + 1] - 1)
-    first = np.empty(m + 1, np.int64)
-    count = 0
-    for i in range(m):
-        first[i] = count
-        count += q_len[served[i]]
-    first[m] = count
-    col, got = np.empty(count, np.int64), np.empty(count)
-    part = np.empty(m, np.int64)
-    n_part = n_nz = 0
-    for i in range(m):
-        s = served[i]
-        k0, full = first[i], done[s] >= left[s]
-        for t in range(q_len[s]):
-            col[k0 + t] = q_col[s, t]
-            got[k0 + t] = q_val[s, t] if full else 0.0
-        if not full:
-            part[n_part] = i
+            n_read += 1
+            n_fetched += q_len[s]
+        if done[s] < left[s]:
             n_part += 1
             n_nz += q_len[s]
+    if need > q_col.shape[1]:
+        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+    share = np.zeros(0)
     if n_part:  # servers that could not serve their whole queue: water-fill their requests
         group = np.empty(n_nz, np.int64)
         cap = np.empty(n_nz)
         capacity = np.empty(n_part)
-        q = 0
-        for p in range(n_part):
-            i = part[p]
+        p = q = 0
+        for i in range(m):
             s = served[i]
-            capacity[p] = done[s]
-            for t in range(q_len[s]):
-                group[q], cap[q] = p, q_val[s, t]
-                q += 1
+            if done[s] < left[s]:
+                capacity[p] = done[s]
+                for t in range(q_len[s]):
+                    group[q], cap[q] = p, q_val[s, t]
+                    q += 1
+                p += 1
         share = fill(group, np.zeros(0), cap, capacity, np.zeros(0))
-        q = 0
-        for p in range(n_part):
-            i = part[p]
-            for k in range(first[i], first[i + 1]):
-                got[k] = share[q]
-                q += 1
     moved = np.zeros(held.size, np.bool_)  # the reduces whose queues or held bytes changed
     by_server = np.zeros(rows2)
     stack = _halving_stack()
-    n_sent = n_read = 0
-    for i in range(m):
+    col_sum = np.zeros(width)  # the sent rows' column sums, in row order (the first row, then each next added)
+    # read for reduces elsewhere: to send; the rest was fetched locally. The read rows' requests one after the other,
+    # at their places in an n_read x width matrix (its whole sum is NumPy's pairwise sum of that matrix)
+    f_pos, f_col, fetched = np.empty(n_fetched, np.int64), np.empty(n_fetched, np.int64), np.empty(n_fetched)
+    got_row = np.empty(q_col.shape[1])  # a partly served row's shares
+    q = fq = 0
+    n_sent = 0
+    for i in range(m):  # the read rows first (served is ascending)
         s = served[i]
-        k0 = first[i]
-        for t in range(q_len[s]):
-            g = got[k0 + t]
-            if g != 0:
-                c, old = col[k0 + t], q_val[s, t]
-                new = old - g
-                q_val[s, t] = new
-                moved[c] = True
-                if old > drained_mb and not new > drained_mb:
-                    col_big[c] -= 1
-        by_server[s] = _np_sum_sparse_on(col, got, first[i], first[i + 1], width, stack)
+        length = q_len[s]
+        rc, rv = q_col[s], q_val[s]
+        full = done[s] >= left[s]
+        got = rv  # served in full: each request gets what it had
+        if not full:
+            got = got_row
+            for t in range(length):
+                got_row[t] = share[q + t]
+            q += length
+        by_server[s] = _np_sum_sparse_on(rc, got, 0, length, width, stack)
         if s >= n:
             n_sent += 1
+            for t in range(length):
+                col_sum[rc[t]] += got[t]
         else:
-            n_read += 1
+            for t in range(length):
+                c = rc[t]
+                f_pos[fq], f_col[fq], fetched[fq] = i * width + c, c, got[t] * remote[s, c]
+                fq += 1
+        if full:  # every entry reaches 0.0: the row is emptied
+            for t in range(length):
+                c = rc[t]
+                moved[c] = True
+                col_nnz[c] -= 1
+                if rv[t] > drained_mb:
+                    col_big[c] -= 1
+            q_len[s] = 0
+        else:  # taken off; the entries that reach 0.0 are taken out
+            o = 0
+            for t in range(length):
+                c, old, g = rc[t], rv[t], got[t]
+                new = old
+                if g != 0:
+                    new = old - g
+                    moved[c] = True
+                    if old > drained_mb and not new > drained_mb:
+                        col_big[c] -= 1
+                if new != 0:
+                    rc[o], rv[o] = c, new
+                    o += 1
+                else:
+                    col_nnz[c] -= 1
+            q_len[s] = o
+        stale[s] = True
     for i in range(n):
         served_read_mb[i] += by_server[i]
         served_sent_mb[i] += by_server[n + i]
-    if n_sent:  # column sums of the sent rows, in row order (the first row, then each next added)
-        col_sum = np.zeros(width)
-        for i in range(m):
-            if served[i] >= n:
-                for k in range(first[i], first[i + 1]):
-                    col_sum[col[k]] += got[k]
+    if n_sent:
         for j in range(width):
             held[j] += col_sum[j]
-    # read for reduces elsewhere: to send; the rest was fetched locally. The read rows' requests one after the other,
-    # at their places in an n_read x width matrix (its whole sum is NumPy's pairwise sum of that matrix)
-    n_fetched = first[n_read]  # the read rows come first
-    f_pos, fetched = np.empty(n_fetched, np.int64), np.empty(n_fetched)
+    local = _np_sum_on(by_server, 0, n, stack) - _np_sum_sparse_on(f_pos, fetched, 0, n_fetched, n_read * width, stack)
+    # what each read row read joins its node's send row (after every served row was taken off, as the dense form)
+    tmp_col, tmp_val = np.empty(q_col.shape[1], np.int64), np.empty(q_col.shape[1])
+    fq = 0
     for i in range(n_read):
         s = served[i]
-        for k in range(first[i], first[i + 1]):
-            f_pos[k], fetched[k] = i * width + col[k], got[k] * remote[s, col[k]]
-    local = _np_sum_on(by_server, 0, n, stack) - _np_sum_sparse_on(f_pos, fetched, 0, n_fetched, n_read * width, stack)
-    # the served rows without the entries they served in full; the read rows' fetched bytes join their send rows
-    tmp_col, tmp_val = np.empty(q_col.shape[1], np.int64), np.empty(q_col.shape[1])
-    merged = np.zeros(n, np.bool_)
-    for i in range(m):
-        s = served[i]
-        stale[s] = True
-        if s < n:
-            _compact_row(q_col, q_val, q_len, s, col_nnz)
-            _merge_row(q_col, q_val, q_len, n + s, col, fetched, first[i], first[i + 1], tmp_col, tmp_val, col_nnz,
-                       col_big, drained_mb)  # fmt: skip
-            merged[s] = stale[n + s] = True
-        elif not merged[s - n]:
-            _compact_row(q_col, q_val, q_len, s, col_nnz)
+        hi = fq
+        while hi < n_fetched and f_pos[hi] < (i + 1) * width:
+            hi += 1
+        _merge_row(q_col, q_val, q_len, n + s, f_col, fetched, fq, hi, tmp_col, tmp_val, col_nnz, col_big, drained_mb)
+        stale[n + s] = True
+        fq = hi
     for r in range(rows2):
         if stale[r]:
             row_sum[r] = _np_sum_sparse_on(q_col[r], q_val[r], 0, q_len[r], width, stack)
@@ -1710,7 +1700,7 @@ def copiers_take(
     copiers take nodes in rotation (`_take`'s rule: each free copier at least one node, more while the copier-ticks
     spent before a node are below the free copiers). Changes the per-column state, `backlog`, the sparse queue's read
     rows (`queue[node, c] += backlog[c, node]`, `shuffle_move`'s layout, with its column counts) and `stale` in place;
-    returns the fetches under way (`fetch_node`, `fetch_col`: by node, then column, as they come, the new ones among
+    returns the fetches under way (`fetch_node`, `fetch_col`: by column, then node, as they come, the new ones among
     them: `copiers_release` walks them along the queue's rows; their order moves no number), whether any node was
     taken and the queue's rows (widened if a read row had no room). The NumPy form's bits: cost = MB / one stream's
     MB a tick, the costs before a node summed in rotation order as np.cumsum does (less the node's own).
@@ -1824,7 +1814,7 @@ def copiers_take(
     for e in range(total):
         if take[e]:
             j, v = k[e], node[e]
-            key[f] = v * n_cols + cols[j]
+            key[f] = v * n_cols + cols[j]  # by node, then column: the queue rows they join
             f += 1
             taken[j] += 1
             last[j] = max(last[j], at[e])
@@ -1849,15 +1839,18 @@ def copiers_take(
         _add_row(q_col, q_val, q_len, v, add_col, add_val, lo, hi, place, col_nnz, col_big, drained_mb)
         stale[v] = True
         lo = hi
+    for f in range(n_new):  # the new fetches by column, then node
+        key[f] = (key[f] % n_cols) * n + key[f] // n_cols
+    key.sort()
     new_node = np.empty(fetch_node.size + n_new, np.int64)
     new_col = np.empty(fetch_col.size + n_new, np.int64)
     i = o = 0  # the new fetches put at their places among those under way (no pair in both): a few among many
     for f in range(n_new):
-        v, c = key[f] // n_cols, key[f] % n_cols
-        lo, hi = i, fetch_node.size  # the first fetch under way after (v, c)
+        c, v = key[f] // n, key[f] % n
+        lo, hi = i, fetch_node.size  # the first fetch under way after (c, v)
         while lo < hi:
             mid = (lo + hi) >> 1
-            if fetch_node[mid] < v or (fetch_node[mid] == v and fetch_col[mid] < c):
+            if fetch_col[mid] < c or (fetch_col[mid] == c and fetch_node[mid] < v):
                 lo = mid + 1
             else:
                 hi = mid
@@ -2127,17 +2120,18 @@ def copiers_release(
 ) -> tuple[np.ndarray, np.ndarray]:
     """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue cell (sparse: `shuffle_move`'s
     layout) is drained free their copier (the reduce's count under way drops, its copiers look again); returns the
-    fetches still under way, in order. The fetches come by node, then column (`copiers_take`), so each is found by
-    walking its node's row from where the one before stopped: one pass, no search."""
+    fetches still under way, in order. The fetches come by column, then node (`copiers_take`), so each node's come by
+    column: each is found by walking its node's row from where that node's last one stopped (one pass, no search)."""
     k = fetch_node.size
     keep = np.empty(k, np.bool_)
-    m = t = 0
+    at = np.zeros(q_len.size, np.int64)  # per row, where the walk is
+    m = 0
     for f in range(k):
         v, c = fetch_node[f], fetch_col[f]
-        if f == 0 or v != fetch_node[f - 1]:
-            t = 0
+        t = at[v]
         while t < q_len[v] and q_col[v, t] < c:
             t += 1
+        at[v] = t
         keep[f] = not (q_val[v, t] if t < q_len[v] and q_col[v, t] == c else 0.0) <= drained_mb
         if keep[f]:
             m += 1
