@@ -1809,12 +1809,12 @@ def copiers_take(
         q_col, q_val = queue_widened(q_col, q_val, q_len, need)
     last = np.full(m, -1, np.int64)
     taken = np.zeros(m, np.int64)
-    key = np.empty(n_new, np.int64)  # the new fetches by node, then column
+    new_c, new_v = np.empty(n_new, np.int64), np.empty(n_new, np.int64)  # by column, then node
     f = 0
     for e in range(total):
         if take[e]:
             j, v = k[e], node[e]
-            key[f] = v * n_cols + cols[j]  # by node, then column: the queue rows they join
+            new_c[f], new_v[f] = cols[j], v
             f += 1
             taken[j] += 1
             last[j] = max(last[j], at[e])
@@ -1824,29 +1824,47 @@ def copiers_take(
         waiting[c] -= taken[j]
         if taken[j] > 0:
             next_at[c] = (next_at[c] + last[j] + 1) % n
-    key.sort()
-    add_col, add_val = np.empty(n_new, np.int64), np.empty(n_new)  # queue[node, c] += backlog[c, node], row by row
+    if crowded:  # a crowded column's nodes came in rotation order: by node within each column
+        lo = 0
+        while lo < n_new:
+            hi = lo + 1
+            while hi < n_new and new_c[hi] == new_c[lo]:
+                hi += 1
+            if hi - lo > 24:
+                new_v[lo:hi] = np.sort(new_v[lo:hi])
+            else:
+                for i in range(lo + 1, hi):
+                    v = new_v[i]
+                    p = i - 1
+                    while p >= lo and new_v[p] > v:
+                        new_v[p + 1] = new_v[p]
+                        p -= 1
+                    new_v[p + 1] = v
+            lo = hi
+    # queue[node, c] += backlog[c, node], row by row: the new fetches by node (a counting sort: by column within)
+    start = np.zeros(n + 1, np.int64)
+    for f in range(n_new):
+        start[new_v[f] + 1] += 1
+    for v in range(n):
+        start[v + 1] += start[v]
+    add_col, add_val = np.empty(n_new, np.int64), np.empty(n_new)
+    at_v = start[:n].copy()
+    for f in range(n_new):
+        v, c = new_v[f], new_c[f]
+        add_col[at_v[v]], add_val[at_v[v]] = c, backlog[c, v]
+        backlog[c, v] = 0.0
+        at_v[v] += 1
     place = np.empty(n_new, np.int64)
-    lo = 0
-    while lo < n_new:
-        v = key[lo] // n_cols
-        hi = lo
-        while hi < n_new and key[hi] // n_cols == v:
-            c = key[hi] % n_cols
-            add_col[hi], add_val[hi] = c, backlog[c, v]
-            backlog[c, v] = 0.0
-            hi += 1
-        _add_row(q_col, q_val, q_len, v, add_col, add_val, lo, hi, place, col_nnz, col_big, drained_mb)
-        stale[v] = True
-        lo = hi
-    for f in range(n_new):  # the new fetches by column, then node
-        key[f] = (key[f] % n_cols) * n + key[f] // n_cols
-    key.sort()
+    for v in range(n):
+        if start[v + 1] > start[v]:
+            _add_row(q_col, q_val, q_len, v, add_col, add_val, start[v], start[v + 1], place, col_nnz, col_big,
+                     drained_mb)  # fmt: skip
+            stale[v] = True
     new_node = np.empty(fetch_node.size + n_new, np.int64)
     new_col = np.empty(fetch_col.size + n_new, np.int64)
     i = o = 0  # the new fetches put at their places among those under way (no pair in both): a few among many
     for f in range(n_new):
-        c, v = key[f] // n, key[f] % n
+        c, v = new_c[f], new_v[f]
         lo, hi = i, fetch_node.size  # the first fetch under way after (c, v)
         while lo < hi:
             mid = (lo + hi) >> 1
