@@ -9,6 +9,9 @@ prints microseconds a call with each call's queue shape: served rows, the width 
 among them. `--save` keeps the captured calls (pickle) so that `--load` times another commit's kernel on the very same
 inputs in seconds: `python benchmarks/shuffle.py --save /tmp/calls.pkl` once, then
 `python OTHER_CHECKOUT/benchmarks/shuffle.py --load /tmp/calls.pkl` and `python benchmarks/shuffle.py --load ...`.
+The calls are kept in the dense queue's form (the kernel's arguments up to commit c6e7c54: the (2 x nodes) x columns
+queue matrix), which both the dense and the sparse kernel's scripts read: this one lays each call out sparse
+(`sparse`) before timing it, the layout's cost not timed, as a run keeps its queue sparse throughout.
 The script puts its own checkout first on sys.path. The capture takes a few minutes (the day's first 31,000 s).
 """
 
@@ -36,8 +39,32 @@ def _copy(args: tuple) -> tuple:
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
+def dense(args: tuple) -> tuple:
+    """A sparse kernel call's arguments in the dense form (the queue matrix in place of the rows and counts)."""
+    q_col, q_val, q_len, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale = args[:14]
+    queue = kernels.queue_dense(q_col, q_val, q_len, held.size)
+    return queue, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale, args[-1]
+
+
+def sparse(call: tuple) -> tuple:
+    """A dense-form call laid out as the sparse kernel's arguments, its rows with room for twice the longest's entries
+    (as a run's rows, widened twofold each time one had no room: the kernel's merges of read bytes into the send
+    rows widen none of them here)."""
+    queue, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale, drained = call
+    q_len = np.count_nonzero(queue, axis=1).astype(np.int64)
+    room = 2 * int(q_len.max(initial=1))
+    q_col, q_val = np.zeros((queue.shape[0], room), np.int64), np.zeros((queue.shape[0], room))
+    for r in range(queue.shape[0]):
+        at = np.flatnonzero(queue[r])
+        q_col[r, : at.size], q_val[r, : at.size] = at, queue[r, at]
+    col_nnz = np.count_nonzero(queue, axis=0).astype(np.int64)
+    col_big = np.count_nonzero(queue > drained, axis=0).astype(np.int64)
+    return (q_col, q_val, q_len, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale,
+            col_nnz, col_big, drained)  # fmt: skip
+
+
 def capture(until: float, keep: int) -> list[tuple]:
-    """The arguments (as they were before the call) of the `keep` slowest `shuffle_move` calls up to `until`."""
+    """The arguments (as they were before the call, dense) of the `keep` slowest `shuffle_move` calls to `until`."""
     from scenarios.registry import SCENARIOS
     from scenarios.runner import run_model
     from scenarios.settings import validate
@@ -66,7 +93,7 @@ def capture(until: float, keep: int) -> list[tuple]:
         run_model(model, until, progress=False)
     finally:
         kernels.shuffle_move = move
-    return [args for _, _, args in sorted(slowest, key=lambda e: e[1])]
+    return [dense(args) for _, _, args in sorted(slowest, key=lambda e: e[1])]
 
 
 def shape(args: tuple) -> tuple[int, int, int]:
@@ -91,11 +118,12 @@ def main(argv: list[str] | None = None) -> None:
         calls = capture(args.until, args.keep)
         if args.save:
             args.save.write_bytes(pickle.dumps(calls))
-    kernels.shuffle_move(*_copy(calls[0]))  # compiled or loaded before timing
+    laid_out = [sparse(call) for call in calls]
+    kernels.shuffle_move(*_copy(laid_out[0]))  # compiled or loaded before timing
     total = 0.0
     print(f"{'served':>6} {'width':>5} {'requests':>8} {'us':>8}")
-    for call in calls:
-        best = min(_timed_once(call) for _ in range(args.repeats))
+    for call, mine in zip(calls, laid_out, strict=True):
+        best = min(_timed_once(mine) for _ in range(args.repeats))
         total += best
         served, width, requests = shape(call)
         print(f"{served:>6} {width:>5} {requests:>8} {1e6 * best:>8.0f}")

@@ -60,7 +60,7 @@ class CopierShuffle(ShuffleServer):
         self.disk_mb = model.dt * model.hosts.view("disk_mbps")[hosts]
         self.nic_mb = model.dt * model.hosts.view("nic_mbps")[hosts]
         self.send_mb = np.minimum(self.disk_mb, self.nic_mb)  # read and sent by the serving node
-        # the fetches under way, (serving node, reduce column) pairs: a few per reduce, so kept as a list
+        # the fetches under way, (serving node, reduce column) pairs by column, then node: a few per reduce, a list
         self.fetch_node, self.fetch_col = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         # some column may have become one the copiers take from since they last looked (`before_tick`)
         self._look = True
@@ -142,9 +142,9 @@ class CopierShuffle(ShuffleServer):
     def check_queues(self) -> None:
         """Also: each (node, reduce) fetch is under way once, the counts are those of the fetches and backlogs."""
         super().check_queues()
-        pairs = self.fetch_node * self.cols + self.fetch_col
-        if np.unique(pairs).size != pairs.size:
-            raise InvariantError("a reduce fetches twice from one node at once (uniqueHosts)")
+        pairs = self.fetch_col * self.nodes + self.fetch_node
+        if (np.diff(pairs) <= 0).any():  # kernels.copiers_release walks them along the queue's rows
+            raise InvariantError("the fetches are not by column, then node, each once (uniqueHosts)")
         if not np.array_equal(self.in_flight, np.bincount(self.fetch_col, minlength=self.cols)):
             raise InvariantError("a reduce's count of fetches under way is not its fetches'")
         if not np.array_equal(self.waiting, np.count_nonzero(self.backlog, axis=1)):
@@ -165,10 +165,11 @@ class CopierShuffle(ShuffleServer):
         with a backlog and a free copier is left (the kernel leaves exactly those in their JVM start)."""
         if not self._look:
             return
-        self.fetch_node, self.fetch_col, took = kernels.copiers_take(
+        self.fetch_node, self.fetch_col, took, self.q_col, self.q_val = kernels.copiers_take(
             self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
             int(Kind.CPU), self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col,
-            self.disk_mb, self.send_mb, self.nic_mb, self.queue, self._stale,
+            self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len, self._stale, self.col_nnz,
+            self.col_big, DRAINED_MB,
         )  # fmt: skip
         hi = self._hi
         self._look = bool((self.changed[:hi] & (self.waiting[:hi] > 0) & (self.in_flight[:hi] < self.copiers)).any())
@@ -186,8 +187,9 @@ class CopierShuffle(ShuffleServer):
         if self.fetch_col.size:
             under_way = self.fetch_col.size
             self.fetch_node, self.fetch_col = kernels.copiers_release(
-                self.queue, self.fetch_node, self.fetch_col, self.in_flight, self.changed, DRAINED_MB
-            )
+                self.q_col, self.q_val, self.q_len, self.fetch_node, self.fetch_col, self.in_flight, self.changed,
+                DRAINED_MB,
+            )  # fmt: skip
             self._look |= self.fetch_col.size < under_way  # a copier freed
 
     def rotation(self, c: int) -> np.ndarray:

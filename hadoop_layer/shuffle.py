@@ -11,6 +11,11 @@ Bookkeeping is a pair of queues, node x reduce attempt (one column per shuffling
   read_q[n, c]  bytes of reduce c's partitions that node n's servlet has still to read from disk;
   send_q[n, c]  bytes node n has read for reduce c (remote) and has still to send.
 
+They are kept sparse: each queue row holds its requests (nonzero cells) as a list of reduce columns in ascending
+order and their MB (`q_col`, `q_val`, the first `q_len` places of each row). The SWIM day's heaviest ticks on 600
+slaves have 10,000-118,000 requests among 1,200 rows of 512-2,048 columns (2-7 % of the cells): a tick that read
+every cell of the served rows spent more time finding the requests than serving them.
+
 A finished map adds its partition to `read_q[node, c]` of every running reduce of its job; a reduce that starts adds
 the partitions of all maps already done. Each tick (`tick`, right after the cloud's physics:
 `CloudModel.after_step`), what each servlet read (or sent) in the tick is shared among its pending requests equally,
@@ -21,7 +26,7 @@ crosses the serving disk, then the serving NIC, then the receiving NIC, each sta
 most. A reduce whose JVM is still starting holds what arrives until its shuffle phase runs.
 The shuffle phase is closed when the last map is done and nothing is left for it in any queue.
 
-Each tick costs a few NumPy operations on the (nodes x shuffling reduces) queues, no Python loop over tasks;
+Each tick is one compiled pass over the served rows' requests (`kernels.shuffle_move`), no Python loop over tasks;
 a node's items start the first time it serves, and columns open and close, on events.
 """
 
@@ -161,21 +166,33 @@ class ShuffleServer(ShuffleMode):
         self._row_sum = np.zeros(2 * n)
         self._stale = np.ones(2 * n, dtype=bool)
         self._hi = 0  # 1 + the highest column in use: the columns beyond hold zeros only
+        # the sparse queue (module docstring; rows 0..n-1 read, n..2n-1 send): row r's requests are q_val[r, :q_len[r]]
+        # at the ascending columns q_col[r, :q_len[r]], none 0.0; the kernels widen the rows when one has no room
+        self.q_col = np.zeros((2 * n, 8), dtype=np.int64)
+        self.q_val = np.zeros((2 * n, 8))
+        self.q_len = np.zeros(2 * n, dtype=np.int64)
         self._grow(16)
 
     def _grow(self, cols: int) -> None:
         """Room for `cols` reduce columns (the old ones kept)."""
         old, n = self.cols, self.nodes
         first = old == 0
-        # one matrix for both queues (rows 0..n-1 read, n..2n-1 send): one pass of each operation per tick
-        self.queue = grown(None if first else self.queue, (2 * n, cols), 0.0, float)
         self.remote = grown(None if first else self.remote, (n, cols), 0.0, float)  # 1.0 where node != reduce's
         self.held = grown(None if first else self.held, (cols,), 0.0, float)
         self.col_row = grown(None if first else self.col_row, (cols,), -1, np.int64)
         self.closing = grown(None if first else self.closing, (cols,), False, bool)
+        # per column, its entries in the queue and those above DRAINED_MB (a closing column with one is not drained)
+        self.col_nnz = grown(None if first else self.col_nnz, (cols,), 0, np.int64)
+        self.col_big = grown(None if first else self.col_big, (cols,), 0, np.int64)
         self.col_attempt: list[TaskAttempt | None] = (self.col_attempt if not first else []) + [None] * (cols - old)
         self.cols = cols
         self._stale[:] = True
+
+    @property
+    def queue(self) -> np.ndarray:
+        """Both queues as one dense (2 x nodes) x columns matrix, rows 0..n-1 read, n..2n-1 send: a copy, for
+        inspection, tests and invariants."""
+        return kernels.queue_dense(self.q_col, self.q_val, self.q_len, self.cols)
 
     @property
     def read_q(self) -> np.ndarray:
@@ -184,6 +201,16 @@ class ShuffleServer(ShuffleMode):
     @property
     def send_q(self) -> np.ndarray:
         return self.queue[self.nodes :]
+
+    def _add(self, rows: np.ndarray, cols: np.ndarray, amount: np.ndarray) -> None:
+        """`queue[rows, cols] += amount` (distinct cells) on the sparse queue."""
+        self.q_col, self.q_val = kernels.queue_add(
+            self.q_col, self.q_val, self.q_len, rows, cols, amount, self.col_nnz, self.col_big, DRAINED_MB
+        )
+
+    def _drop_col(self, c: int) -> np.ndarray:
+        """Empty reduce column `c` (its rows become stale); returns the column as it was, dense."""
+        return kernels.queue_drop_col(self.q_col, self.q_val, self.q_len, c, self._stale, self.col_nnz, self.col_big)
 
     @property
     def busy(self) -> bool:
@@ -213,7 +240,7 @@ class ShuffleServer(ShuffleMode):
         cols = job.shuffle_cols
         if not len(cols) or share_mb <= 0:
             return
-        self.queue[node, cols] += share_mb
+        self._add(np.full(len(cols), node, dtype=np.int64), cols, np.full(len(cols), share_mb))
         self._stale[node] = True
         self.queued_mb += share_mb * len(cols)
         item = self.items[node]
@@ -224,7 +251,8 @@ class ShuffleServer(ShuffleMode):
             self.left[node] += share_mb * len(cols)
 
     def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
-        self.queue[: self.nodes, cols] += per_node_mb[:, None]
+        n = self.nodes
+        self._add(np.tile(np.arange(n), len(cols)), np.repeat(cols, n), np.tile(per_node_mb, len(cols)))
         self._stale[: self.nodes] |= per_node_mb != 0
         self.queued_mb += float(per_node_mb.sum()) * len(cols)
         self._set_work()
@@ -240,9 +268,8 @@ class ShuffleServer(ShuffleMode):
         c = getattr(attempt, "shuffle_col", None)
         if c is None:
             return
-        self.dropped_mb += (self.read_q[:, c].sum(), self.send_q[:, c].sum(), self.held[c])
-        self._stale |= self.queue[:, c] != 0
-        self.queue[:, c] = 0.0
+        column = self._drop_col(c)
+        self.dropped_mb += (column[: self.nodes].sum(), column[self.nodes :].sum(), self.held[c])
         self._set_work()
         self._free(c)
 
@@ -284,10 +311,22 @@ class ShuffleServer(ShuffleMode):
             self.items[i], self.serve_row[i] = None, -1
 
     def check_queues(self) -> None:
-        """The kept row sums are the queue's (check_invariants)."""
+        """The kept row sums are the queue's, its rows' entries are nonzero at ascending columns in use, and the
+        column counts are its entries' (check_invariants)."""
+        queue = self.queue
         fresh = ~self._stale
-        if not np.array_equal(self._row_sum[fresh], self.queue[fresh].sum(axis=1)):
+        if not np.array_equal(self._row_sum[fresh], queue[fresh].sum(axis=1)):
             raise InvariantError("a shuffle queue's kept row sum is not its sum")
+        live = np.arange(self.q_col.shape[1]) < self.q_len[:, None]
+        cols = np.where(live, self.q_col, self._hi)
+        if (np.diff(cols, axis=1) < 0).any() or (self.q_col[live] >= self._hi).any() or (self.q_val[live] <= 0).any():
+            raise InvariantError("a shuffle queue row's entries are not positive at ascending columns in use")
+        nnz = np.count_nonzero(live & (np.diff(cols, axis=1, prepend=-1) > 0), axis=1)
+        if not np.array_equal(nnz, self.q_len):
+            raise InvariantError("a shuffle queue row holds a column twice")
+        if not (np.array_equal(self.col_nnz, np.count_nonzero(queue, axis=0))
+                and np.array_equal(self.col_big, np.count_nonzero(queue > DRAINED_MB, axis=0))):  # fmt: skip
+            raise InvariantError("a shuffle queue's column counts are not its entries'")
 
     # ---- the serving items ----------------------------------------------------------------------------
     def _set_work(self, want: np.ndarray | None = None) -> None:
@@ -328,18 +367,19 @@ class ShuffleServer(ShuffleMode):
     def _sums(self) -> np.ndarray:
         """Each queue row's sum; only the rows changed since they were last summed are summed again (a row's sum is
         the same alone as in the matrix: each row is contiguous). Compiled: vcloud/kernels.py `resum_rows`."""
-        kernels.resum_rows(self.queue, self._width(), self._row_sum, self._stale)
+        kernels.resum_rows(self.q_col, self.q_val, self.q_len, self._width(), self._row_sum, self._stale)
         return self._row_sum.copy()
 
     def tick(self) -> None:
         """Move what the servlets read and sent in the tick along the queues and into the reduces' shuffles. Only
-        the servers that moved something are touched (a row's sums are the same alone as in the matrix); the
-        arithmetic is compiled (vcloud/kernels.py `shuffle_move`, the NumPy form's bits: tests/test_kernels.py)."""
+        the servers that moved something are touched, and of their rows only the requests; the arithmetic is compiled
+        (vcloud/kernels.py `shuffle_move`, the dense NumPy form's bits: tests/test_kernels.py)."""
         if not self.busy:
             return
-        want, moved, local, rows, rows_want, start, held = kernels.shuffle_move(
-            self.queue, self._width(), self.nodes, self.left, self.serve_row, self.model.items.remaining, self.remote,
-            self.held, self.served_read_mb, self.served_sent_mb, self._row_sum, self._stale, DRAINED_MB,
+        want, moved, local, rows, rows_want, start, held, self.q_col, self.q_val = kernels.shuffle_move(
+            self.q_col, self.q_val, self.q_len, self._width(), self.nodes, self.left, self.serve_row,
+            self.model.items.remaining, self.remote, self.held, self.served_read_mb, self.served_sent_mb, self._row_sum,
+            self._stale, self.col_nnz, self.col_big, DRAINED_MB,
         )  # fmt: skip
         self.fetched_local_mb += local
         # _set_work(want), its bookkeeping (row sums, stale flags, `left`) done by the kernel
@@ -378,12 +418,14 @@ class ShuffleServer(ShuffleMode):
             closing = np.flatnonzero(self.closing)
         if not closing.size:
             return
-        # rows that may hold something (an empty row adds nothing to any column): kernels.closing_pending
-        pending = kernels.closing_pending(self.queue, self._row_sum, self._stale, self.held, closing)
-        for c in closing[pending <= DRAINED_MB]:
+        # the pending MB of each (its cells in the rows that may hold something, and its held MB): compiled
+        drained = kernels.closing_drained(
+            self.q_col, self.q_val, self.q_len, self._row_sum, self._stale, self.held, closing, self.col_nnz,
+            self.col_big, DRAINED_MB,
+        )  # fmt: skip
+        for c in closing[drained]:
             attempt = self.col_attempt[c]
-            self._stale |= self.queue[:, c] != 0
-            self.queue[:, c] = 0.0
+            self._drop_col(int(c))
             if attempt.phase_index != SETUP:
                 self.model.close_phase(attempt)
             else:  # still in its JVM start: the shuffle phase is not loaded yet

@@ -12,7 +12,7 @@ from vcloud.kernels import (
     _by_group_then,
     account,
     asks,
-    closing_pending,
+    closing_drained,
     copiers_take,
     cpu_setup,
     lag_bounds,
@@ -720,6 +720,7 @@ def shuffle_queues(draw):
     shape = (2 * n, width)
     values = r.choice([0.5, 1.0, 3.0, 1e-10, 7.25], size=shape) * r.choice([1.0, 1.0, 1e-3, 1e3], shape)
     values = np.where(r.random((2 * n, width)) < 0.5, values, r.random((2 * n, width)) * 10.0 ** r.integers(-4, 4))
+    values[r.random(2 * n) < 0.1] *= 1e-12  # rows of float dust only
     queue[:, :width] = np.where(on, values, 0.0)
     row_sum = queue[:, :width].sum(axis=1)
     stale = r.random(2 * n) < 0.2
@@ -740,17 +741,59 @@ def _copies(args):
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-@settings(max_examples=300, deadline=None)
-@given(shuffle_queues())
-def test_shuffle_move_is_numpys_bits(args):
-    mine, theirs = _copies(args), _copies(args)
-    want, moved, local, rows, rows_want, start, held = shuffle_move(*mine)
+def sparse_queue(dense, room=0, drained=1e-9):
+    """A dense queue in the sparse layout of `kernels.shuffle_move` (each row's nonzero cells at ascending columns)
+    with its column counts; `room` spare places in the fullest row (0: a kernel adding an entry there must widen)."""
+    assert not (np.signbit(dense) & (dense == 0)).any()  # the layout has no -0.0 (ShuffleServer's cells never are)
+    q_len = np.count_nonzero(dense, axis=1).astype(np.int64)
+    cap = int(q_len.max(initial=0)) + room
+    q_col, q_val = np.zeros((dense.shape[0], max(cap, 1)), np.int64), np.full((dense.shape[0], max(cap, 1)), 7.0)
+    for r in range(dense.shape[0]):
+        at = np.flatnonzero(dense[r])
+        q_col[r, : at.size], q_val[r, : at.size] = at, dense[r, at]
+    col_nnz = np.count_nonzero(dense, axis=0).astype(np.int64)
+    col_big = np.count_nonzero(dense > drained, axis=0).astype(np.int64)
+    return q_col, q_val, q_len, col_nnz, col_big
+
+
+def dense_of(q_col, q_val, q_len, cols, col_nnz, col_big, drained=1e-9):
+    """The dense queue a sparse one stands for; asserts its layout (nonzero entries, ascending columns) and counts."""
+    out = np.zeros((q_len.size, cols))
+    for r in range(q_len.size):
+        c, v = q_col[r, : q_len[r]], q_val[r, : q_len[r]]
+        assert (np.diff(c) > 0).all() and (v != 0).all() and not np.signbit(v).any()
+        out[r, c] = v
+    assert np.array_equal(col_nnz, np.count_nonzero(out, axis=0))
+    assert np.array_equal(col_big, np.count_nonzero(out > drained, axis=0))
+    return out
+
+
+def sparse_args(args, room):
+    """`shuffle_queues`' dense arguments as the sparse kernel's."""
+    queue, width, n, left, serve_row, remaining, remote, held, served_read, served_sent, row_sum, stale, drained = args
+    q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, room, drained)
+    return (q_col, q_val, q_len, width, n, left, serve_row, remaining, remote, held, served_read, served_sent, row_sum,
+            stale, col_nnz, col_big, drained)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(shuffle_queues(), st.sampled_from([0, 1, 64]))
+def test_shuffle_move_is_the_dense_numpy_forms_bits(args, room):
+    """The sparse queue's tick against the dense queue's NumPy form: the same returns, the same bits in every array,
+    the queue left as the dense one (cells served in full and dust rows gone, read bytes joining the send rows, rows
+    widened when a send row had no room) and its column counts."""
+    theirs = _copies(args)
+    mine = sparse_args(_copies(args), room)
+    got = shuffle_move(*mine)
+    want, moved, local, rows, rows_want, start, held = got[:7]
     want_np, moved_np, local_np, rows_np, rows_want_np, start_np, held_np = numpy_shuffle_move(*theirs)
     assert same_bits(want, want_np) and np.array_equal(moved, moved_np)
     assert same_bits(np.array([local]), np.array([local_np]))
     assert np.array_equal(rows, rows_np) and same_bits(rows_want, rows_want_np)
     assert start == start_np and held == held_np
-    for a, b in zip(mine, theirs, strict=True):
+    queue = theirs[0]
+    assert same_bits(dense_of(got[7], got[8], mine[2], queue.shape[1], mine[14], mine[15]), queue)
+    for a, b in zip(mine[3:14], theirs[1:12], strict=True):
         if isinstance(a, np.ndarray):
             assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)
 
@@ -882,17 +925,19 @@ def test_set_remaining_is_numpys_bits(seed, n, negative):
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 12), st.sampled_from([1, 7, 16, 130, 256]))
 def test_resum_rows_is_numpys_bits(seed, rows, width):
-    """ShuffleServer._sums' stale rows summed again as the gathered block's `sum(axis=1)`: none, some or all stale,
-    columns past `width` not read."""
+    """ShuffleServer._sums' stale rows summed again (sparse) as the dense gathered block's `sum(axis=1)`: none, some
+    or all stale."""
     r = np.random.default_rng(seed)
     queue = np.where(r.random((rows, width + 3)) < 0.5, r.random((rows, width + 3)) * 10.0 ** r.integers(-9, 4), 0.0)
     row_sum, stale = r.random(rows), r.random(rows) < r.choice([0.0, 0.5, 1.0])
+    queue[:, width:] = 0.0  # the columns beyond the width in use hold nothing
     want_sum, want_stale = row_sum.copy(), stale.copy()
     at = want_stale.nonzero()[0]
     if at.size:
         want_sum[at] = queue[at, :width].sum(axis=1)
         want_stale[at] = False
-    kernels.resum_rows(queue, width, row_sum, stale)
+    q_col, q_val, q_len, _, _ = sparse_queue(queue)
+    kernels.resum_rows(q_col, q_val, q_len, width, row_sum, stale)
     assert same_bits(row_sum, want_sum) and np.array_equal(stale, want_stale)
 
 
@@ -957,7 +1002,7 @@ def copier_states(draw):
                        r.choice([0.5, 1.0, 30.0, 100.0, 1e-3], (cols, n)), 0.0)  # fmt: skip
     position = np.array([r.permutation(n) for _ in range(cols)], dtype=np.int64)
     next_at = r.integers(0, n, cols).astype(np.int64)
-    pairs = [(v, c) for c in range(cols) for v in range(n) if r.random() < 0.15]
+    pairs = [(v, c) for c in range(cols) for v in range(n) if r.random() < 0.15]  # by column, then node
     fetch_node = np.array([p[0] for p in pairs], dtype=np.int64)
     fetch_col = np.array([p[1] for p in pairs], dtype=np.int64)
     in_flight = np.minimum(np.bincount(fetch_col, minlength=cols), copiers).astype(np.int64)
@@ -974,12 +1019,19 @@ def copier_states(draw):
 
 
 @settings(max_examples=400, deadline=None)
-@given(copier_states())
-def test_copiers_take_is_numpys_bits(args):
+@given(copier_states(), st.sampled_from([0, 1, 64]))
+def test_copiers_take_is_numpys_bits(args, room):
+    """Against the NumPy form on the dense queue: the sparse queue's read rows end as the dense ones (an entry grown
+    or put at its place, rows widened when one had no room), with their column counts."""
     mine, theirs = _copies(args), _copies(args)
-    got, want = copiers_take(*mine), numpy_copiers_take(*theirs)
-    assert got[2] == want[2] and np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
-    for a, b in zip(mine, theirs, strict=True):
+    queue = mine[16]
+    q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, room)
+    got = copiers_take(*mine[:16], q_col, q_val, q_len, mine[17], col_nnz, col_big, 1e-9)
+    want = numpy_copiers_take(*theirs)
+    by_col = np.lexsort((want[0], want[1]))  # the kernel keeps them by column, then node (their order moves nothing)
+    assert got[2] == want[2] and np.array_equal(got[0], want[0][by_col]) and np.array_equal(got[1], want[1][by_col])
+    assert same_bits(dense_of(got[3], got[4], q_len, queue.shape[1], col_nnz, col_big), theirs[16])
+    for a, b in zip(mine[:16] + mine[17:], theirs[:16] + theirs[17:], strict=True):
         if isinstance(a, np.ndarray):
             assert same_bits(a, b) if a.dtype == float else np.array_equal(a, b)
 
@@ -1220,9 +1272,11 @@ def test_idle_rows_is_numpys(seed, n):
 def test_copiers_release_is_numpys(args):
     queue, fetch_node, fetch_col, in_flight, changed = args[16], args[11], args[12], args[3], args[1]
     queue = queue.copy()
-    queue[fetch_node, fetch_col] = np.where(np.arange(fetch_node.size) % 3 == 0, 0.0, queue[fetch_node, fetch_col])
+    third = np.arange(fetch_node.size) % 3  # drained, float dust, or as drawn
+    queue[fetch_node, fetch_col] = np.select([third == 0, third == 1], [0.0, 1e-10], queue[fetch_node, fetch_col])
     mine_flight, mine_changed = in_flight.copy(), changed.copy()
-    got = kernels.copiers_release(queue, fetch_node, fetch_col, mine_flight, mine_changed, 1e-9)
+    q_col, q_val, q_len, _, _ = sparse_queue(queue)
+    got = kernels.copiers_release(q_col, q_val, q_len, fetch_node, fetch_col, mine_flight, mine_changed, 1e-9)
     done = queue[fetch_node, fetch_col] <= 1e-9
     want_flight, want_changed = in_flight.copy(), changed.copy()
     if done.any():
@@ -1281,19 +1335,54 @@ def test_cache_stage_places_cache_fit_among_the_streams(c, others):
     assert all(same_bits(mine[col], theirs[col]) for col in FILE_COLUMNS)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 300), st.integers(1, 40), st.integers(1, 12))
-def test_closing_pending_is_numpys_gathered_sum(seed, n_rows, cols, k):
-    """`ShuffleServer._close_drained`'s former NumPy form, bit for bit: one closing column (NumPy sums it pairwise) and
-    several (row after row), rows that hold nothing left out, cells of -0.0 and of very different sizes."""
+def test_closing_drained_is_numpys_gathered_sum(seed, n_rows, cols, k):
+    """`ShuffleServer._close_drained`'s former NumPy form, bit for bit: the gathered pending MB (one closing column:
+    NumPy sums it pairwise; several: row after row) at most the drained level, rows that hold nothing left out; columns
+    with entries above the level, none, or float dust only, and a level exactly at one dust column's sum (a sum in
+    another order, an ulp off, would decide otherwise)."""
     r = np.random.default_rng(seed)
     shape = (n_rows, cols)
-    queue = np.where(r.random(shape) < 0.4, r.random(shape) * 10.0 ** r.integers(-6, 6, shape),
-                     r.choice([0.0, -0.0], shape))  # fmt: skip
+    queue = np.where(r.random(shape) < 0.4, r.random(shape) * 10.0 ** r.integers(-6, 6, shape), 0.0)
+    dust = r.random(cols) < 0.5
+    queue[:, dust] = np.where(r.random((n_rows, dust.sum())) < 0.5, r.random((n_rows, dust.sum())) * 1e-11, 0.0)
     stale = r.random(n_rows) < 0.2
     row_sum = np.where(r.random(n_rows) < 0.7, queue.sum(axis=1), 0.0)
-    held = np.where(r.random(cols) < 0.3, r.random(cols), 0.0)
+    queue[(row_sum == 0) & ~stale] = 0.0  # a row known to hold nothing holds nothing
+    held = np.where(r.random(cols) < 0.3, r.random(cols) * r.choice([1.0, 1e-11]), 0.0)
     closing = np.sort(r.choice(cols, size=min(k, cols), replace=False)).astype(np.int64)
     rows = np.flatnonzero((row_sum > 0) | stale)
-    want = queue[np.ix_(rows, closing)].sum(axis=0) + held[closing]
-    assert same_bits(closing_pending(queue, row_sum, stale, held, closing), want)
+    pending = queue[np.ix_(rows, closing)].sum(axis=0) + held[closing]
+    drained = float(r.choice(pending)) if r.random() < 0.7 else 1e-9
+    q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, drained=drained)
+    got = closing_drained(q_col, q_val, q_len, row_sum, stale, held, closing, col_nnz, col_big, drained)
+    assert np.array_equal(got, pending <= drained)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 40), st.sampled_from([0, 1, 64]))
+def test_queue_add_and_drop_col_are_the_dense_forms(seed, n, cols, room):
+    """ShuffleServer's events on the sparse queue against the dense forms they replaced: `queue[rows, cols] +=
+    amount` (distinct cells, some amounts 0.0: no entry; rows widened when one had no room) and a column dropped
+    (`_stale |= queue[:, c] != 0; queue[:, c] = 0.0`), whose former read and send sums (`read_q[:, c].sum()`, a
+    strided column) are the returned column's, bit for bit."""
+    r = np.random.default_rng(seed)
+    queue = np.where(r.random((2 * n, cols)) < 0.3, r.random((2 * n, cols)) * 10.0 ** r.integers(-12, 4), 0.0)
+    q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, room)
+    cells = r.choice(2 * n * cols, size=int(r.integers(0, 2 * n * cols)), replace=False)
+    rows, at = (cells // cols).astype(np.int64), (cells % cols).astype(np.int64)
+    amount = np.where(r.random(cells.size) < 0.2, 0.0, r.random(cells.size) * 10.0 ** r.integers(-12, 3))
+    q_col, q_val = kernels.queue_add(q_col, q_val, q_len, rows, at, amount, col_nnz, col_big, 1e-9)
+    queue[rows, at] += amount
+    assert same_bits(dense_of(q_col, q_val, q_len, cols, col_nnz, col_big), queue)
+    assert same_bits(kernels.queue_dense(q_col, q_val, q_len, cols), queue)
+    c = int(r.integers(0, cols))
+    stale = r.random(2 * n) < 0.3
+    want_stale = stale | (queue[:, c] != 0)
+    want_read, want_send = queue[:n, c].sum(), queue[n:, c].sum()
+    column = kernels.queue_drop_col(q_col, q_val, q_len, c, stale, col_nnz, col_big)
+    assert same_bits(column, queue[:, c].copy()) and np.array_equal(stale, want_stale)
+    assert same_bits(np.array([column[:n].sum(), column[n:].sum()]), np.array([want_read, want_send]))
+    queue[:, c] = 0.0
+    assert same_bits(dense_of(q_col, q_val, q_len, cols, col_nnz, col_big), queue)

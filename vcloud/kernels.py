@@ -1005,10 +1005,11 @@ def np_sum(a: np.ndarray, start: int, n: int) -> float:
 
 
 @numba.njit(inline="always")
-def _halving_stack() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The stack `np_sum` and `np_sum_sparse` walk the halving with (a caller summing many rows makes one)."""
+def _halving_stack() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The stack `np_sum` and `np_sum_sparse` walk the halving with, and the sparse blocks' 8 lanes (a caller summing
+    many rows makes one: an allocation per block was a third of a sparse sum)."""
     depth = 4 * 64
-    return np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_), np.empty(depth)
+    return np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_), np.empty(depth), np.empty(8)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1016,7 +1017,7 @@ def _np_sum_on(a: np.ndarray, start: int, n: int, stack: tuple) -> float:
     """`np_sum` with its stack given."""
     if n <= 128:
         return _sum_block(a, start, n)
-    f_start, f_n, f_join, vals = stack
+    f_start, f_n, f_join, vals, _ = stack
     top, nv = 0, 0
     f_start[0], f_n[0], f_join[0] = start, n, False
     while top >= 0:
@@ -1043,14 +1044,16 @@ def np_sum_sparse(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int) ->
     """`np_sum` of a length-`n` array that is zero but for `val[lo:hi]` at the ascending positions `pos[lo:hi]`, without
     the array: the same halving and 8-lane blocks, each lane and tail adding only its entries (0.0 + x is x, and a
     half with no entry adds 0.0). Equal to the dense sum bit for bit for values that are not -0.0 (MB here)."""
-    if n <= 128:
-        return _sparse_block(pos, val, lo, hi, 0, n)[0]
     return _np_sum_sparse_on(pos, val, lo, hi, n, _halving_stack())
 
 
 @numba.njit(inline="always")
-def _sparse_block(pos: np.ndarray, val: np.ndarray, k: int, hi: int, s: int, m: int) -> tuple[float, int]:
-    """`_sum_block` of the entries k.. that fall in [s, s + m) (m <= 128); returns the sum and the next entry."""
+def _sparse_block(
+    pos: np.ndarray, val: np.ndarray, k: int, hi: int, s: int, m: int, r: np.ndarray
+) -> tuple[float, int]:
+    """`_sum_block` of the entries k.. that fall in [s, s + m) (m <= 128), `r` its 8 lanes; returns the sum and the
+    next entry. Each entry is added to its lane by index, not through a chain of branches on the lane (the entries'
+    lanes are too mixed for those to be predicted: twice the time)."""
     end = s + m
     if m < 8:
         res = 0.0
@@ -1058,28 +1061,13 @@ def _sparse_block(pos: np.ndarray, val: np.ndarray, k: int, hi: int, s: int, m: 
             res += val[k]
             k += 1
         return res, k
-    r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = 0.0
+    for j in range(8):
+        r[j] = 0.0
     body = end - m % 8
     while k < hi and pos[k] < body:
-        lane = (pos[k] - s) % 8
-        if lane == 0:
-            r0 += val[k]
-        elif lane == 1:
-            r1 += val[k]
-        elif lane == 2:
-            r2 += val[k]
-        elif lane == 3:
-            r3 += val[k]
-        elif lane == 4:
-            r4 += val[k]
-        elif lane == 5:
-            r5 += val[k]
-        elif lane == 6:
-            r6 += val[k]
-        else:
-            r7 += val[k]
+        r[(pos[k] - s) & 7] += val[k]
         k += 1
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
     while k < hi and pos[k] < end:
         res += val[k]
         k += 1
@@ -1090,8 +1078,8 @@ def _sparse_block(pos: np.ndarray, val: np.ndarray, k: int, hi: int, s: int, m: 
 def _np_sum_sparse_on(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int, stack: tuple) -> float:
     """`np_sum_sparse` with its stack given."""
     if n <= 128:
-        return _sparse_block(pos, val, lo, hi, 0, n)[0]
-    f_start, f_n, f_join, vals = stack
+        return _sparse_block(pos, val, lo, hi, 0, n, stack[4])[0]
+    f_start, f_n, f_join, vals, lanes = stack
     top, nv, k = 0, 0, lo  # k: the next entry (halves are visited left to right)
     f_start[0], f_n[0], f_join[0] = 0, n, False
     while top >= 0:
@@ -1104,7 +1092,7 @@ def _np_sum_sparse_on(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int
             vals[nv] = 0.0
             nv += 1
         elif m <= 128:
-            vals[nv], k = _sparse_block(pos, val, k, hi, s, m)
+            vals[nv], k = _sparse_block(pos, val, k, hi, s, m, lanes)
             nv += 1
         else:
             n2 = m // 2
@@ -1116,9 +1104,246 @@ def _np_sum_sparse_on(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int
     return vals[0]
 
 
+@numba.njit(inline="always")
+def _find(cols: np.ndarray, length: int, c: int) -> int:
+    """Where column `c` is (or would go) among a queue row's ascending columns `cols[:length]`: a binary search."""
+    lo, hi = 0, length
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cols[mid] < c:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit(cache=True, nogil=True)
+def queue_widened(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, need: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sparse queue's rows with room for `need` entries each (at least twice the room they had), entries kept."""
+    rows, cap = q_col.shape
+    room = max(need, 2 * cap)
+    new_col, new_val = np.zeros((rows, room), np.int64), np.zeros((rows, room))
+    for r in range(rows):
+        for t in range(q_len[r]):
+            new_col[r, t], new_val[r, t] = q_col[r, t], q_val[r, t]
+    return new_col, new_val
+
+
+@numba.njit(inline="always")
+def _count(col_nnz: np.ndarray, col_big: np.ndarray, c: int, old: float, new: float, drained_mb: float) -> None:
+    """Keep a column's counts of entries (nonzero cells) and of entries above `drained_mb` as cell `c` goes from
+    `old` to `new` (0.0: no entry)."""
+    col_nnz[c] += (1 if new != 0 else 0) - (1 if old != 0 else 0)
+    col_big[c] += (1 if new > drained_mb else 0) - (1 if old > drained_mb else 0)
+
+
+@numba.njit(inline="always")
+def _add_cell(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    r: int,
+    c: int,
+    x: float,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> None:
+    """`queue[r, c] += x` on the sparse queue (the row has room): an entry grows, or one is put at its place; an entry
+    that becomes 0.0 is taken out."""
+    length = q_len[r]
+    p = _find(q_col[r], length, c)
+    if p < length and q_col[r, p] == c:
+        old = q_val[r, p]
+        new = old + x
+        _count(col_nnz, col_big, c, old, new, drained_mb)
+        if new != 0:
+            q_val[r, p] = new
+            return
+        for t in range(p, length - 1):
+            q_col[r, t], q_val[r, t] = q_col[r, t + 1], q_val[r, t + 1]
+        q_len[r] = length - 1
+    elif x != 0:
+        for t in range(length, p, -1):
+            q_col[r, t], q_val[r, t] = q_col[r, t - 1], q_val[r, t - 1]
+        q_col[r, p], q_val[r, p] = c, x
+        q_len[r] = length + 1
+        _count(col_nnz, col_big, c, 0.0, x, drained_mb)
+
+
+@numba.njit(inline="always")
+def _add_row(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    r: int,
+    add_col: np.ndarray,
+    add_val: np.ndarray,
+    lo: int,
+    hi: int,
+    place: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> None:
+    """`queue[r, c] += x` for `add_val[lo:hi]` (> 0) at the distinct ascending columns `add_col[lo:hi]` (the row has
+    room): entries grow; the new ones go to their places in one backward pass from the row's end, which moves only
+    the entries after the first new place (`place`: scratch, as long as `add_col`)."""
+    length = q_len[r]
+    rc, rv = q_col[r], q_val[r]
+    new, p = 0, 0
+    for k in range(lo, hi):
+        c = add_col[k]
+        while p < length and rc[p] < c:  # the columns ascend: the search goes on from the last place
+            p += 1
+        if p < length and rc[p] == c:
+            old = rv[p]
+            rv[p] = old + add_val[k]
+            _count(col_nnz, col_big, c, old, rv[p], drained_mb)
+            place[k] = -1
+        else:
+            place[k] = p
+            new += 1
+    if new == 0:
+        return
+    w, i = length + new - 1, length - 1
+    for k in range(hi - 1, lo - 1, -1):
+        if place[k] < 0:
+            continue
+        while i >= place[k]:
+            rc[w], rv[w] = rc[i], rv[i]
+            w -= 1
+            i -= 1
+        rc[w], rv[w] = add_col[k], add_val[k]
+        _count(col_nnz, col_big, add_col[k], 0.0, add_val[k], drained_mb)
+        w -= 1
+    q_len[r] = length + new
+
+
+@numba.njit(cache=True, nogil=True)
+def queue_add(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    amount: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`queue[rows, cols] += amount` on the sparse queue (distinct cells; an amount of 0.0 makes no entry). Returns
+    its rows, widened if some row had no room."""
+    extra = np.zeros(q_len.size, np.int64)
+    for i in range(rows.size):
+        extra[rows[i]] += 1
+    need = 0
+    for r in range(q_len.size):
+        if extra[r]:
+            need = max(need, q_len[r] + extra[r])
+    if need > q_col.shape[1]:
+        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+    for i in range(rows.size):
+        _add_cell(q_col, q_val, q_len, rows[i], cols[i], amount[i], col_nnz, col_big, drained_mb)
+    return q_col, q_val
+
+
+@numba.njit(cache=True, nogil=True)
+def queue_drop_col(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    c: int,
+    stale: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+) -> np.ndarray:
+    """`queue[:, c] = 0.0` on the sparse queue, the rows that held some of it marked stale; returns the column as it
+    was, dense (its sums then are NumPy's of the former column). Looks at no row when the column has no entry."""
+    rows = q_len.size
+    out = np.zeros(rows)
+    if col_nnz[c] == 0:
+        return out
+    for r in range(rows):
+        length = q_len[r]
+        if length == 0:
+            continue
+        p = _find(q_col[r], length, c)
+        if p < length and q_col[r, p] == c:
+            out[r] = q_val[r, p]
+            for t in range(p, length - 1):
+                q_col[r, t], q_val[r, t] = q_col[r, t + 1], q_val[r, t + 1]
+            q_len[r] = length - 1
+            stale[r] = True
+    col_nnz[c] = col_big[c] = 0
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def queue_dense(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, cols: int) -> np.ndarray:
+    """The sparse queue as the dense rows x `cols` matrix it stands for (inspection, tests, invariants)."""
+    out = np.zeros((q_len.size, cols))
+    for r in range(q_len.size):
+        for t in range(q_len[r]):
+            out[r, q_col[r, t]] = q_val[r, t]
+    return out
+
+
+@numba.njit(inline="always")
+def _merge_row(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    r: int,
+    add_col: np.ndarray,
+    add_val: np.ndarray,
+    lo: int,
+    hi: int,
+    tmp_col: np.ndarray,
+    tmp_val: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> None:
+    """Row `r` of the sparse queue plus `add_val[lo:hi]` at the ascending columns `add_col[lo:hi]` (each cell
+    `queue[r, c] += x`), its entries that are 0.0 taken out: one merge of the two sorted lists through `tmp_*`."""
+    length = q_len[r]
+    rc, rv = q_col[r], q_val[r]
+    i, k, o = 0, lo, 0
+    while i < length or k < hi:
+        if k >= hi or (i < length and rc[i] < add_col[k]):
+            c, new = rc[i], rv[i]
+            i += 1
+            if new == 0:
+                col_nnz[c] -= 1
+                continue
+        elif i >= length or add_col[k] < rc[i]:
+            c, new = add_col[k], add_val[k]
+            k += 1
+            if new == 0:
+                continue
+            _count(col_nnz, col_big, c, 0.0, new, drained_mb)
+        else:
+            c, old = rc[i], rv[i]  # an entry, maybe 0.0 (served in full this tick): counted among the entries
+            new = old + add_val[k]
+            i += 1
+            k += 1
+            col_big[c] += (1 if new > drained_mb else 0) - (1 if old > drained_mb else 0)
+            if new == 0:
+                col_nnz[c] -= 1
+                continue
+        tmp_col[o], tmp_val[o] = c, new
+        o += 1
+    for t in range(o):
+        rc[t], rv[t] = tmp_col[t], tmp_val[t]
+    q_len[r] = o
+
+
 @numba.njit(cache=True, nogil=True)
 def shuffle_move(
-    queue: np.ndarray,
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
     width: int,
     n: int,
     left: np.ndarray,
@@ -1130,18 +1355,28 @@ def shuffle_move(
     served_sent_mb: np.ndarray,
     row_sum: np.ndarray,
     stale: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
     drained_mb: float,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """`hadoop_layer.shuffle.ShuffleServer.tick`'s arithmetic over the queue matrix's first `width` columns (`n`
-    serving nodes: rows 0..n-1 read, n..2n-1 send): what each servlet moved in the tick (`left` less its item's
-    remaining) is shared among its pending requests (water-filling), taken off its queue row, added to the served
-    totals; what was read for a remote reduce joins the send queue, what was sent is held for the reduce. Then
-    the stale rows are summed again (`row_sum`, `stale`) and rows left with float dust are emptied; `left` becomes
-    what each row has left (`ShuffleServer._set_work`'s bookkeeping). `queue`, `held`, the served totals, `row_sum`,
-    `stale` and `left` change in place. Returns each row's MB left, the reduce columns whose queues or held bytes
-    changed (they may have drained), the MB fetched on the serving node, the running items' rows and their MB left
-    (in row order), whether a row with no item has something to serve, and whether any bytes are held. The NumPy form's
-    sums: row sums and whole sums pairwise (`np_sum`), the sent rows' column sums in row order."""
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, bool, bool, np.ndarray, np.ndarray]:
+    """`hadoop_layer.shuffle.ShuffleServer.tick`'s arithmetic on the sparse queue (row r's requests: `q_val[r,
+    :q_len[r]]` at the ascending reduce columns `q_col[r, :q_len[r]]`, all below `width`; `n` serving nodes: rows 0..n-1
+    read, n..2n-1 send): what each servlet moved in the tick (`left` less its item's remaining) is shared among its
+    requests (water-filling), taken off its queue row, added to the served totals; what was read for a remote reduce
+    joins the send queue, what was sent is held for the reduce. Then the changed and stale rows are summed again
+    (`row_sum`, `stale`), rows left with float dust are emptied, entries that reached 0.0 are taken out, and `left`
+    becomes what each row has left (`ShuffleServer._set_work`'s bookkeeping). The queue, `held`, the served totals,
+    `row_sum`, `stale`, `left` and the column counts (`col_nnz`: entries, `col_big`: entries above `drained_mb`) change
+    in place. Returns each row's MB left, the reduce columns whose queues or held bytes changed (they may have drained),
+    the MB fetched on the serving node, the running items' rows and their MB left (in row order), whether a row with no
+    item has something to serve, whether any bytes are held, and the queue's rows (widened if a send row had no room).
+
+    The sums of the dense queue's NumPy form, bit for bit: row sums and whole sums pairwise over the `width` columns
+    (`_np_sum_sparse_on`: the entries at their places, the zeros left out, exact since no cell is -0.0), the sent
+    rows' column sums in row order; each cell sees the same operations in the same order (taken off, then what its
+    node read added). Only the served rows' entries are read, each served row's in one pass while they are at hand
+    (its share of the served MB, its sums, what it sends on or holds, and the entries left): a row served in full is
+    emptied at once; then the read rows' bytes join their send rows."""
     rows2 = 2 * n
     done = np.empty(rows2)
     for i in range(rows2):
@@ -1149,117 +1384,120 @@ def shuffle_move(
         done[i] = left[i] - (remaining[r] if r >= 0 else 0.0)
     served = np.flatnonzero(done > 0)
     m = served.size
-    # the served rows' requests (columns with bytes queued), by row then column: the queue is sparse, so the rest of
-    # the tick works on these and not on every column of every served row
-    count = 0
-    for i in range(m):
-        s = served[i]
-        for j in range(width):
-            count += queue[s, j] != 0
-    # (without branches: a cell is written at the next place, which moves on only past a request; the queue's cells
-    # are too mixed for a branch to be predicted)
-    col, got = np.empty(count + 1, np.int64), np.empty(count + 1)
-    first = np.empty(m + 1, np.int64)  # row i's requests: first[i]..first[i + 1] - 1
-    part = np.empty(m, np.int64)
-    n_part = 0
-    k = 0
-    for i in range(m):
-        s = served[i]
-        first[i] = k
-        full = 1.0 if done[s] >= left[s] else 0.0
-        for j in range(width):
-            q = queue[s, j]
-            col[k], got[k] = j, q * full
-            k += q != 0
-        if done[s] < left[s]:
-            part[n_part] = i
-            n_part += 1
-    first[m] = k
-    if n_part:  # servers that could not serve their whole queue: water-fill their requests
-        n_nz = 0
-        for p in range(n_part):
-            n_nz += first[part[p] + 1] - first[part[p]]
-        group = np.empty(n_nz, np.int64)
-        cap = np.empty(n_nz)
-        at = np.empty(n_nz, np.int64)
-        capacity = np.empty(n_part)
-        q = 0
-        for p in range(n_part):
-            i = part[p]
-            s = served[i]
-            capacity[p] = done[s]
-            for k in range(first[i], first[i + 1]):
-                group[q], cap[q], at[q] = p, queue[s, col[k]], k
-                q += 1
-        share = fill(group, np.zeros(0), cap, capacity, np.zeros(0))
-        for q in range(n_nz):
-            got[at[q]] = share[q]
-    by_server = np.zeros(rows2)
-    stack = _halving_stack()
-    n_sent = n_read = 0
-    for i in range(m):
-        s = served[i]
-        for k in range(first[i], first[i + 1]):
-            queue[s, col[k]] -= got[k]
-        by_server[s] = _np_sum_sparse_on(col, got, first[i], first[i + 1], width, stack)
-        if s >= n:
-            n_sent += 1
-        else:
-            n_read += 1
-    for i in range(n):
-        served_read_mb[i] += by_server[i]
-        served_sent_mb[i] += by_server[n + i]
-    if n_sent:  # column sums of the sent rows, in row order (the first row, then each next added)
-        col_sum = np.zeros(width)
-        for i in range(m):
-            if served[i] >= n:
-                for k in range(first[i], first[i + 1]):
-                    col_sum[col[k]] += got[k]
-        for j in range(width):
-            held[j] += col_sum[j]
-    # read for reduces elsewhere: to send; the rest was fetched locally. The read rows' requests one after the other,
-    # at their places in an n_read x width matrix (its whole sum is NumPy's pairwise sum of that matrix)
-    n_fetched = 0
-    for i in range(m):
-        if served[i] < n:
-            n_fetched += first[i + 1] - first[i]
-    f_pos, fetched = np.empty(n_fetched, np.int64), np.empty(n_fetched)
-    q = row = 0
+    need = 0  # a served read row's requests may each join its node's send row
+    n_read = n_fetched = n_part = n_nz = 0
     for i in range(m):
         s = served[i]
         if s < n:
-            for k in range(first[i], first[i + 1]):
-                f_pos[q], fetched[q] = row * width + col[k], got[k] * remote[s, col[k]]
-                queue[n + s, col[k]] += fetched[q]
-                q += 1
-            row += 1
-            stale[n + s] = True
-    local = _np_sum_on(by_server, 0, n, stack) - _np_sum_sparse_on(f_pos, fetched, 0, n_fetched, n_read * width, stack)
-    rest = np.empty(count)
-    for i in range(m):
+            need = max(need, q_len[n + s] + q_len[s])
+            n_read += 1
+            n_fetched += q_len[s]
+        if done[s] < left[s]:
+            n_part += 1
+            n_nz += q_len[s]
+    if need > q_col.shape[1]:
+        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+    share = np.zeros(0)
+    if n_part:  # servers that could not serve their whole queue: water-fill their requests
+        group = np.empty(n_nz, np.int64)
+        cap = np.empty(n_nz)
+        capacity = np.empty(n_part)
+        p = q = 0
+        for i in range(m):
+            s = served[i]
+            if done[s] < left[s]:
+                capacity[p] = done[s]
+                for t in range(q_len[s]):
+                    group[q], cap[q] = p, q_val[s, t]
+                    q += 1
+                p += 1
+        share = fill(group, np.zeros(0), cap, capacity, np.zeros(0))
+    moved = np.zeros(held.size, np.bool_)  # the reduces whose queues or held bytes changed
+    by_server = np.zeros(rows2)
+    stack = _halving_stack()
+    col_sum = np.zeros(width)  # the sent rows' column sums, in row order (the first row, then each next added)
+    # read for reduces elsewhere: to send; the rest was fetched locally. The read rows' requests one after the other,
+    # at their places in an n_read x width matrix (its whole sum is NumPy's pairwise sum of that matrix)
+    f_pos, f_col, fetched = np.empty(n_fetched, np.int64), np.empty(n_fetched, np.int64), np.empty(n_fetched)
+    got_row = np.empty(q_col.shape[1])  # a partly served row's shares
+    q = fq = 0
+    n_sent = 0
+    for i in range(m):  # the read rows first (served is ascending)
         s = served[i]
+        length = q_len[s]
+        rc, rv = q_col[s], q_val[s]
+        full = done[s] >= left[s]
+        got = rv  # served in full: each request gets what it had
+        if not full:
+            got = got_row
+            for t in range(length):
+                got_row[t] = share[q + t]
+            q += length
+        by_server[s] = _np_sum_sparse_on(rc, got, 0, length, width, stack)
+        if s >= n:
+            n_sent += 1
+            for t in range(length):
+                col_sum[rc[t]] += got[t]
+        else:
+            for t in range(length):
+                c = rc[t]
+                f_pos[fq], f_col[fq], fetched[fq] = i * width + c, c, got[t] * remote[s, c]
+                fq += 1
+        if full:  # every entry reaches 0.0: the row is emptied
+            for t in range(length):
+                c = rc[t]
+                moved[c] = True
+                col_nnz[c] -= 1
+                if rv[t] > drained_mb:
+                    col_big[c] -= 1
+            q_len[s] = 0
+        else:  # taken off; the entries that reach 0.0 are taken out
+            o = 0
+            for t in range(length):
+                c, old, g = rc[t], rv[t], got[t]
+                new = old
+                if g != 0:
+                    new = old - g
+                    moved[c] = True
+                    if old > drained_mb and not new > drained_mb:
+                        col_big[c] -= 1
+                if new != 0:
+                    rc[o], rv[o] = c, new
+                    o += 1
+                else:
+                    col_nnz[c] -= 1
+            q_len[s] = o
         stale[s] = True
-        if s >= n and done[s - n] > 0:
-            continue  # what its node read for remote reduces joined this send row: summed in full below
-        for k in range(first[i], first[i + 1]):  # its requests are the row's only entries
-            rest[k] = queue[s, col[k]]
-        row_sum[s] = _np_sum_sparse_on(col, rest, first[i], first[i + 1], width, stack)
-        stale[s] = False
+    for i in range(n):
+        served_read_mb[i] += by_server[i]
+        served_sent_mb[i] += by_server[n + i]
+    if n_sent:
+        for j in range(width):
+            held[j] += col_sum[j]
+    local = _np_sum_on(by_server, 0, n, stack) - _np_sum_sparse_on(f_pos, fetched, 0, n_fetched, n_read * width, stack)
+    # what each read row read joins its node's send row (after every served row was taken off, as the dense form)
+    tmp_col, tmp_val = np.empty(q_col.shape[1], np.int64), np.empty(q_col.shape[1])
+    fq = 0
+    for i in range(n_read):
+        s = served[i]
+        hi = fq
+        while hi < n_fetched and f_pos[hi] < (i + 1) * width:
+            hi += 1
+        _merge_row(q_col, q_val, q_len, n + s, f_col, fetched, fq, hi, tmp_col, tmp_val, col_nnz, col_big, drained_mb)
+        stale[n + s] = True
+        fq = hi
     for r in range(rows2):
         if stale[r]:
-            row_sum[r] = _np_sum_on(queue[r], 0, width, stack)
+            row_sum[r] = _np_sum_sparse_on(q_col[r], q_val[r], 0, q_len[r], width, stack)
             stale[r] = False
     want = row_sum.copy()
-    moved = np.zeros(queue.shape[1], np.bool_)  # the reduces whose queues or held bytes changed
-    for k in range(count):
-        if got[k] != 0:
-            moved[col[k]] = True
     for r in range(rows2):
         if want[r] > 0 and want[r] <= drained_mb:  # float dust of repeated subtraction: served
-            for j in range(width):
-                if queue[r, j] != 0:
-                    moved[j] = True
-                queue[r, j] = 0.0
+            for t in range(q_len[r]):
+                c = q_col[r, t]
+                moved[c] = True
+                _count(col_nnz, col_big, c, q_val[r, t], 0.0, drained_mb)
+            q_len[r] = 0
             want[r] = row_sum[r] = 0.0
     n_live, start = 0, False
     for r in range(rows2):
@@ -1277,38 +1515,68 @@ def shuffle_move(
     any_held = False
     for j in range(held.size):
         any_held = any_held or held[j] != 0
-    return want, moved, local, rows, rows_want, start, any_held
+    return want, moved, local, rows, rows_want, start, any_held, q_col, q_val
 
 
 @numba.njit(cache=True, nogil=True)
-def closing_pending(
-    queue: np.ndarray, row_sum: np.ndarray, stale: np.ndarray, held: np.ndarray, closing: np.ndarray
+def closing_drained(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    row_sum: np.ndarray,
+    stale: np.ndarray,
+    held: np.ndarray,
+    closing: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
 ) -> np.ndarray:
-    """`hadoop_layer.shuffle.ShuffleServer._close_drained`'s MB still pending per closing reduce column: its cells in
-    the rows that may hold something (`row_sum > 0` or `stale`), summed as NumPy sums `queue[np.ix_(rows, closing)]`
-    along its rows (one column: pairwise, as a contiguous array; more: row after row), plus what is held for it.
-    Without the gathered copy of those rows."""
+    """`hadoop_layer.shuffle.ShuffleServer._close_drained`'s test per closing reduce column: is what it still has
+    pending (its cells in the rows that may hold something, `row_sum > 0` or `stale`, plus what is held for it) at most
+    `drained_mb`? A sum of cells >= 0 is at least its largest (rounding is monotonic), so a column with an entry above
+    `drained_mb` (`col_big`) is not drained, and one without entries has its held bytes pending (0.0 + x is x); only a
+    column of float dust is summed, as NumPy sums the gathered `queue[np.ix_(rows, closing)]` along its rows (one
+    column: pairwise, a contiguous array; more: row after row, each column alone)."""
     k, n_rows = closing.size, row_sum.size
-    out = np.zeros(k)
-    if k == 1:
-        c = closing[0]
-        values = np.empty(n_rows)
-        m = 0
-        for r in range(n_rows):
-            if row_sum[r] > 0 or stale[r]:
-                values[m] = queue[r, c]
-                m += 1
-        out[0] = np_sum(values, 0, m)
-    else:
-        first = True
-        for r in range(n_rows):
-            if row_sum[r] > 0 or stale[r]:
-                for j in range(k):  # (the first row's cells as they are, then each next row added)
-                    out[j] = queue[r, closing[j]] if first else out[j] + queue[r, closing[j]]
-                first = False
+    out = np.empty(k, np.bool_)
     for j in range(k):
-        out[j] = out[j] + held[closing[j]]
+        c = closing[j]
+        if col_big[c] > 0:
+            out[j] = False
+            continue
+        pending = 0.0
+        if col_nnz[c] > 0:
+            pos, val = np.empty(col_nnz[c], np.int64), np.empty(col_nnz[c])
+            m = e = 0  # m: the rows that may hold something so far; e: the column's entries among them
+            for r in range(n_rows):
+                if row_sum[r] > 0 or stale[r]:
+                    length = q_len[r]
+                    p = _find(q_col[r], length, c)
+                    if p < length and q_col[r, p] == c:
+                        pos[e], val[e] = m, q_val[r, p]
+                        e += 1
+                    m += 1
+            if k == 1:
+                pending = np_sum_sparse(pos, val, 0, e, m)
+            else:
+                for t in range(e):
+                    pending = pending + val[t]
+        out[j] = pending + held[c] <= drained_mb
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def resum_rows(
+    q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, width: int, row_sum: np.ndarray, stale: np.ndarray
+) -> None:
+    """`hadoop_layer.shuffle.ShuffleServer._sums`: the `stale` rows of the sparse queue summed again into `row_sum`
+    (over its first `width` columns), their flags cleared. The dense row's NumPy sum, bit for bit: its pairwise sum over
+    the entries alone (`_np_sum_sparse_on`; no cell is -0.0)."""
+    stack = _halving_stack()
+    for r in range(row_sum.size):
+        if stale[r]:
+            row_sum[r] = _np_sum_sparse_on(q_col[r], q_val[r], 0, q_len[r], width, stack)
+            stale[r] = False
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1401,17 +1669,6 @@ def set_remaining(
 
 
 @numba.njit(cache=True, nogil=True)
-def resum_rows(queue: np.ndarray, width: int, row_sum: np.ndarray, stale: np.ndarray) -> None:
-    """`hadoop_layer.shuffle.ShuffleServer._sums`: the `stale` rows of `queue`'s first `width` columns summed again
-    into `row_sum`, their flags cleared. Row by row in place: gathering the stale rows (every node a copier took from,
-    up to all 600 of the SWIM day's) copied them whole first. The NumPy form's bits: a row's pairwise sum (`np_sum`)."""
-    for r in range(row_sum.size):
-        if stale[r]:
-            row_sum[r] = np_sum(queue[r], 0, width)
-            stale[r] = False
-
-
-@numba.njit(cache=True, nogil=True)
 def copiers_take(
     copiers: int,
     changed: np.ndarray,
@@ -1429,17 +1686,24 @@ def copiers_take(
     disk_mb: np.ndarray,
     send_mb: np.ndarray,
     nic_mb: np.ndarray,
-    queue: np.ndarray,
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
     stale: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, bool]:
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray]:
     """`hadoop_layer.copiers.CopierShuffle.before_tick`: the reduce columns whose backlog or copiers changed, that
     have a backlog, a free copier and a running shuffle phase (the kind of their item row, `col_row`, is not
     `starting`: the JVM start) are looked at; their free
     copiers take nodes in rotation (`_take`'s rule: each free copier at least one node, more while the copier-ticks
-    spent before a node are below the free copiers). Changes the per-column state, `backlog`, `queue` and `stale`
-    in place; returns the fetches under way (those before, then the new ones, by reduce and rotation) and whether
-    any node was taken. The NumPy form's bits: cost = MB / one stream's MB a tick, the costs before a node summed in
-    rotation order as np.cumsum does (less the node's own).
+    spent before a node are below the free copiers). Changes the per-column state, `backlog`, the sparse queue's read
+    rows (`queue[node, c] += backlog[c, node]`, `shuffle_move`'s layout, with its column counts) and `stale` in place;
+    returns the fetches under way (`fetch_node`, `fetch_col`: by column, then node, as they come, the new ones among
+    them: `copiers_release` walks them along the queue's rows; their order moves no number), whether any node was
+    taken and the queue's rows (widened if a read row had no room). The NumPy form's bits: cost = MB / one stream's
+    MB a tick, the costs before a node summed in rotation order as np.cumsum does (less the node's own).
 
     A column's candidates are its nodes with a backlog (`waiting` counts them) but those with a fetch under way
     (uniqueHosts), so their number is known before its row is read, and the scan of the row stops at the last one;
@@ -1452,7 +1716,7 @@ def copiers_take(
             cols[m] = c
             m += 1
     if m == 0:
-        return fetch_node, fetch_col, False
+        return fetch_node, fetch_col, False, q_col, q_val
     k_of = np.full(n_cols, -1, np.int64)
     for j in range(m):
         changed[cols[j]] = False
@@ -1484,7 +1748,7 @@ def copiers_take(
         total += count[j]
         crowded = crowded or count[j] > copiers - in_flight[c]
     if total == 0:
-        return fetch_node, fetch_col, False
+        return fetch_node, fetch_col, False, q_col, q_val
     # the candidates by reduce, then by node (or, crowded, by place in the rotation from where it stopped: the places
     # in a reduce are distinct)
     k, node, at = np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.int64)
@@ -1532,25 +1796,26 @@ def copiers_take(
                 take[e] = (cum - cost < free) or (r < free)
                 e += 1
     n_new = 0
+    extra = np.zeros(n, np.int64)  # new entries per read row
     for e in range(total):
         if take[e]:
             n_new += 1
-    new_node = np.empty(fetch_node.size + n_new, np.int64)
-    new_col = np.empty(fetch_col.size + n_new, np.int64)
-    new_node[: fetch_node.size] = fetch_node
-    new_col[: fetch_col.size] = fetch_col
+            extra[node[e]] += 1
+    need = 0
+    for v in range(n):
+        if extra[v]:
+            need = max(need, q_len[v] + extra[v])
+    if need > q_col.shape[1]:
+        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
     last = np.full(m, -1, np.int64)
     taken = np.zeros(m, np.int64)
-    f = fetch_node.size
+    new_c, new_v = np.empty(n_new, np.int64), np.empty(n_new, np.int64)  # by column, then node
+    f = 0
     for e in range(total):
         if take[e]:
             j, v = k[e], node[e]
-            c = cols[j]
-            queue[v, c] += backlog[c, v]
-            backlog[c, v] = 0.0
-            new_node[f], new_col[f] = v, c
+            new_c[f], new_v[f] = cols[j], v
             f += 1
-            stale[v] = True
             taken[j] += 1
             last[j] = max(last[j], at[e])
     for j in range(m):
@@ -1559,7 +1824,64 @@ def copiers_take(
         waiting[c] -= taken[j]
         if taken[j] > 0:
             next_at[c] = (next_at[c] + last[j] + 1) % n
-    return new_node, new_col, True
+    if crowded:  # a crowded column's nodes came in rotation order: by node within each column
+        lo = 0
+        while lo < n_new:
+            hi = lo + 1
+            while hi < n_new and new_c[hi] == new_c[lo]:
+                hi += 1
+            if hi - lo > 24:
+                new_v[lo:hi] = np.sort(new_v[lo:hi])
+            else:
+                for i in range(lo + 1, hi):
+                    v = new_v[i]
+                    p = i - 1
+                    while p >= lo and new_v[p] > v:
+                        new_v[p + 1] = new_v[p]
+                        p -= 1
+                    new_v[p + 1] = v
+            lo = hi
+    # queue[node, c] += backlog[c, node], row by row: the new fetches by node (a counting sort: by column within)
+    start = np.zeros(n + 1, np.int64)
+    for f in range(n_new):
+        start[new_v[f] + 1] += 1
+    for v in range(n):
+        start[v + 1] += start[v]
+    add_col, add_val = np.empty(n_new, np.int64), np.empty(n_new)
+    at_v = start[:n].copy()
+    for f in range(n_new):
+        v, c = new_v[f], new_c[f]
+        add_col[at_v[v]], add_val[at_v[v]] = c, backlog[c, v]
+        backlog[c, v] = 0.0
+        at_v[v] += 1
+    place = np.empty(n_new, np.int64)
+    for v in range(n):
+        if start[v + 1] > start[v]:
+            _add_row(q_col, q_val, q_len, v, add_col, add_val, start[v], start[v + 1], place, col_nnz, col_big,
+                     drained_mb)  # fmt: skip
+            stale[v] = True
+    new_node = np.empty(fetch_node.size + n_new, np.int64)
+    new_col = np.empty(fetch_col.size + n_new, np.int64)
+    i = o = 0  # the new fetches put at their places among those under way (no pair in both): a few among many
+    for f in range(n_new):
+        c, v = new_c[f], new_v[f]
+        lo, hi = i, fetch_node.size  # the first fetch under way after (c, v)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if fetch_col[mid] < c or (fetch_col[mid] == c and fetch_node[mid] < v):
+                lo = mid + 1
+            else:
+                hi = mid
+        span = lo - i
+        new_node[o : o + span] = fetch_node[i:lo]
+        new_col[o : o + span] = fetch_col[i:lo]
+        o += span
+        new_node[o], new_col[o] = v, c
+        o += 1
+        i = lo
+    new_node[o:] = fetch_node[i:]
+    new_col[o:] = fetch_col[i:]
+    return new_node, new_col, True, q_col, q_val
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1813,20 +2135,30 @@ def idle_rows(open_: np.ndarray, remaining: np.ndarray, need_cpu: np.ndarray, n:
 
 @numba.njit(cache=True, nogil=True)
 def copiers_release(
-    queue: np.ndarray,
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
     fetch_node: np.ndarray,
     fetch_col: np.ndarray,
     in_flight: np.ndarray,
     changed: np.ndarray,
     drained_mb: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue entry is drained free their copier
-    (the reduce's count under way drops, its copiers look again); returns the fetches still under way, in order."""
+    """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue cell (sparse: `shuffle_move`'s
+    layout) is drained free their copier (the reduce's count under way drops, its copiers look again); returns the
+    fetches still under way, in order. The fetches come by column, then node (`copiers_take`), so each node's come by
+    column: each is found by walking its node's row from where that node's last one stopped (one pass, no search)."""
     k = fetch_node.size
     keep = np.empty(k, np.bool_)
+    at = np.zeros(q_len.size, np.int64)  # per row, where the walk is
     m = 0
     for f in range(k):
-        keep[f] = not queue[fetch_node[f], fetch_col[f]] <= drained_mb
+        v, c = fetch_node[f], fetch_col[f]
+        t = at[v]
+        while t < q_len[v] and q_col[v, t] < c:
+            t += 1
+        at[v] = t
+        keep[f] = not (q_val[v, t] if t < q_len[v] and q_col[v, t] == c else 0.0) <= drained_mb
         if keep[f]:
             m += 1
         else:
