@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from hadoop_layer.interfaces import ClusterView, Launch, RunningArrays, SpeculationPolicy
+from hadoop_layer.interfaces import ClusterView, Launch, Outlook, RunningArrays, SpeculationPolicy
 from hadoop_layer.tasks import Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 from vcloud import kernels
@@ -46,6 +46,21 @@ def _lagging(running: dict[Task, None], now: float) -> bool:
     return any(t.start_s is not None and now - t.start_s >= SPECULATIVE_LAG_S for t in running)
 
 
+def _free_kinds(cluster: ClusterView) -> tuple[bool, bool]:
+    """Is a map slot, a reduce slot free somewhere (running attempts of the kind below its capacity)?"""
+    maps, reduces = cluster.running(TaskKind.MAP), cluster.running(TaskKind.REDUCE)
+    return maps < cluster.map_capacity(), reduces < cluster.reduce_capacity()
+
+
+def _quiet_until(bounds: dict[TaskKind, tuple[float, float]], free_map: bool, free_reduce: bool) -> float:
+    """When the earliest task of a kind with a free slot that may meet the progress conditions reaches the lag."""
+    until = math.inf
+    for kind, free in ((TaskKind.MAP, free_map), (TaskKind.REDUCE, free_reduce)):
+        if free:
+            until = min(until, bounds[kind][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S)
+    return until
+
+
 class HadoopSpeculation(SpeculationPolicy):
     name = "hadoop"
     quiet_when_idle = True
@@ -63,42 +78,50 @@ class HadoopSpeculation(SpeculationPolicy):
         Called every tick (HadoopModel.after_tick) and on events, so the tasks are tested as arrays once per
         change of progress or task states (`lag_bounds`), and a call only compares the clock with the earliest
         start of a task that meets the progress conditions. The task-by-task loop (`_any_candidate`) decides
-        when the arrays cannot (a call too close in floating point, or the tick's endings being processed)."""
+        when the arrays cannot (a call too close in floating point, or the tick's endings being processed).
+        The answer is kept for the instant: later calls at the same time get the first call's answer, whatever
+        changed in between (the pinned runs depend on it)."""
         now = cluster.now
         if self._may[0] != now:
-            found = False
-            for kind in TaskKind:
-                capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
-                if cluster.running(kind) >= capacity:
-                    continue  # no free slot of this kind anywhere
-                bounds = self._lag_bounds(cluster)
-                verdict = None
-                if bounds is not None:
-                    sure, maybe = bounds[kind]
-                    if now - sure >= SPECULATIVE_LAG_S:
-                        verdict = True
-                    elif not now - maybe >= SPECULATIVE_LAG_S:
-                        verdict = False
-                if verdict is None:
-                    verdict = self._any_candidate(cluster, kind, now)
-                if verdict:
-                    found = True
-                    break
-            self._may = (now, found)
+            self._may = (now, self._verdict(cluster, now))
         return self._may[1]
+
+    def _verdict(self, cluster: ClusterView, now: float) -> bool:
+        """`may_back_up`'s answer for the state as it is now."""
+        free_map, free_reduce = _free_kinds(cluster)
+        if not (free_map or free_reduce):
+            return False  # no free slot anywhere
+        bounds = self._lag_bounds(cluster)
+        for kind, free in ((TaskKind.MAP, free_map), (TaskKind.REDUCE, free_reduce)):
+            if not free:
+                continue
+            if bounds is not None:
+                sure, maybe = bounds[kind]
+                if now - sure >= SPECULATIVE_LAG_S:
+                    return True
+                if not now - maybe >= SPECULATIVE_LAG_S:
+                    continue
+            if self._any_candidate(cluster, kind, now):
+                return True
+        return False
 
     def quiet_until(self, cluster: ClusterView) -> float:
         """The clock alone turns `may_back_up` True when the earliest task that may meet the progress conditions
         reaches SPECULATIVE_LAG_S (a kind with no free slot anywhere cannot; slots free only by events)."""
         bounds = self._lag_bounds(cluster)
+        return cluster.now if bounds is None else _quiet_until(bounds, *_free_kinds(cluster))
+
+    def outlook(self, cluster: ClusterView) -> Outlook:
+        """`backups` gives a kind nothing while its earliest task that may meet the progress conditions is younger
+        than SPECULATIVE_LAG_S (its own test), so a tracker whose free slots are of such kinds gets no backup."""
+        now = cluster.now
+        bounds = self._lag_bounds(cluster)
         if bounds is None:
-            return cluster.now
-        until = math.inf
-        for kind in TaskKind:
-            capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
-            if cluster.running(kind) < capacity:
-                until = min(until, bounds[kind][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S)
-        return until
+            return Outlook(True, now, -math.inf, -math.inf)
+        map_from = bounds[TaskKind.MAP][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S
+        reduce_from = bounds[TaskKind.REDUCE][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S
+        until = _quiet_until(bounds, *_free_kinds(cluster))
+        return Outlook(self._verdict(cluster, now), until, map_from, reduce_from)
 
     def _lag_bounds(self, cluster: ClusterView) -> dict[TaskKind, tuple[float, float]] | None:
         """`lag_bounds` of the running attempts as they are now; None while the arrays are not available.
