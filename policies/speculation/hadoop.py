@@ -11,13 +11,15 @@ running-map caches are.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
 from hadoop_layer.interfaces import ClusterView, Launch, Outlook, RunningArrays, SpeculationPolicy
-from hadoop_layer.tasks import Task, TaskKind, TaskState
+from hadoop_layer.tasks import Job, Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 from vcloud import kernels
+from vcloud.work import ItemState
 
 SPECULATIVE_GAP = 0.2
 SPECULATIVE_LAG_S = 60.0
@@ -37,6 +39,29 @@ def speculatable(task: Task, job_progress: float, now: float, node: int) -> bool
         and job_progress - task.progress >= SPECULATIVE_GAP
         and not task.children  # stopped by a repartition: its rest runs as other maps, what is left is a flush
     )
+
+
+def speculatable_in(running: dict[Task, None], job_progress: float, now: float, node: int) -> Iterator[Task]:
+    """The tasks of `running` that `speculatable` accepts, in order: its tests with `Task.progress` read as it reads
+    it for a running task of one attempt at most (that attempt's `WorkItem.progress`; 0 without one), not through
+    four nested properties: the loops below test every running task of a big job (2,400 on the SWIM day)."""
+    for task in running:
+        start = task.start_s
+        if start is None or not now - start >= SPECULATIVE_LAG_S:
+            continue
+        active = task.active
+        if len(active) > MAX_TASK_EXECS or node in task.nodes_tried or task.state != TaskState.RUNNING:
+            continue
+        progress = 0.0
+        if active:
+            attempt = active[0]
+            row = attempt.row
+            if row is None:
+                progress = 1.0 if attempt.state == ItemState.DONE else 0.0
+            else:
+                progress = float(attempt.model.item_progress()[row])
+        if job_progress - progress >= SPECULATIVE_GAP and not task.children:
+            yield task
 
 
 def _lagging(running: dict[Task, None], now: float) -> bool:
@@ -160,7 +185,7 @@ class HadoopSpeculation(SpeculationPolicy):
             if not running or not _lagging(running, now):
                 continue
             average = job.progress(kind)
-            if average >= SPECULATIVE_GAP and any(speculatable(t, average, now, -1) for t in running):
+            if average >= SPECULATIVE_GAP and next(speculatable_in(running, average, now, -1), None) is not None:
                 return True
         return False
 
@@ -187,7 +212,7 @@ class HadoopSpeculation(SpeculationPolicy):
             average = job.progress(kind)
             if average < SPECULATIVE_GAP:
                 continue
-            found = [t for t in running if speculatable(t, average, now, tracker.node)]
+            found = list(speculatable_in(running, average, now, tracker.node))
             if found:
                 if kind == TaskKind.MAP:
                     found.sort(key=lambda t: (cluster.locality(t, tracker), t.index))
@@ -206,13 +231,32 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKi
     2 x job number + kind (0 map, 1 reduce), up to the highest job with a running attempt. The arithmetic is
     compiled (vcloud/kernels.py `lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
     top = int(arrays.job.max()) + 1 if len(arrays.job) else 1
-    done, size = np.zeros(2 * top), np.ones(2 * top)
-    for job in cluster.jobs:
-        if job.number < top:
-            done[2 * job.number], done[2 * job.number + 1] = job.finished_maps, job.finished_reduces
-            size[2 * job.number], size[2 * job.number + 1] = max(len(job.maps), 1), max(len(job.reduces), 1)
+    done, size = _job_counts(cluster.jobs, top)
     map_sure, map_maybe, reduce_sure, reduce_maybe, by_group = kernels.lag_bounds(
         done, size, arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress, arrays.attempts,
         MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
     )  # fmt: skip
     return {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}, by_group
+
+
+def _job_counts(jobs: list[Job], top: int) -> tuple[np.ndarray, np.ndarray]:
+    """By 2 x job number + kind, below 2 x `top`: the finished tasks of each job of `jobs` (0 for other numbers), and
+    its tasks (at least 1; 1 for other numbers). Read into lists and written at once: NumPy's scalar writes, four a
+    job, were half of it with hundreds of jobs running (the SWIM day)."""
+    done, size = np.zeros(2 * top), np.ones(2 * top)
+    numbers: list[int] = []
+    finished: list[int] = []
+    tasks: list[int] = []
+    map_, reduce_, done_ = TaskKind.MAP, TaskKind.REDUCE, TaskState.DONE
+    for job in jobs:
+        if job.number < top:
+            counts = job._counts  # Job.finished_maps and finished_reduces without the property calls
+            numbers.append(job.number)
+            finished += (counts[map_][done_], counts[reduce_][done_])
+            tasks += (len(job.maps) or 1, len(job.reduces) or 1)
+    if numbers:
+        at = np.empty(2 * len(numbers), dtype=np.int64)
+        at[0::2] = 2 * np.array(numbers, dtype=np.int64)
+        at[1::2] = at[0::2] + 1
+        done[at], size[at] = finished, tasks
+    return done, size
