@@ -139,9 +139,13 @@ class HeartbeatClock:
             return  # nothing bounds the look-ahead
         until = float(events[0].time)  # a heap: its first is the earliest
         due = self.due
-        rows = np.flatnonzero(due < until)
-        if not len(rows):
+        first = int(due.argmin())
+        if not due[first] < until:
             return
+        slots, busy = self.slots[first], self.busy[first]
+        if self.model.jobtracker.has_work(bool(slots[0] > busy[0]), bool(slots[1] > busy[1])):
+            return  # the next beat launches work: nothing before it to count (the usual case on a busy cluster)
+        rows = np.flatnonzero(due < until)
         free = self.slots[rows] > self.busy[rows]
         free_maps, free_reduces = free[:, 0], free[:, 1]
         any_free = free_maps | free_reduces

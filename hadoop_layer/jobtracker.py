@@ -276,6 +276,18 @@ class JobTracker:
             return True
         return self.speculation.may_back_up(self.view)
 
+    def has_work(self, free_maps: bool, free_reduces: bool) -> bool:
+        """A tracker with these free slots would get a task the scheduler may launch (`wants_heartbeat` before it asks
+        the speculation policy; `beat_outlook`'s -inf)."""
+        if not (free_maps or free_reduces):
+            return False
+        if self.lifecycle_queue:
+            return True
+        ledger = self.ledger
+        return bool(self.running_jobs) and bool(
+            (free_maps and ledger.jobs_pending_maps) or (free_reduces and ledger.jobs_ready_reduces)
+        )
+
     def beat_outlook(self) -> tuple[bool, float, float, float]:
         """For the heartbeat clock's look-ahead (heartbeats.py), of the state as it is now: (whether a tracker with a
         free slot but nothing it could launch keeps heartbeating, i.e. `wants_heartbeat` past its tests of pending
