@@ -6,11 +6,12 @@ schedules itself at the next. A woken cluster (a job's setup queued, a backup po
 not one Mesa event per tracker.
 
 With policies that are quiet when idle (`JobTracker.quiet_when_idle`), a beat whose tracker wants nothing
-only counts and puts the tracker to sleep. Until the next event that is not a heartbeat, nothing but
-heartbeats changes the JobTracker's state, so the beats due before that event, before the first beat of a
-tracker that wants work, and before the clock alone could make a backup possible (`quiet_until`), are all
-quiet: the chain counts them at once (`_skip_quiet`). The launches, their order and every tracker's heartbeat count are
-those of one event per beat.
+only counts and puts the tracker to sleep, and one that launches nothing changes nothing. Until the next event
+that is not a heartbeat, nothing but heartbeats changes the JobTracker's state, so the beats due before that event
+and before the first beat that may launch something see the state as it is after the beats just run: the chain
+counts them at once and keeps awake the trackers that `wants_heartbeat` keeps awake (`_look_ahead`). On a busy
+cluster most beats are such: a tracker with free reduce slots only, woken because a map somewhere could be backed
+up. The launches, their order and every tracker's heartbeat count are those of one event per beat.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ class HeartbeatClock:
         self._pending: set[float] = set()  # times of the chain's scheduled events
         self.stopped = False  # no tracker is woken (tests that call the scheduler themselves)
         self.fires = 0  # events of the chain so far
-        self.look_ahead = True  # count quiet beats ahead (`_skip_quiet`); False: each beat at its own time
+        self.look_ahead = True  # count idle beats ahead (`_look_ahead`); False: each beat at its own time
+        self.kept_awake = 0  # beats counted ahead whose tracker stayed awake (a backup possible elsewhere)
         self.phase_changes = 0  # of `offset` and `interval` (add, set_phase): a version for what is derived from them
 
     def add(self, tracker: TaskTracker) -> None:
@@ -87,15 +89,20 @@ class HeartbeatClock:
         rows = np.flatnonzero((free[:, 0] | free[:, 1]) & (self.due == math.inf))
         if not len(rows):
             return
-        now = float(self.model.time)
+        at = self._next_beats(rows, float(self.model.time))
+        self.due[rows] = at
+        self._ensure(float(at.min()))
+
+    def _next_beats(self, rows: np.ndarray, now: float | np.ndarray) -> np.ndarray:
+        """`next_beat` of asleep trackers `rows` after `now` (one time, or one per row): its arithmetic, elementwise
+        (the same IEEE operations)."""
         offset, interval = self.offset[rows], self.interval[rows]
-        k = np.floor((now - offset) / interval) + 1  # next_beat's arithmetic, elementwise (same IEEE operations)
+        k = np.floor((now - offset) / interval) + 1
         at = offset + k * interval
         while np.any(late := at <= now):
             k[late] += 1
             at = offset + k * interval
-        self.due[rows] = at
-        self._ensure(float(at.min()))
+        return at
 
     def _ensure(self, at: float) -> None:
         """An event of the chain fires at `at` or before."""
@@ -109,33 +116,62 @@ class HeartbeatClock:
         now = float(self.model.time)
         self.fires += 1
         self._pending.discard(now)
-        quiet = False
         for i in np.flatnonzero(self.due <= now).tolist():  # ties (random offsets: never in practice) by tracker
             self.due[i] = math.inf
             self.count[i] += 1
-            quiet |= not self.trackers[i].beat()
-        if quiet and self.look_ahead and self.model.jobtracker.quiet_when_idle:
-            self._skip_quiet(now)  # a quiet beat: others woken with it are likely quiet too (a wake storm)
+            self.trackers[i].beat()
+        if self.look_ahead and self.model.jobtracker.quiet_when_idle:
+            self._look_ahead()
         following = float(self.due.min())  # inf: every tracker asleep
         if following != math.inf:
             self._ensure(following)
 
-    def _skip_quiet(self, now: float) -> None:
-        """Count the beats that cannot launch anything before the next event that is not a heartbeat."""
+    def _look_ahead(self) -> None:
+        """Count the beats that cannot launch anything before the next event that is not a heartbeat.
+
+        Until then only heartbeats happen, and one that launches nothing changes nothing (`quiet_when_idle`): the
+        beats before the first that may launch something (`JobTracker.beat_outlook`) all see the state as it is now.
+        Each is counted, and its tracker sleeps or, if `wants_heartbeat` holds for it (a free slot and a backup
+        possible somewhere: `may_back_up` as the state answers it, which the clock can only turn from False to True,
+        at the outlook's `until`), beats again at its next beat, as its own event would have done."""
         events = self.model._event_list._events  # Mesa has no public peek at the next event's time
-        other = float(min((e.time for e in events[:1]), default=math.inf))  # a heap: its first is the earliest
-        ahead = self.due < other
-        if not ahead.any():
+        if not events:
+            return  # nothing bounds the look-ahead
+        until = float(events[0].time)  # a heap: its first is the earliest
+        due = self.due
+        first = int(due.argmin())
+        if not due[first] < until:
             return
-        jobtracker = self.model.jobtracker
-        free = self.slots > self.busy
-        wants = jobtracker.wants_mask(free[:, 0], free[:, 1])
-        quiet = ahead & ~wants
-        if not quiet.any():
-            return
-        until = jobtracker.quiet_until()
-        if wants.any():
-            until = min(until, float(self.due[wants].min()))
-        quiet &= self.due < until
-        self.count[quiet] += 1
-        self.due[quiet] = math.inf
+        slots, busy = self.slots[first], self.busy[first]
+        if self.model.jobtracker.has_work(bool(slots[0] > busy[0]), bool(slots[1] > busy[1])):
+            return  # the next beat launches work: nothing before it to count (the usual case on a busy cluster)
+        rows = np.flatnonzero(due < until)
+        free = self.slots[rows] > self.busy[rows]
+        free_maps, free_reduces = free[:, 0], free[:, 1]
+        any_free = free_maps | free_reduces
+        if any_free.any():
+            wants, quiet_until, map_from, reduce_from = self.model.jobtracker.beat_outlook()
+        else:  # beats without a free slot are quiet whatever the outlook
+            wants, quiet_until, map_from, reduce_from = False, math.inf, math.inf, math.inf
+        at = due[rows]
+        may_launch = (free_maps & (at >= map_from)) | (free_reduces & (at >= reduce_from))
+        if may_launch.any():
+            until = min(until, float(at[may_launch].min()))
+        if not wants:
+            until = min(until, quiet_until)
+        wants = wants and not self.stopped  # a stopped clock wakes nobody
+        while (idle := at < until).any():
+            self.count[rows[idle]] += 1
+            if not wants:
+                due[rows[idle]] = math.inf
+                break
+            again = idle & any_free
+            due[rows[idle & ~any_free]] = math.inf
+            rows, free_maps, free_reduces = rows[again], free_maps[again], free_reduces[again]
+            any_free = any_free[again]
+            at = self._next_beats(rows, at[again])
+            due[rows] = at
+            self.kept_awake += len(rows)
+            later = (free_maps & (at >= map_from)) | (free_reduces & (at >= reduce_from))
+            if later.any():
+                until = min(until, float(at[later].min()))

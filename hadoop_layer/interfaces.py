@@ -307,6 +307,25 @@ class SpeculationPolicy(ABC):
         (hadoop_layer/heartbeats.py); now (the default) counts none ahead."""
         return cluster.now
 
+    def outlook(self, cluster: ClusterView) -> Outlook:
+        """For the heartbeat clock's look-ahead (hadoop_layer/heartbeats.py), of the state as it is now, whatever
+        `may_back_up` answered earlier at this instant. The default knows nothing: any tracker with a free slot may
+        get a backup at once, so no beat of one is counted ahead."""
+        return Outlook(True, cluster.now, -math.inf, -math.inf)
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What a speculation policy can tell of the coming heartbeats while nothing but the clock moves (no launch,
+    end, kill or progress move): `may_back_up` as the state now answers it (not the answer cached for the instant);
+    while that is False, the earliest time the clock alone could turn it True (`quiet_until`); and per kind, the
+    earliest time a tracker with a free slot of that kind could get a backup (-inf: it may now)."""
+
+    may_back_up: bool
+    until: float
+    map_from: float
+    reduce_from: float
+
 
 class SlotManager(ABC):
     """Changes slot counts and sizes, kills or repartitions attempts, every `period_s` seconds (None: never).
@@ -349,6 +368,9 @@ class NoSpeculation(SpeculationPolicy):
 
     def quiet_until(self, cluster: ClusterView) -> float:
         return math.inf
+
+    def outlook(self, cluster: ClusterView) -> Outlook:
+        return Outlook(False, math.inf, math.inf, math.inf)
 
 
 class NoSlotManager(SlotManager):

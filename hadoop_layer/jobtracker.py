@@ -7,6 +7,7 @@ attempt of a task to finish wins; the others are killed (TaskInProgress, algorit
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -275,25 +276,34 @@ class JobTracker:
             return True
         return self.speculation.may_back_up(self.view)
 
-    def wants_mask(self, free_maps: np.ndarray, free_reduces: np.ndarray) -> np.ndarray:
-        """`wants_heartbeat` of every tracker at once, from their free-slot flags: what it tests beyond a tracker's
-        free slots is the same for all."""
-        any_free = free_maps | free_reduces
+    def has_work(self, free_maps: bool, free_reduces: bool) -> bool:
+        """A tracker with these free slots would get a task the scheduler may launch (`wants_heartbeat` before it asks
+        the speculation policy; `beat_outlook`'s -inf)."""
+        if not (free_maps or free_reduces):
+            return False
         if self.lifecycle_queue:
-            return any_free
-        if not self.running_jobs:
-            return np.zeros_like(any_free)
+            return True
         ledger = self.ledger
-        wants = (free_maps & bool(ledger.jobs_pending_maps)) | (free_reduces & bool(ledger.jobs_ready_reduces))
-        if np.any(any_free & ~wants) and self.speculation.may_back_up(self.view):
-            return any_free
-        return wants
+        return bool(self.running_jobs) and bool(
+            (free_maps and ledger.jobs_pending_maps) or (free_reduces and ledger.jobs_ready_reduces)
+        )
 
-    def quiet_until(self) -> float:
-        """Until when the trackers that want nothing now keep wanting nothing if only the clock moves."""
+    def beat_outlook(self) -> tuple[bool, float, float, float]:
+        """For the heartbeat clock's look-ahead (heartbeats.py), of the state as it is now: (whether a tracker with a
+        free slot but nothing it could launch keeps heartbeating, i.e. `wants_heartbeat` past its tests of pending
+        work; while it does not, until when; per kind, from when a tracker with a free slot of that kind may launch
+        something: -inf if it may now, inf if never while nothing but the clock moves). A heartbeat that launches
+        nothing changes nothing (`quiet_when_idle`), so beats before any that may launch differ only in these."""
+        inf = math.inf
+        if self.lifecycle_queue:
+            return True, inf, -inf, -inf  # any free slot takes a setup or cleanup task
         if not self.running_jobs:
-            return np.inf
-        return self.speculation.quiet_until(self.view)
+            return False, inf, inf, inf
+        outlook = self.speculation.outlook(self.view)
+        ledger = self.ledger
+        map_from = -inf if ledger.jobs_pending_maps else outlook.map_from
+        reduce_from = -inf if ledger.jobs_ready_reduces else outlook.reduce_from
+        return outlook.may_back_up, outlook.until, map_from, reduce_from
 
     def wake_idle(self) -> None:
         """New work appeared (a submission, a requeued task, reduces allowed, a backup possible)."""

@@ -4,12 +4,20 @@ and a woken cluster costs one Mesa event per beat that does something, not one p
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from hadoop_layer.config import HadoopConfig
+from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
+from policies.schedulers.fifo import FifoScheduler
+from policies.speculation.hadoop import HadoopSpeculation
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
@@ -42,6 +50,72 @@ def test_counting_quiet_beats_ahead_changes_no_launch_and_no_count(speculation):
     assert fired_ahead < 0.5 * fired_each  # most of the woken trackers' beats were counted ahead
 
 
+def waiting_backups(look_ahead: bool) -> HadoopModel:
+    """30 trackers of 2 map and 2 reduce slots: two long maps lag (backups possible) while a map-only filler job keeps
+    every map slot taken (FIFO fills a freed slot before speculation looks), so the trackers with free reduce slots
+    only are kept awake with nothing to launch; then a job with reduces, and the backups once the filler is done."""
+    model = small_cluster(slaves=30, speculation=HadoopSpeculation(), map_slots=2, reduce_slots=2)
+    model.heartbeat_clock.look_ahead = look_ahead
+    maps = uniform_maps(20, core_s=20.0)
+    maps[3] = maps[11] = uniform_maps(1, core_s=1000.0)[0]
+    model.add_job("stragglers", PUMA["grep"], 0.0, maps, 0)
+    model.add_job("filler", PUMA["grep"], 5.0, uniform_maps(600, core_s=30.0), 0)
+    model.add_job("reducing", PUMA["wordcount"], 100.0, uniform_maps(60, core_s=20.0), 8)
+    model.run_until(2000.0)
+    return model
+
+
+def slow_nodes_mix(look_ahead: bool, seed: int = 3, formula: str = "1.1", dt: float = 2.0) -> HadoopModel:
+    """30 trackers, a third on slow hosts (their attempts lag: backups of both kinds), eight jobs of random sizes with
+    and without reduces submitted at random; short heartbeats and long ticks give long look-aheads."""
+    cfg = HadoopConfig(map_slots=2, reduce_slots=2, heartbeat_formula=formula)
+    model = HadoopModel(rng=seed, dt=dt, hadoop=cfg, scheduler=FifoScheduler(), speculation=HadoopSpeculation())
+    rng = np.random.default_rng(seed)
+    for i in range(30):
+        slow = i % 3 == 0
+        host = model.add_host(f"h{i}", cores=2, core_mhz=600 if slow else 2000, mem_mb=8192,
+                              disk_mbps=20 if slow else 100, nic_mbps=100, rack=i % 2)  # fmt: skip
+        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
+    model.heartbeat_clock.look_ahead = look_ahead
+    submit = 0.0
+    for j in range(8):
+        maps = uniform_maps(int(rng.integers(10, 120)), core_s=float(rng.uniform(10, 60)))
+        model.add_job(f"j{j}", PUMA["wordcount" if j % 2 else "grep"], submit, maps, int(rng.integers(0, 12)))
+        submit += float(rng.uniform(0, 150))
+    model.run_until(3000.0)
+    return model
+
+
+def scenario_run(look_ahead: bool, name: str, settings: dict, seed: int) -> HadoopModel:
+    scenario = SCENARIOS[name]
+    model = scenario.build(validate(scenario.Settings, settings), seed=seed)
+    model.heartbeat_clock.look_ahead = look_ahead
+    run_model(model, scenario.horizon_s(model), progress=False, stops_itself=scenario.stops_itself)
+    return model
+
+
+IDLE_CASES = [
+    pytest.param(waiting_backups, id="waiting-backups"),
+    pytest.param(slow_nodes_mix, id="slow-nodes"),
+    pytest.param(partial(scenario_run, name="flexslot", settings={"allocator": "static", "scale": 0.25}, seed=1),
+                 id="flexslot-static"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("run", IDLE_CASES)
+def test_beats_counted_ahead_while_trackers_stay_awake_change_no_launch_and_no_count(run):
+    """Beats that cannot launch anything are counted ahead even when their trackers stay awake (a backup is possible
+    somewhere, not in their free slots): every attempt, its tracker, times and progress, and every tracker's
+    heartbeat count are those of one event per beat."""
+    ahead, each = run(look_ahead=True), run(look_ahead=False)
+    a, b = ahead.tasks_frame(), each.tasks_frame()
+    assert len(a) > 100 and a["speculative"].any()
+    pd.testing.assert_frame_equal(a, b)
+    np.testing.assert_array_equal(ahead.heartbeat_clock.count, each.heartbeat_clock.count)
+    assert ahead.heartbeat_clock.kept_awake > 10  # the path is exercised
+    assert ahead.heartbeat_clock.fires < each.heartbeat_clock.fires
+
+
 def test_a_woken_cluster_beats_once_per_tracker_and_sleeps():
     """Six idle trackers woken by a job that has nothing left to give them by their first beat: each beats once
     (counted), then sleeps; the one that took the work beats on while it has free slots and pending maps."""
@@ -53,3 +127,29 @@ def test_a_woken_cluster_beats_once_per_tracker_and_sleeps():
     assert np.all(clock.due == math.inf)  # nobody wants anything: no beat is coming
     assert [len(t.running[k]) for t in model.trackers for k in t.running].count(1) == 1
     assert clock.busy.sum() == 1 and clock.busy[:, 1].sum() == 0
+
+
+def test_the_look_ahead_stops_before_a_beat_that_may_get_a_backup(monkeypatch):
+    """Trackers kept awake with free map slots only, beating every 0.25 s from 1/32, 2/32 and 3/32 s, while a map
+    backup becomes possible at 0.55 s: the beats before it are counted ahead (one tracker's third beat among them),
+    none at or after it, although the next event is the tick at 1 s."""
+    model = small_cluster(slaves=3, map_slots=1, reduce_slots=1)
+    model.start()
+    clock = model.heartbeat_clock
+    clock.set_phase(0.25, np.array([1, 2, 3]) / 32)
+    clock.due[:] = clock.offset
+    monkeypatch.setattr(model.jobtracker, "beat_outlook", lambda: (True, math.inf, 0.55, math.inf))
+    assert min(e.time for e in model._event_list._events) == 1.0
+    clock._look_ahead()
+    np.testing.assert_array_equal(clock.count, [3, 2, 2])
+    np.testing.assert_array_equal(clock.due, [25 / 32, 18 / 32, 19 / 32])
+    assert clock.kept_awake == 7
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(1, 10**6), formula=st.sampled_from(["1.0", "1.1"]), dt=st.sampled_from([1.0, 2.0, 5.0]))
+def test_the_look_ahead_launches_and_counts_as_one_event_per_beat(seed, formula, dt):
+    """`slow_nodes_mix` at random: the same attempts and heartbeat counts with and without the look-ahead."""
+    ahead, each = (slow_nodes_mix(look_ahead, seed, formula, dt) for look_ahead in (True, False))
+    pd.testing.assert_frame_equal(ahead.tasks_frame(), each.tasks_frame())
+    np.testing.assert_array_equal(ahead.heartbeat_clock.count, each.heartbeat_clock.count)

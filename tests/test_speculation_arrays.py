@@ -8,13 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from hadoop_layer.tasks import TaskKind
+from hadoop_layer.tasks import TaskKind, TaskState
 from policies.speculation import hadoop as spec
 from scenarios.flexslot import FlexSlot
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
+from tests.test_heartbeat_clock import slow_nodes_mix
 
 LOOP = spec.HadoopSpeculation._any_candidate
 
@@ -175,3 +178,85 @@ def test_the_loop_that_skips_jobs_without_a_lagging_task_answers_as_the_plain_lo
     run_model(model, scenario.horizon_s(model), progress=False)
     assert answers[True] >= 5 and answers[False] >= 5
     assert late[False] >= 5  # the skip is exercised
+
+
+def plain_candidate(tracker, cluster, kind):
+    """`HadoopSpeculation._candidate` as it was: every job in FIFO order, `speculatable` task by task."""
+    now = cluster.now
+    for job in cluster.jobs_in_fifo_order():
+        running = job.running_tasks[kind]
+        if not running:
+            continue
+        average = job.progress(kind)
+        if average < spec.SPECULATIVE_GAP:
+            continue
+        found = [t for t in running if spec.speculatable(t, average, now, tracker.node)]
+        if found:
+            if kind == TaskKind.MAP:
+                found.sort(key=lambda t: (cluster.locality(t, tracker), t.index))
+            return found[0]
+    return None
+
+
+@pytest.mark.parametrize("allocator", ["drs", "slow-nodes"])
+def test_the_backup_search_finds_the_former_task_at_every_call(monkeypatch, allocator):
+    """`_candidate` (its task tests through `speculatable_in`) picks the task the former `speculatable` loop picks,
+    at every call of runs with backups; and `speculatable_in` gives `speculatable`'s tasks, in order, with every
+    node, for every job and kind at each call."""
+    picked: Counter = Counter()
+    original = spec.HadoopSpeculation._candidate
+
+    def checked(tracker, cluster, kind):
+        task = original(tracker, cluster, kind)
+        assert task is plain_candidate(tracker, cluster, kind), f"t={cluster.now} {kind}"
+        for job in cluster.jobs:
+            average = job.progress(kind)
+            for node in (-1, tracker.node):
+                want = [t for t in job.running_tasks[kind] if spec.speculatable(t, average, cluster.now, node)]
+                assert list(spec.speculatable_in(job.running_tasks[kind], average, cluster.now, node)) == want
+                picked["tested"] += len(want)
+        picked[task is not None] += 1
+        return task
+
+    monkeypatch.setattr(spec.HadoopSpeculation, "_candidate", staticmethod(checked))
+    if allocator == "slow-nodes":  # a third of the hosts slow: backups of maps and reduces
+        slow_nodes_mix(look_ahead=True)
+        assert picked[True] >= 20 and picked["tested"] >= 100
+        return
+    scenario = FlexSlot()
+    model = scenario.build(validate(scenario.Settings, {"allocator": allocator, "scale": 0.1}), seed=2)
+    run_model(model, scenario.horizon_s(model), progress=False)
+    assert picked[True] >= 1
+
+
+def former_job_counts(jobs, top):
+    """`lag_bounds`' job columns as its loop wrote them, element by element."""
+    done, size = np.zeros(2 * top), np.ones(2 * top)
+    for job in jobs:
+        if job.number < top:
+            done[2 * job.number], done[2 * job.number + 1] = job.finished_maps, job.finished_reduces
+            size[2 * job.number], size[2 * job.number + 1] = max(len(job.maps), 1), max(len(job.reduces), 1)
+    return done, size
+
+
+class _Job:
+    def __init__(self, number, done_maps, done_reduces, maps, reduces):
+        self.number, self.maps, self.reduces = number, [None] * maps, [None] * reduces
+        self._counts = {TaskKind.MAP: {TaskState.DONE: done_maps}, TaskKind.REDUCE: {TaskState.DONE: done_reduces}}
+        self.finished_maps, self.finished_reduces = done_maps, done_reduces
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    jobs=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 6), st.integers(0, 6)), max_size=12),
+    numbers=st.data(),
+    top=st.integers(1, 15),
+)
+def test_job_counts_are_the_former_loops(jobs, numbers, top):
+    """`_job_counts` (lists written at once) gives `lag_bounds` the former loop's columns: jobs past `top` left out,
+    empty kinds counted as one task, other numbers 0 done of 1."""
+    picked = numbers.draw(st.lists(st.integers(1, 20), min_size=len(jobs), max_size=len(jobs), unique=True))
+    fakes = [_Job(n, *counts) for n, counts in zip(picked, jobs, strict=True)]
+    got, want = spec._job_counts(fakes, top), former_job_counts(fakes, top)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and np.array_equal(g, w)

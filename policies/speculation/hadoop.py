@@ -11,13 +11,15 @@ running-map caches are.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
-from hadoop_layer.interfaces import ClusterView, Launch, RunningArrays, SpeculationPolicy
-from hadoop_layer.tasks import Task, TaskKind, TaskState
+from hadoop_layer.interfaces import ClusterView, Launch, Outlook, RunningArrays, SpeculationPolicy
+from hadoop_layer.tasks import Job, Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 from vcloud import kernels
+from vcloud.work import ItemState
 
 SPECULATIVE_GAP = 0.2
 SPECULATIVE_LAG_S = 60.0
@@ -39,11 +41,49 @@ def speculatable(task: Task, job_progress: float, now: float, node: int) -> bool
     )
 
 
+def speculatable_in(running: dict[Task, None], job_progress: float, now: float, node: int) -> Iterator[Task]:
+    """The tasks of `running` that `speculatable` accepts, in order: its tests with `Task.progress` read as it reads
+    it for a running task of one attempt at most (that attempt's `WorkItem.progress`; 0 without one), not through
+    four nested properties: the loops below test every running task of a big job (2,400 on the SWIM day)."""
+    for task in running:
+        start = task.start_s
+        if start is None or not now - start >= SPECULATIVE_LAG_S:
+            continue
+        active = task.active
+        if len(active) > MAX_TASK_EXECS or node in task.nodes_tried or task.state != TaskState.RUNNING:
+            continue
+        progress = 0.0
+        if active:
+            attempt = active[0]
+            row = attempt.row
+            if row is None:
+                progress = 1.0 if attempt.state == ItemState.DONE else 0.0
+            else:
+                progress = float(attempt.model.item_progress()[row])
+        if job_progress - progress >= SPECULATIVE_GAP and not task.children:
+            yield task
+
+
 def _lagging(running: dict[Task, None], now: float) -> bool:
     """Some running task started SPECULATIVE_LAG_S ago or more (`speculatable`'s first test): a job without one has no
     candidate whatever its average, which is then not worked out (an average reads every running task's progress; on
     the SWIM day's busy ticks most of a big job's ~2,500 running maps are younger than the lag)."""
     return any(t.start_s is not None and now - t.start_s >= SPECULATIVE_LAG_S for t in running)
+
+
+def _free_kinds(cluster: ClusterView) -> tuple[bool, bool]:
+    """Is a map slot, a reduce slot free somewhere (running attempts of the kind below its capacity)?"""
+    maps, reduces = cluster.running(TaskKind.MAP), cluster.running(TaskKind.REDUCE)
+    return maps < cluster.map_capacity(), reduces < cluster.reduce_capacity()
+
+
+def _quiet_until(bounds: dict[TaskKind, tuple[float, float]], free_map: bool, free_reduce: bool) -> float:
+    """When the earliest task of a kind with a free slot that may meet the progress conditions reaches the lag."""
+    until = math.inf
+    for kind, free in ((TaskKind.MAP, free_map), (TaskKind.REDUCE, free_reduce)):
+        if free:
+            until = min(until, bounds[kind][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S)
+    return until
 
 
 class HadoopSpeculation(SpeculationPolicy):
@@ -63,42 +103,50 @@ class HadoopSpeculation(SpeculationPolicy):
         Called every tick (HadoopModel.after_tick) and on events, so the tasks are tested as arrays once per
         change of progress or task states (`lag_bounds`), and a call only compares the clock with the earliest
         start of a task that meets the progress conditions. The task-by-task loop (`_any_candidate`) decides
-        when the arrays cannot (a call too close in floating point, or the tick's endings being processed)."""
+        when the arrays cannot (a call too close in floating point, or the tick's endings being processed).
+        The answer is kept for the instant: later calls at the same time get the first call's answer, whatever
+        changed in between (the pinned runs depend on it)."""
         now = cluster.now
         if self._may[0] != now:
-            found = False
-            for kind in TaskKind:
-                capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
-                if cluster.running(kind) >= capacity:
-                    continue  # no free slot of this kind anywhere
-                bounds = self._lag_bounds(cluster)
-                verdict = None
-                if bounds is not None:
-                    sure, maybe = bounds[kind]
-                    if now - sure >= SPECULATIVE_LAG_S:
-                        verdict = True
-                    elif not now - maybe >= SPECULATIVE_LAG_S:
-                        verdict = False
-                if verdict is None:
-                    verdict = self._any_candidate(cluster, kind, now)
-                if verdict:
-                    found = True
-                    break
-            self._may = (now, found)
+            self._may = (now, self._verdict(cluster, now))
         return self._may[1]
+
+    def _verdict(self, cluster: ClusterView, now: float) -> bool:
+        """`may_back_up`'s answer for the state as it is now."""
+        free_map, free_reduce = _free_kinds(cluster)
+        if not (free_map or free_reduce):
+            return False  # no free slot anywhere
+        bounds = self._lag_bounds(cluster)
+        for kind, free in ((TaskKind.MAP, free_map), (TaskKind.REDUCE, free_reduce)):
+            if not free:
+                continue
+            if bounds is not None:
+                sure, maybe = bounds[kind]
+                if now - sure >= SPECULATIVE_LAG_S:
+                    return True
+                if not now - maybe >= SPECULATIVE_LAG_S:
+                    continue
+            if self._any_candidate(cluster, kind, now):
+                return True
+        return False
 
     def quiet_until(self, cluster: ClusterView) -> float:
         """The clock alone turns `may_back_up` True when the earliest task that may meet the progress conditions
         reaches SPECULATIVE_LAG_S (a kind with no free slot anywhere cannot; slots free only by events)."""
         bounds = self._lag_bounds(cluster)
+        return cluster.now if bounds is None else _quiet_until(bounds, *_free_kinds(cluster))
+
+    def outlook(self, cluster: ClusterView) -> Outlook:
+        """`backups` gives a kind nothing while its earliest task that may meet the progress conditions is younger
+        than SPECULATIVE_LAG_S (its own test), so a tracker whose free slots are of such kinds gets no backup."""
+        now = cluster.now
+        bounds = self._lag_bounds(cluster)
         if bounds is None:
-            return cluster.now
-        until = math.inf
-        for kind in TaskKind:
-            capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
-            if cluster.running(kind) < capacity:
-                until = min(until, bounds[kind][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S)
-        return until
+            return Outlook(True, now, -math.inf, -math.inf)
+        map_from = bounds[TaskKind.MAP][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S
+        reduce_from = bounds[TaskKind.REDUCE][1] + SPECULATIVE_LAG_S - LAG_MARGIN_S
+        until = _quiet_until(bounds, *_free_kinds(cluster))
+        return Outlook(self._verdict(cluster, now), until, map_from, reduce_from)
 
     def _lag_bounds(self, cluster: ClusterView) -> dict[TaskKind, tuple[float, float]] | None:
         """`lag_bounds` of the running attempts as they are now; None while the arrays are not available.
@@ -137,7 +185,7 @@ class HadoopSpeculation(SpeculationPolicy):
             if not running or not _lagging(running, now):
                 continue
             average = job.progress(kind)
-            if average >= SPECULATIVE_GAP and any(speculatable(t, average, now, -1) for t in running):
+            if average >= SPECULATIVE_GAP and next(speculatable_in(running, average, now, -1), None) is not None:
                 return True
         return False
 
@@ -164,7 +212,7 @@ class HadoopSpeculation(SpeculationPolicy):
             average = job.progress(kind)
             if average < SPECULATIVE_GAP:
                 continue
-            found = [t for t in running if speculatable(t, average, now, tracker.node)]
+            found = list(speculatable_in(running, average, now, tracker.node))
             if found:
                 if kind == TaskKind.MAP:
                     found.sort(key=lambda t: (cluster.locality(t, tracker), t.index))
@@ -183,13 +231,32 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKi
     2 x job number + kind (0 map, 1 reduce), up to the highest job with a running attempt. The arithmetic is
     compiled (vcloud/kernels.py `lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
     top = int(arrays.job.max()) + 1 if len(arrays.job) else 1
-    done, size = np.zeros(2 * top), np.ones(2 * top)
-    for job in cluster.jobs:
-        if job.number < top:
-            done[2 * job.number], done[2 * job.number + 1] = job.finished_maps, job.finished_reduces
-            size[2 * job.number], size[2 * job.number + 1] = max(len(job.maps), 1), max(len(job.reduces), 1)
+    done, size = _job_counts(cluster.jobs, top)
     map_sure, map_maybe, reduce_sure, reduce_maybe, by_group = kernels.lag_bounds(
         done, size, arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress, arrays.attempts,
         MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
     )  # fmt: skip
     return {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}, by_group
+
+
+def _job_counts(jobs: list[Job], top: int) -> tuple[np.ndarray, np.ndarray]:
+    """By 2 x job number + kind, below 2 x `top`: the finished tasks of each job of `jobs` (0 for other numbers), and
+    its tasks (at least 1; 1 for other numbers). Read into lists and written at once: NumPy's scalar writes, four a
+    job, were half of it with hundreds of jobs running (the SWIM day)."""
+    done, size = np.zeros(2 * top), np.ones(2 * top)
+    numbers: list[int] = []
+    finished: list[int] = []
+    tasks: list[int] = []
+    map_, reduce_, done_ = TaskKind.MAP, TaskKind.REDUCE, TaskState.DONE
+    for job in jobs:
+        if job.number < top:
+            counts = job._counts  # Job.finished_maps and finished_reduces without the property calls
+            numbers.append(job.number)
+            finished += (counts[map_][done_], counts[reduce_][done_])
+            tasks += (len(job.maps) or 1, len(job.reduces) or 1)
+    if numbers:
+        at = np.empty(2 * len(numbers), dtype=np.int64)
+        at[0::2] = 2 * np.array(numbers, dtype=np.int64)
+        at[1::2] = at[0::2] + 1
+        done[at], size[at] = finished, tasks
+    return done, size
