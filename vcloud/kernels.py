@@ -1012,6 +1012,18 @@ def _halving_stack() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np
     return np.empty(depth, np.int64), np.empty(depth, np.int64), np.empty(depth, np.bool_), np.empty(depth), np.empty(8)
 
 
+@numba.njit(inline="always")
+def _push_halves(f_start: np.ndarray, f_n: np.ndarray, f_join: np.ndarray, top: int, s: int, m: int) -> int:
+    """NumPy's pairwise split of [s, s + m): push the join, then the right half, then the left (visited first; the
+    left half's length a multiple of 8). Returns the new top."""
+    n2 = m // 2
+    n2 -= n2 % 8
+    f_start[top + 1], f_n[top + 1], f_join[top + 1] = s, m, True
+    f_start[top + 2], f_n[top + 2], f_join[top + 2] = s + n2, m - n2, False
+    f_start[top + 3], f_n[top + 3], f_join[top + 3] = s, n2, False
+    return top + 3
+
+
 @numba.njit(cache=True, nogil=True)
 def _np_sum_on(a: np.ndarray, start: int, n: int, stack: tuple) -> float:
     """`np_sum` with its stack given."""
@@ -1030,12 +1042,7 @@ def _np_sum_on(a: np.ndarray, start: int, n: int, stack: tuple) -> float:
             vals[nv] = _sum_block(a, s, m)
             nv += 1
         else:
-            n2 = m // 2
-            n2 -= n2 % 8
-            f_start[top + 1], f_n[top + 1], f_join[top + 1] = s, m, True
-            f_start[top + 2], f_n[top + 2], f_join[top + 2] = s + n2, m - n2, False
-            f_start[top + 3], f_n[top + 3], f_join[top + 3] = s, n2, False
-            top += 3
+            top = _push_halves(f_start, f_n, f_join, top, s, m)
     return vals[0]
 
 
@@ -1095,12 +1102,7 @@ def _np_sum_sparse_on(pos: np.ndarray, val: np.ndarray, lo: int, hi: int, n: int
             vals[nv], k = _sparse_block(pos, val, k, hi, s, m, lanes)
             nv += 1
         else:
-            n2 = m // 2
-            n2 -= n2 % 8
-            f_start[top + 1], f_n[top + 1], f_join[top + 1] = s, m, True
-            f_start[top + 2], f_n[top + 2], f_join[top + 2] = s + n2, m - n2, False
-            f_start[top + 3], f_n[top + 3], f_join[top + 3] = s, n2, False
-            top += 3
+            top = _push_halves(f_start, f_n, f_join, top, s, m)
     return vals[0]
 
 
