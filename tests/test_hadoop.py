@@ -1,5 +1,7 @@
 """Hadoop MRv1 on the cloud: heartbeats, FIFO's choices, the default speculation rule, invariants."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from hadoop_layer.interfaces import SlotManager, SpeculationPolicy
 from hadoop_layer.model import map_skewness
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
-from policies.speculation.hadoop import HadoopSpeculation, speculatable
+from policies.speculation.hadoop import HadoopSpeculation, speculatable_in
 from tests.helpers import assert_backups_won_off, no_heartbeats, small_cluster, uniform_maps
 
 
@@ -78,9 +80,10 @@ def test_fifo_gives_at_most_one_reduce_per_heartbeat():
 
 class _Task:
     def __init__(self, progress, start_s, active=1, nodes=()):
-        self.state, self.progress, self.start_s = "running", progress, start_s
-        self.active, self.nodes_tried = [object()] * active, set(nodes)
-        self.children = []  # not stopped by a repartition (speculatable() reads it since 3ec585f)
+        self.state, self.start_s, self.nodes_tried = "running", start_s, set(nodes)
+        model = SimpleNamespace(item_progress=lambda: [progress])  # the attempt's progress, read by row
+        self.active = [SimpleNamespace(row=0, state="running", model=model)] * active
+        self.children = []  # not stopped by a repartition (the rule reads it since 3ec585f)
 
 
 @pytest.mark.parametrize(
@@ -94,7 +97,7 @@ class _Task:
     ],
 )
 def test_default_speculation_rule(task, expected):
-    assert speculatable(task, job_progress=0.70, now=61.0, node=7) is expected
+    assert (list(speculatable_in({task: None}, job_progress=0.70, now=61.0, node=7)) == [task]) is expected
 
 
 def test_a_straggler_on_a_starved_node_gets_a_backup_that_wins():

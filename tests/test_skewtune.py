@@ -204,11 +204,15 @@ def test_a_stopped_map_is_never_backed_up():
     # its rest already runs as the pieces; what is left of it is a flush. Same task, before and after the stop:
     from types import SimpleNamespace
 
-    from policies.speculation.hadoop import speculatable
+    from policies.speculation.hadoop import speculatable_in
     from policies.speculation.late import _first
+    from vcloud.work import ItemState
 
-    task = SimpleNamespace(start_s=0.0, active=["a"], nodes_tried={0}, state="running", progress=0.1, children=[])
+    attempt = SimpleNamespace(row=None, state=ItemState.RUNNING)  # no row: progress 0
+    task = type("Task", (SimpleNamespace,), {"__hash__": object.__hash__})(  # a dict key, as running tasks are
+        start_s=0.0, active=[attempt], nodes_tried={0}, state="running", children=[]
+    )
     tracker = SimpleNamespace(node=1)
-    assert speculatable(task, job_progress=0.9, now=100.0, node=1) and _first([task], tracker) is task
+    assert list(speculatable_in({task: None}, 0.9, 100.0, 1)) == [task] and _first([task], tracker) is task
     task.children = ["piece"]
-    assert not speculatable(task, job_progress=0.9, now=100.0, node=1) and _first([task], tracker) is None
+    assert not list(speculatable_in({task: None}, 0.9, 100.0, 1)) and _first([task], tracker) is None

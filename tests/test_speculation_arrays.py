@@ -148,13 +148,27 @@ def test_lag_bounds_kept_across_first_launches_are_those_computed_afresh(monkeyp
     assert kept[True] > 50 and kept[False] > 50  # both paths are exercised
 
 
+def speculatable(task, job_progress: float, now: float, node: int) -> bool:
+    """TaskInProgress.hasSpeculativeTask as plainly written (Task.progress through its properties): the oracle of
+    `spec.speculatable_in`."""
+    return (
+        task.start_s is not None
+        and now - task.start_s >= spec.SPECULATIVE_LAG_S
+        and len(task.active) <= spec.MAX_TASK_EXECS
+        and node not in task.nodes_tried
+        and task.state == TaskState.RUNNING
+        and job_progress - task.progress >= spec.SPECULATIVE_GAP
+        and not task.children
+    )
+
+
 def plain_any_candidate(cluster, kind, now) -> bool:
     """`TaskInProgress.hasSpeculativeTask` over every running task of every job, nothing spared."""
     for job in cluster.jobs:
         running = job.running_tasks[kind]
         if running:
             average = job.progress(kind)
-            if average >= spec.SPECULATIVE_GAP and any(spec.speculatable(t, average, now, -1) for t in running):
+            if average >= spec.SPECULATIVE_GAP and any(speculatable(t, average, now, -1) for t in running):
                 return True
     return False
 
@@ -190,7 +204,7 @@ def plain_candidate(tracker, cluster, kind):
         average = job.progress(kind)
         if average < spec.SPECULATIVE_GAP:
             continue
-        found = [t for t in running if spec.speculatable(t, average, now, tracker.node)]
+        found = [t for t in running if speculatable(t, average, now, tracker.node)]
         if found:
             if kind == TaskKind.MAP:
                 found.sort(key=lambda t: (cluster.locality(t, tracker), t.index))
@@ -212,7 +226,7 @@ def test_the_backup_search_finds_the_former_task_at_every_call(monkeypatch, allo
         for job in cluster.jobs:
             average = job.progress(kind)
             for node in (-1, tracker.node):
-                want = [t for t in job.running_tasks[kind] if spec.speculatable(t, average, cluster.now, node)]
+                want = [t for t in job.running_tasks[kind] if speculatable(t, average, cluster.now, node)]
                 assert list(spec.speculatable_in(job.running_tasks[kind], average, cluster.now, node)) == want
                 picked["tested"] += len(want)
         picked[task is not None] += 1

@@ -28,23 +28,14 @@ LAG_MARGIN_S = 1e-6  # quiet_until ends this much early: now - start is rounded
 _EPS = 1e-9  # array sums differ from Job.progress's in the last bits: closer calls than this go to the loop
 
 
-def speculatable(task: Task, job_progress: float, now: float, node: int) -> bool:
-    """TaskInProgress.hasSpeculativeTask, cheapest tests first."""
-    return (
-        task.start_s is not None
-        and now - task.start_s >= SPECULATIVE_LAG_S
-        and len(task.active) <= MAX_TASK_EXECS
-        and node not in task.nodes_tried
-        and task.state == TaskState.RUNNING
-        and job_progress - task.progress >= SPECULATIVE_GAP
-        and not task.children  # stopped by a repartition: its rest runs as other maps, what is left is a flush
-    )
-
-
 def speculatable_in(running: dict[Task, None], job_progress: float, now: float, node: int) -> Iterator[Task]:
-    """The tasks of `running` that `speculatable` accepts, in order: its tests with `Task.progress` read as it reads
-    it for a running task of one attempt at most (that attempt's `WorkItem.progress`; 0 without one), not through
-    four nested properties: the loops below test every running task of a big job (2,400 on the SWIM day)."""
+    """The tasks of `running` that TaskInProgress.hasSpeculativeTask accepts, in order, cheapest tests first. A task
+    may be backed up by another node (`node`: -1 for any) once it has run SPECULATIVE_LAG_S, has at most
+    MAX_TASK_EXECS attempts, is still running, lags the job's average (`job_progress`) by SPECULATIVE_GAP and was not
+    stopped by a repartition (its rest runs as other maps; what is left of it is a flush). `Task.progress` is read
+    as it reads it for a task of one attempt at most (that attempt's `WorkItem.progress`; 0 without one), not through
+    four nested properties: the loops below test every running task of a big job (2,400 on the SWIM day). The plain
+    form is the tests' oracle (tests/test_speculation_arrays.py `speculatable`)."""
     for task in running:
         start = task.start_s
         if start is None or not now - start >= SPECULATIVE_LAG_S:
@@ -65,7 +56,7 @@ def speculatable_in(running: dict[Task, None], job_progress: float, now: float, 
 
 
 def _lagging(running: dict[Task, None], now: float) -> bool:
-    """Some running task started SPECULATIVE_LAG_S ago or more (`speculatable`'s first test): a job without one has no
+    """Some running task started SPECULATIVE_LAG_S ago or more (the rule's first test): a job without one has no
     candidate whatever its average, which is then not worked out (an average reads every running task's progress; on
     the SWIM day's busy ticks most of a big job's ~2,500 running maps are younger than the lag)."""
     return any(t.start_s is not None and now - t.start_s >= SPECULATIVE_LAG_S for t in running)
@@ -221,7 +212,7 @@ class HadoopSpeculation(SpeculationPolicy):
 
 
 def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKind, tuple[float, float]], np.ndarray]:
-    """Per kind, the earliest start of a task that surely meets the progress conditions of `speculatable` (single
+    """Per kind, the earliest start of a task that surely meets the progress conditions of `speculatable_in` (single
     attempt, job average and gap at least SPECULATIVE_GAP by more than `_EPS`), and of one that may (within
     `_EPS`: array sums differ from `Job.progress`'s in the last bits); inf if none. Some task is a candidate at
     time `now` iff now - its start >= SPECULATIVE_LAG_S, and subtraction is monotone, so the earliest decides.
