@@ -1314,6 +1314,34 @@ def test_demand_inputs_are_numpys_bits(seed, oversubscription):
     assert all(same_bits(a, b) for a, b in zip(got, want, strict=True))
 
 
+def numpy_stream_groups(hosts, host, device, io_mbps_max, item, io_bw):
+    """The NumPy form stream_groups replaced (the engine's io_group and ceiling)."""
+    n_host, uplink = hosts.n, int(Device.UPLINK)
+    rack_row = 2 * n_host + (device - uplink) * rack_count(hosts) + hosts.rack[:n_host][host]
+    group = np.where(device >= uplink, rack_row, host + n_host * device)
+    return group, np.minimum(io_mbps_max[item], io_bw[group])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_stream_groups_are_numpys_bits(seed):
+    r = np.random.default_rng(seed)
+    hosts = HostTable()
+    n_host, n, k = int(r.integers(1, 6)), int(r.integers(1, 8)), int(r.integers(0, 30))
+    racks = r.integers(0, 3, n_host)
+    for h in range(n_host):
+        hosts.append(rack=int(racks[h]))
+    host = r.integers(0, n_host, k).astype(np.int64)
+    device = r.integers(0, 4, k).astype(np.int64)
+    item = r.integers(0, n, k).astype(np.int64)
+    io_mbps_max = r.choice([0.0, -0.0, 50.0, np.inf, np.nan], n)
+    io_bw = r.choice([0.0, -0.0, 80.0, 125.0, np.inf], 2 * n_host + 2 * rack_count(hosts))
+    got = kernels.stream_groups(host, device, hosts.rack[:n_host], rack_count(hosts), int(Device.UPLINK), io_mbps_max,
+                                item, io_bw)  # fmt: skip
+    want = numpy_stream_groups(hosts, host, device, io_mbps_max, item, io_bw)
+    assert np.array_equal(got[0], want[0]) and same_bits(got[1], want[1])
+
+
 @settings(max_examples=200, deadline=None)
 @given(cache_ticks(), st.integers(0, 5))
 def test_cache_stage_places_cache_fit_among_the_streams(c, others):

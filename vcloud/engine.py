@@ -113,7 +113,7 @@ class Streams:
     wait_rows: np.ndarray  # ... the WAIT and LOAD items (a row's kind changes only with the layout)
     load_rows: np.ndarray
     # set by the first tick that uses them (hosts and VMs stay where they are; a row's ceiling is set at its start):
-    group: np.ndarray | None = None  # each stream's row of `io_bw` (io_group) ...
+    group: np.ndarray | None = None  # each stream's row of `io_bw` (kernels.stream_groups) ...
     ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
     shared_rows: np.ndarray | None = None  # the io stage's groups: the streams', then each VM's datastore twice
 
@@ -205,14 +205,6 @@ def rack_count(hosts: HostTable) -> int:
     return int(hosts.rack[: hosts.n].max()) + 1 if hosts.n else 0
 
 
-def io_group(hosts: HostTable, host: np.ndarray, device: np.ndarray) -> np.ndarray:
-    """Row of `io_bw` that carries a stream on `device` of `host`: the host's datastore or NIC, or its rack's
-    uplink out or in."""
-    n_host = hosts.n
-    rack_row = 2 * n_host + (device - _UPLINK) * rack_count(hosts) + hosts.rack[:n_host][host]
-    return np.where(device >= _UPLINK, rack_row, host + n_host * device)
-
-
 def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Used MB, active MB and swapped-out MB per VM."""
     n_vm, n = vms.n, items.n
@@ -241,7 +233,6 @@ def _flat_streams_of(table: ItemTable, rows: np.ndarray, items: ItemTable) -> St
         table.stream_vm, table.stream_device, table.stream_file, table.stream_need, table.stream_write,
         table.stream_hit, rows, items.need_cpu, items.kind, items.n, _DISK, _WAIT, _LOAD,
     ))  # fmt: skip
-
 
 
 # what a tick reads of an item's row besides its streams, and what it writes (live_items)
@@ -356,8 +347,10 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     )  # fmt: skip
     core_mhz, s_item, s_vm = st.core_mhz, fs.item, fs.vm
     if fs.group is None:
-        fs.group = io_group(hosts, vm_host[s_vm], fs.device)
-        fs.ceiling = np.minimum(items.io_mbps_max[:n][s_item], io_bw[fs.group])
+        racks = rack_count(hosts)
+        fs.group, fs.ceiling = kernels.stream_groups(
+            vm_host[s_vm], fs.device, hosts.rack[:n_host], racks, _UPLINK, items.io_mbps_max[:n], s_item, io_bw
+        )
     s_group, s_base, load_want = fs.group, fs.ceiling, _NO_VALUES
     if st.has_load:  # a load's disk stream after the items' streams
         load = fs.load_rows

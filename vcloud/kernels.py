@@ -1934,6 +1934,30 @@ def cpu_setup(
 
 
 @numba.njit(cache=True, nogil=True)
+def stream_groups(
+    host: np.ndarray,
+    device: np.ndarray,
+    rack: np.ndarray,
+    racks: int,
+    uplink: int,
+    io_mbps_max: np.ndarray,
+    item: np.ndarray,
+    io_bw: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each stream's row of `io_bw` (on `device` of host row `host`: the host's datastore or NIC, or its rack's uplink
+    out or in; `io_bw` holds the datastores, the NICs, then each rack's uplink out and in) and its ceiling, the smaller
+    of its item's per-stream ceiling and the device's bandwidth (`np.minimum`'s). One compiled pass: the NumPy form
+    (tests/test_kernels.py) was ~10 calls at every change of the item table's layout."""
+    n_host, k = rack.size, host.size
+    group, ceiling = np.empty(k, np.int64), np.empty(k)
+    for j in range(k):
+        d, h = device[j], host[j]
+        group[j] = 2 * n_host + (d - uplink) * racks + rack[h] if d >= uplink else h + n_host * d
+        ceiling[j] = np_min(io_mbps_max[item[j]], io_bw[group[j]])
+    return group, ceiling
+
+
+@numba.njit(cache=True, nogil=True)
 def flat_streams(
     stream_vm: np.ndarray,
     stream_device: np.ndarray,
