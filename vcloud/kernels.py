@@ -605,6 +605,17 @@ def sum_by(vm: np.ndarray, values: np.ndarray, n_vm: int) -> np.ndarray:
     return out
 
 
+@numba.njit(inline="always")
+def sum_at(vm: np.ndarray, values: np.ndarray, rows: np.ndarray, n_vm: int) -> np.ndarray:
+    """`sum_by(vm[rows], values[rows], n_vm)` without the two gathered copies: the same adds in the same order (the
+    page cache's resident files are thousands on a 600-node cluster, read three times a tick)."""
+    out = np.zeros(n_vm)
+    for j in range(rows.size):
+        f = rows[j]
+        out[vm[f]] += values[f]
+    return out
+
+
 @numba.njit(cache=True, nogil=True)
 def cache_fit(
     dt: float,
@@ -637,20 +648,19 @@ def cache_fit(
     cap = np.empty(n_vm)
     for v in range(n_vm):
         cap[v] = np_max(guest_mem[v] - used[v], 0.0)
-    fvm = vm_of[resident]
-    cached = vm_cached if vm_cached.size else sum_by(fvm, cached_mb[resident], n_vm)
+    cached = vm_cached if vm_cached.size else sum_at(vm_of, cached_mb, resident, n_vm)
     excess = cached - cap
     over = np.flatnonzero(excess > 0)
     if over.size:
         for v in range(n_vm):
             excess[v] = np_max(excess[v], 0.0)
         evict(vm_of, cached_mb, dirty_mb, active, last_access_s, resident, over, excess)
-    dirty = dirty_mb[resident]
-    dirty_vm = sum_by(fvm, dirty, n_vm)
-    old = np.empty(resident.size)
+    dirty_vm, expired = np.zeros(n_vm), np.zeros(n_vm)  # each VM's dirty MB, and its dirty MB past expire_s
     for j in range(resident.size):
-        old[j] = dirty[j] * (1.0 if now - dirty_since_s[resident[j]] >= expire_s else 0.0)
-    expired = sum_by(fvm, old, n_vm)
+        f = resident[j]
+        v, dirty = vm_of[f], dirty_mb[f]
+        dirty_vm[v] += dirty
+        expired[v] += dirty * (1.0 if now - dirty_since_s[f] >= expire_s else 0.0)
     wb_want, headroom = np.empty(n_vm), np.empty(n_vm)
     for v in range(n_vm):
         due = np_max(np_max(expired[v], dirty_vm[v] - background_ratio * cap[v]), 0.0)
@@ -746,8 +756,7 @@ def cache_settle(
         any_wb = any_wb or wb_got[v] != 0
     if any_wb:
         write_back(vm_of, dirty_mb, dirty_since_s, resident, wb_got * dt)
-    fvm = vm_of[resident]
-    cached = sum_by(fvm, cached_mb[resident], n_vm)
+    cached = sum_at(vm_of, cached_mb, resident, n_vm)
     excess = cached - cache_cap  # what this tick's reads cached
     over = np.flatnonzero(excess > 0)
     if over.size:  # reclaim in a batch, down to the low watermark (kswapd reclaims to its high watermark)
@@ -755,8 +764,8 @@ def cache_settle(
         for v in range(n_vm):
             budget[v] = np_max(excess[v] + batch * cache_cap[v], 0.0)
         evict(vm_of, cached_mb, dirty_mb, active, last_access_s, resident, over, budget)
-        cached = sum_by(fvm, cached_mb[resident], n_vm)
-    return cached, sum_by(fvm, dirty_mb[resident], n_vm)
+        cached = sum_at(vm_of, cached_mb, resident, n_vm)
+    return cached, sum_at(vm_of, dirty_mb, resident, n_vm)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -2132,7 +2141,7 @@ def memory_stage(
     for v in range(n_vm):
         used[v] = os_mem[v] + heap[v]
         active[v] = os_mem[v] * os_active[v] + heap_active[v]
-    cached = sum_by(file_vm[resident], file_cached[resident], n_vm) if count_files else np.zeros(n_vm)
+    cached = sum_at(file_vm, file_cached, resident, n_vm) if count_files else np.zeros(n_vm)
     target, balloon, guest, hv_swap, held, stall, swapped, touched = reclaim(
         dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool, vm_host,
         pool_limit, balloon_mb[:n_vm], touched_mb[:n_vm], used, active, cached,
