@@ -2,8 +2,8 @@
 
 Each tracker beats at offset + k x interval while it is awake (`TaskTracker.beat`'s rules); `due` holds
 its next beat (inf: asleep). One Mesa event fires at the earliest due beat, runs the beats due then, and
-schedules itself at the next. A woken cluster (a job's setup queued, a backup possible) costs one array write,
-not one Mesa event per tracker.
+schedules itself at the next, or runs the next at once when Mesa would run it next anyway (`_next_in_line`).
+A woken cluster (a job's setup queued, a backup possible) costs one array write, not one Mesa event per tracker.
 
 With policies that are quiet when idle (`JobTracker.quiet_when_idle`), a beat whose tracker wants nothing
 only counts and puts the tracker to sleep, and one that launches nothing changes nothing. Until the next event
@@ -41,7 +41,9 @@ class HeartbeatClock:
         self.busy = np.zeros((0, 2), dtype=np.int64)  # running map, reduce attempts (setup/cleanup included)
         self._pending: set[float] = set()  # times of the chain's scheduled events
         self.stopped = False  # no tracker is woken (tests that call the scheduler themselves)
-        self.fires = 0  # events of the chain so far
+        self.fires = 0  # links of the chain so far (the instants at which it ran the beats due)
+        self.inline = True  # run a link at once when Mesa would run it next (`_next_in_line`); False: each an event
+        self.inlined = 0  # links run at once, not as Mesa events
         self.look_ahead = True  # count idle beats ahead (`_look_ahead`); False: each beat at its own time
         self.kept_awake = 0  # beats counted ahead whose tracker stayed awake (a backup possible elsewhere)
         self.phase_changes = 0  # of `offset` and `interval` (add, set_phase): a version for what is derived from them
@@ -113,18 +115,36 @@ class HeartbeatClock:
 
     # ---- beating --------------------------------------------------------------------------------------
     def _fire(self) -> None:
-        now = float(self.model.time)
-        self.fires += 1
-        self._pending.discard(now)
-        for i in np.flatnonzero(self.due <= now).tolist():  # ties (random offsets: never in practice) by tracker
-            self.due[i] = math.inf
-            self.count[i] += 1
-            self.trackers[i].beat()
-        if self.look_ahead and self.model.jobtracker.quiet_when_idle:
-            self._look_ahead()
-        following = float(self.due.min())  # inf: every tracker asleep
-        if following != math.inf:
-            self._ensure(following)
+        model = self.model
+        while True:
+            now = float(model.time)
+            self.fires += 1
+            self._pending.discard(now)
+            for i in np.flatnonzero(self.due <= now).tolist():  # ties (random offsets: never in practice) by tracker
+                self.due[i] = math.inf
+                self.count[i] += 1
+                self.trackers[i].beat()
+            if self.look_ahead and model.jobtracker.quiet_when_idle:
+                self._look_ahead()
+            following = float(self.due.min())  # inf: every tracker asleep
+            if following == math.inf:
+                return
+            if not self._next_in_line(following):
+                self._ensure(following)
+                return
+            model.time = following  # the link Mesa would run next, run here: its clock as Mesa would set it
+            self.inlined += 1
+
+    def _next_in_line(self, at: float) -> bool:
+        """Would the chain's event at `at` be the next event Mesa runs in its clock loop? Only if every other event
+        comes strictly later (a tie goes by priority and age, which this does not judge) and the loop's end is not
+        before it. Then the chain runs it at once: the same beats at the same time, without the event's making,
+        queueing and weak references (~13 us a beat; the Fair scheduler's trackers beat ~50 times a simulated
+        second on 600 nodes)."""
+        if not (self.inline and at <= self.model.advancing_until):
+            return False
+        events = self.model._event_list._events  # Mesa has no public peek at the next event's time
+        return not events or at < events[0].time
 
     def _look_ahead(self) -> None:
         """Count the beats that cannot launch anything before the next event that is not a heartbeat.

@@ -153,3 +153,55 @@ def test_the_look_ahead_launches_and_counts_as_one_event_per_beat(seed, formula,
     ahead, each = (slow_nodes_mix(look_ahead, seed, formula, dt) for look_ahead in (True, False))
     pd.testing.assert_frame_equal(ahead.tasks_frame(), each.tasks_frame())
     np.testing.assert_array_equal(ahead.heartbeat_clock.count, each.heartbeat_clock.count)
+
+
+def fair_swim_run(inline: bool) -> HadoopModel:
+    """The SWIM lifecycle under the Fair scheduler, whose every beat reaches the scheduler (not quiet when idle):
+    a chain of many links, most with no other event before them."""
+    scenario = SCENARIOS["trace-replay"]
+    settings = {"trace": str(SWIM), "max_jobs": 25, "slaves": 40, "hosts": 11, "scheduler": "fair"}
+    model = scenario.build(validate(scenario.Settings, settings), seed=4)
+    model.heartbeat_clock.inline = inline
+    run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
+    return model
+
+
+@pytest.mark.skipif(not SWIM.exists(), reason="needs ../shared/data")
+def test_running_the_next_link_at_once_changes_no_launch_and_no_count():
+    """The chain's links run at once when no other event comes first, or each as its own Mesa event: the same
+    attempts, trackers, times and progress, the same heartbeats per tracker, the same links."""
+    at_once, evented = fair_swim_run(True), fair_swim_run(False)
+    a, b = at_once.tasks_frame(), evented.tasks_frame()
+    assert len(a) > 100
+    pd.testing.assert_frame_equal(a, b)
+    np.testing.assert_array_equal(at_once.heartbeat_clock.count, evented.heartbeat_clock.count)
+    assert at_once.heartbeat_clock.fires == evented.heartbeat_clock.fires
+    assert evented.heartbeat_clock.inlined == 0
+    assert at_once.heartbeat_clock.inlined > 0.5 * at_once.heartbeat_clock.fires
+
+
+def test_a_link_run_at_once_keeps_mesas_order_and_the_loops_end(monkeypatch):
+    """Fair (every beat reaches it) on 60 trackers beating every 3 s, probe events every 0.37 s, the clock run in
+    chunks of 0.25 s: every beat and probe runs in time order, and no beat runs past the end of the chunk it ran in."""
+    from hadoop_layer.tracker import TaskTracker
+    from policies.schedulers.fair import FairScheduler
+
+    model = small_cluster(slaves=60, scheduler=FairScheduler(), map_slots=2)
+    model.add_job("j", PUMA["grep"], 0.0, uniform_maps(2000, core_s=2.0), 0)
+    seen: list[tuple[float, str]] = []
+    beat = TaskTracker.beat
+    monkeypatch.setattr(TaskTracker, "beat", lambda self: seen.append((float(model.time), "beat")) or beat(self))
+
+    class Probe:
+        def __call__(self) -> None:
+            seen.append((float(model.time), "probe"))
+
+    probe = Probe()  # Mesa keeps a weak reference to the callable
+    for k in range(1, 100):
+        model.schedule_event(probe, at=0.37 * k)
+    while model.time < 30.0:
+        model.run_for(0.25)
+        assert all(t <= model.time for t, _ in seen)
+    times = [t for t, _ in seen]
+    assert times == sorted(times)
+    assert sum(kind == "beat" for _, kind in seen) > 100 and model.heartbeat_clock.inlined > 0

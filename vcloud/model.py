@@ -54,6 +54,8 @@ class InvariantError(AssertionError):
 
 
 class CloudModel(Model):
+    advancing_until = -math.inf  # the end of the clock loop running now (`_advance_time`); -inf outside one
+
     def __init__(
         self,
         *,
@@ -377,6 +379,16 @@ class CloudModel(Model):
     def run_for(self, duration: float) -> None:
         self.start()
         super().run_for(duration)
+
+    def _advance_time(self, until: float) -> None:
+        """Mesa's clock loop (run_for, run_until and step all come here), with its end kept for the events that run
+        in it: an event chain may run its next link at once when no other event comes first and the end allows it
+        (hadoop_layer/heartbeats.py)."""
+        self.advancing_until = until
+        try:
+            super()._advance_time(until)
+        finally:
+            self.advancing_until = -math.inf
 
     def run_until(self, end: float) -> None:
         self.start()
