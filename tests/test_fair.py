@@ -6,7 +6,7 @@ import pytest
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
-from hadoop_layer.tasks import Job, TaskKind
+from hadoop_layer.tasks import Job, JobState, TaskKind
 from policies.schedulers import fair as fair_module
 from policies.schedulers.fair import (
     FairScheduler,
@@ -17,7 +17,7 @@ from policies.schedulers.fair import (
     fair_order,
 )
 from scenarios.hadoop_base import HadoopClusterSettings, build_cluster
-from tests.helpers import frozen, pin_blocks, running, small_cluster, uniform_maps
+from tests.helpers import frozen, no_heartbeats, pin_blocks, running, small_cluster, uniform_maps
 
 MAP = TaskKind.MAP
 
@@ -220,6 +220,32 @@ def test_shares_are_updated_every_update_interval_and_at_a_new_job_running_count
     assert updates == [1.0, 1.5, 1.6] and len(fair.infos) == 2
     beat(trackers[3], 1.7)
     assert updates == [1.0, 1.5, 1.6]
+
+
+def test_a_job_in_its_cleanup_leaves_the_scheduler_at_one_update():
+    """With Hadoop's job lifecycle a job whose last task is done leaves the running jobs while its cleanup task runs
+    (its state stays RUNNING until the cleanup is reported): one update drops it, and the heartbeats after it wait for
+    the update interval again (an update at every heartbeat of the cleanup was 17 updates a simulated second on a
+    600-node SWIM day)."""
+    fair = FairScheduler()
+    model = small_cluster(scheduler=fair, slaves=4, job_setup_cleanup=True)
+    short = model.add_job("short", PUMA["grep"], 0.0, uniform_maps(2, core_s=2.0), 0)
+    model.add_job("long", PUMA["grep"], 0.0, uniform_maps(40, core_s=100.0), 0)
+    view = model.jobtracker.view
+    while not (short.final_state is not None and short.state == JobState.RUNNING):
+        model.run_for(0.1)
+        assert model.time < 200.0
+    assert short not in view.jobs and short in fair.infos
+    updates = []
+    update = fair.update
+    fair.update = lambda cluster: (updates.append(cluster.now), update(cluster))[1]
+    no_heartbeats(model)
+    tracker = model.trackers[0]
+    fair.assign(tracker, view)  # the job's departure: an update at once
+    assert updates == [float(model.time)] and short not in fair.infos
+    model.run_for(0.1)
+    fair.assign(tracker, view)  # 0.1 s later, the job still in its cleanup: no update
+    assert len(updates) == 1 and short.state == JobState.RUNNING
 
 
 def test_job_fair_shares_worked_out_when_read_are_the_pool_s_share_redistributed_at_the_update():

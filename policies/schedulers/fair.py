@@ -39,7 +39,7 @@ from hadoop_layer.config import heartbeat_interval_s
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import ClusterView, Kill, Launch, TaskScheduler
 from hadoop_layer.ledger import PRIORITY_ORDER, fifo_key
-from hadoop_layer.tasks import Job, JobState, Task, TaskKind
+from hadoop_layer.tasks import Job, Task, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud.waterfill import divvy
 
@@ -235,7 +235,8 @@ class FairScheduler(TaskScheduler):
         """FairScheduler.update: drop ended jobs, runnability, demands, fair shares of pools then jobs."""
         now, jobs = cluster.now, cluster.jobs
         self.last_update_s = now
-        for gone in [j for j in self.infos if j.state != JobState.RUNNING]:
+        running = set(jobs)  # a job in its cleanup (hadoop.job_setup_cleanup) has left them, though still RUNNING
+        for gone in [j for j in self.infos if j not in running]:
             del self.infos[gone]
         for name in ("default", *self.s.pools):  # PoolManager creates these at start
             self.pool(name, now)
