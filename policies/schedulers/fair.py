@@ -217,6 +217,8 @@ class FairScheduler(TaskScheduler):
         self.last_update_s = -INF
         self._skipped: list[JobInfo] = []  # the infos with `skipped` set, in the order they were set
         self._delays: tuple[tuple, tuple[float, float]] = ((), (0.0, 0.0))  # (now, trackers) -> delays()
+        self._demands = dict.fromkeys(KINDS, 0)  # the pools' demands summed at the last update (update)
+        self._running = dict.fromkeys(KINDS, 0)  # the pools' running attempts summed at the last count
 
     # ---- update(): runnability, demands, fair shares, starvation clocks --------------------------
     def pool(self, name: str, now: float) -> Pool:
@@ -283,6 +285,8 @@ class FairScheduler(TaskScheduler):
                     pool.last_at_min[kind] = now
                 if not ps.running < math.floor(min(ps.fair_share / 2, ps.demand)):  # isStarvedForFairShare
                     pool.last_at_half[kind] = now
+        pools = self.pools.values()
+        self._demands = {k: sum(p.sched[k].demand for p in pools) for k in KINDS}  # assign's runnable tasks
 
     def _jobs_changed(self, jobs: list[Job]) -> bool:
         """A job was added or has ended since the last update (jobAdded calls update(); an ended job leaves its pool
@@ -296,6 +300,7 @@ class FairScheduler(TaskScheduler):
         running tasks' attempts, backups too (`Job.running_attempts`, kept as attempts start and end: the sum of
         `len(t.active)` over `job.running_tasks[kind]` without the walk)."""
         infos = self.infos
+        all_maps = all_reduces = 0
         for pool in self.pools.values():
             maps = reduces = 0
             for job in pool.jobs:
@@ -304,7 +309,11 @@ class FairScheduler(TaskScheduler):
                 sched[REDUCE].running = n_reduces = counts[REDUCE]
                 maps += n_maps
                 reduces += n_reduces
-            pool.sched[MAP].running, pool.sched[REDUCE].running = maps, reduces
+            pool_sched = pool.sched
+            pool_sched[MAP].running, pool_sched[REDUCE].running = maps, reduces
+            all_maps += maps
+            all_reduces += reduces
+        self._running = {MAP: all_maps, REDUCE: all_reduces}
 
     def _update_runnability(self, jobs: list[Job]) -> None:
         """updateRunnability: in FIFO order, jobs are runnable until their user's or pool's job limit. Without any
@@ -395,10 +404,10 @@ class FairScheduler(TaskScheduler):
                 info.waited_s, info.skipped = info.waited_s + since, False
         self._skipped = []
         pools = list(self.pools.values())
-        runnable = {k: sum(p.sched[k].demand for p in pools) for k in KINDS}
-        running = {k: sum(p.sched[k].running for p in pools) for k in KINDS}
+        runnable = self._demands  # the pools' demands summed at the last update
+        running = self._running.copy()  # the pools' running counts summed now (_count_running)
         on_tracker = {k: len(tracker.running[k]) for k in KINDS}  # the heartbeat's status: fixed in the loop
-        limit = {k: self._max_to_assign(tracker, k) for k in KINDS}
+        limit = {MAP: self._max_to_assign(tracker, MAP), REDUCE: self._max_to_assign(tracker, REDUCE)}
         totals = {TaskKind.MAP: cluster.map_capacity(), TaskKind.REDUCE: cluster.reduce_capacity()}
         assigned = dict.fromkeys(KINDS, 0)
         rejected = dict.fromkeys(KINDS, False)
