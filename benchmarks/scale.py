@@ -1,6 +1,6 @@
 """Wall, CPU and peak memory of `trace-replay` of the FB-2009 SWIM trace at the scale users run (issue 16).
 
-    python benchmarks/scale.py [--quick] [--slaves 30 200 ...] [--span hour day]
+    python benchmarks/scale.py [--quick] [--slaves 30 200 ...] [--span hour day] [--scheduler fair]
 
 One line per (span, slaves): a SWIM hour (the jobs submitted in the trace's first 3,600 s) and the SWIM day (all
 5,894 jobs), on 30, 200, 600 and 2,000 slaves (4 VMs of 4 vCPUs per host of 8 cores, two masters, the pool the
@@ -38,17 +38,17 @@ def jobs_in(span: str) -> int:
     return len(times) if span == "day" else sum(1 for t in times if t < HOUR_S)
 
 
-def settings(slaves: int, jobs: int) -> dict[str, object]:
+def settings(slaves: int, jobs: int, scheduler: str = "fifo") -> dict[str, object]:
     """The trace's own cluster shape at `slaves`; a time limit within the trace-row budget at 2,000 slaves (the day's
     last job ends near 91,000 s). Above the traced 600 nodes the jobs keep their traced bytes: SWIM's scaling to
     the cluster would give one job of the day 375,000 maps, beyond the 200,000-map budget of a run."""
     hosts = math.ceil((slaves + 2) / 4)
     limit = 4 * HOUR_S if jobs < 1000 else 99_000.0
     return {"trace": str(SWIM), "max_jobs": jobs, "hosts": hosts, "slaves": slaves, "original_nodes": max(slaves, 600),
-            "pool_cpu_mhz": None, "pool_mem_mb": None, "max_duration_s": limit}  # fmt: skip
+            "pool_cpu_mhz": None, "pool_mem_mb": None, "max_duration_s": limit, "scheduler": scheduler}  # fmt: skip
 
 
-def one(slaves: int, jobs: int) -> dict[str, float]:
+def one(slaves: int, jobs: int, scheduler: str = "fifo") -> dict[str, float]:
     """Run one case in this process; what it cost."""
     start, cpu = time.perf_counter(), time.process_time()
     sys.path.insert(0, str(ROOT))
@@ -59,7 +59,7 @@ def one(slaves: int, jobs: int) -> dict[str, float]:
     from scenarios.settings import validate
 
     scenario = SCENARIOS["trace-replay"]
-    model = scenario.build(validate(scenario.Settings, settings(slaves, jobs)), seed=1)
+    model = scenario.build(validate(scenario.Settings, settings(slaves, jobs, scheduler)), seed=1)
     model_start = time.perf_counter()
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
     model_s = time.perf_counter() - model_start
@@ -86,21 +86,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="the hour on 30 and 200 slaves only")
     parser.add_argument("--slaves", type=int, nargs="+", default=None)
     parser.add_argument("--span", choices=("hour", "day"), nargs="+", default=None)
+    parser.add_argument("--scheduler", default="fifo", help="the task scheduler (trace-replay's `scheduler`)")
     parser.add_argument("--one", type=int, nargs=2, metavar=("SLAVES", "JOBS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(one(*args.one)))
+        print(json.dumps(one(*args.one, args.scheduler)))
         return
     slaves = args.slaves or ((30, 200) if args.quick else SLAVES)
     spans = args.span or (("hour",) if args.quick else ("hour", "day"))
-    print(f"trace {SWIM.name}; one process per line")
+    print(f"trace {SWIM.name}; scheduler {args.scheduler}; one process per line")
     print(f"{'span':<5} {'slaves':>6} {'jobs':>5} {'sim_s':>7} {'ticks':>6} {'tasks':>7} {'wall_s':>7} {'cpu_s':>7} "
           f"{'model_s':>7} {'rss_mb':>7}")  # fmt: skip
     for span in spans:
         jobs = jobs_in(span)
         for n in slaves:
-            out = subprocess.run([sys.executable, __file__, "--one", str(n), str(jobs)], capture_output=True,
-                                 text=True)  # fmt: skip
+            out = subprocess.run([sys.executable, __file__, "--one", str(n), str(jobs), "--scheduler", args.scheduler],
+                                 capture_output=True, text=True)  # fmt: skip
             if out.returncode != 0:
                 print(f"{span:<5} {n:>6} {jobs:>5} failed: {out.stderr.strip().splitlines()[-1:]}", flush=True)
                 continue
