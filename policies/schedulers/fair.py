@@ -403,6 +403,8 @@ class FairScheduler(TaskScheduler):
             if info.skipped:
                 info.waited_s, info.skipped = info.waited_s + since, False
         self._skipped = []
+        if self._running == self._demands:  # every kind's demand is running: the loop's first test rejects both kinds
+            return []
         pools = list(self.pools.values())
         runnable = self._demands  # the pools' demands summed at the last update
         running = self._running.copy()  # the pools' running counts summed now (_count_running)
