@@ -4,9 +4,14 @@ finished items leave the item table together (`ItemTable.remove_rows`, `CloudMod
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hadoop_layer.profiles import PUMA
+from policies.speculation.hadoop import HadoopSpeculation
+from tests.helpers import small_cluster, uniform_maps
 from vcloud import CloudModel, WorkItem
 from vcloud.tables import ItemTable
 from vcloud.work import ItemState, Kind, Phase
@@ -72,3 +77,40 @@ def test_stopping_items_at_once_is_stopping_them_in_turn(n, data):
                                   many.ended_charges.rows[: many.ended_charges.n])  # fmt: skip
     for x, y in zip(_columns(one.items), _columns(many.items), strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def _one_by_one(model: CloudModel, items: list[WorkItem], state: str, ends: list[float]) -> list:
+    """The tick's finished items stopped as before `stop_items`: `stop_item` of each in turn."""
+    for item, end in zip(items, ends, strict=True):
+        model.stop_item(item, state, end)
+    return []
+
+
+@pytest.mark.parametrize("copiers", [False, True])
+def test_a_cluster_ends_its_attempts_as_one_by_one(copiers, monkeypatch):
+    """A small cluster's run (map bursts that end in one tick, reduces fed through the serving queues, Hadoop's
+    speculation) gives the same tasks table, jobs and heartbeats with the tick's ends stopped together as one by
+    one, and the phase end times the tick's arithmetic gave one row at a time."""
+    frames = []
+    for batched in (True, False):
+        with monkeypatch.context() as patch:
+            if not batched:
+                patch.setattr(CloudModel, "stop_items", _one_by_one)
+            model = small_cluster(4, 2, HadoopSpeculation(), reduce_slots=2, shuffle_serving=True,
+                                  shuffle_copiers=copiers, reduce_slowstart=0.0)  # fmt: skip
+            for j in range(3):
+                model.add_job(f"j{j}", PUMA["tera-sort"], 5.0 * j, uniform_maps(12, 16.0, 3.0 + j), 3)
+            model.run_until(2_000)
+            assert all(job.state == "succeeded" for job in model.jobtracker.jobs)
+            frames.append((model.tasks_frame(), model.jobs_frame(), model.heartbeat_clock.count.copy()))
+    (tasks, jobs, beats), (tasks_one, jobs_one, beats_one) = frames
+    pd.testing.assert_frame_equal(tasks, tasks_one)
+    pd.testing.assert_frame_equal(jobs, jobs_one)
+    np.testing.assert_array_equal(beats, beats_one)
+
+
+@given(st.floats(0.0, 1e7, allow_nan=False), st.lists(st.floats(0.0, 1.0, allow_nan=False), max_size=20))
+def test_phase_ends_in_one_array_sum_are_those_of_python_floats(start, offsets):
+    """The tick adds its start to the phase ends' offsets in one NumPy sum: each is `start + float(offset)`."""
+    one = [start + float(o) for o in np.array(offsets)]
+    assert (start + np.asarray(np.array(offsets), dtype=np.float64)).tolist() == one

@@ -423,11 +423,13 @@ class CloudModel(Model):
         self.before_tick()
         start = float(self.time) - self.dt
         result = self.step_function(self.hosts, self.vms, self.items, self.dt, self.physics, self.cache, start)
-        owners = [self.items.owner[r] for r in result.done_rows]
+        owner = self.items.owner
+        owners = [owner[r] for r in np.asarray(result.done_rows).tolist()]
         self.after_step()
+        # each phase's end, `start + offset` in float64 as Python's own addition gives it, not one NumPy scalar a row
+        times = (start + np.asarray(result.done_offset_s, dtype=np.float64)).tolist()
         finished, ends = [], []
-        for item, offset in zip(owners, result.done_offset_s, strict=True):
-            at = start + float(offset)
+        for item, at in zip(owners, times, strict=True):
             item.phase_end_s.append(at)
             item.phase_index += 1
             if item.phase is None:
