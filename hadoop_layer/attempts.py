@@ -41,16 +41,21 @@ class AttemptRegistry:
     def remove(self, attempt: TaskAttempt) -> int:
         """An attempt ended (done, killed, failed; its state is final): its slot is free, and it is recorded in the
         ended attempts' columns, whose row is returned; nothing here holds the object any more."""
-        task, tracker = attempt.task, attempt.tracker
+        task = attempt.task
         row = self.ended.add(attempt)
-        i = task.active.index(attempt)
-        task.active = task.active[:i] + task.active[i + 1 :]
-        tracker.running[task.kind].discard(attempt)
-        if task in task.job.running_tasks[task.kind]:
-            task.job.running_attempts[task.kind] -= 1
+        active = task.active
+        if len(active) == 1 and active[0] is attempt:  # mostly: the task's only attempt
+            task.active = ()
+        else:
+            i = active.index(attempt)
+            task.active = active[:i] + active[i + 1 :]
+        kind, job = task.kind, task.job
+        attempt.tracker.running[kind].discard(attempt)
+        if task in job.running_tasks[kind]:
+            job.running_attempts[kind] -= 1
         if task.role:
             return row
-        self.count[task.kind] -= 1
-        if task.kind == TaskKind.REDUCE and not attempt.replayed:  # as `add` listed it: one scan, not a test and a scan
-            task.job.reduce_attempts.remove(attempt)
+        self.count[kind] -= 1
+        if kind == TaskKind.REDUCE and not attempt.replayed:  # as `add` listed it: one scan, not a test and a scan
+            job.reduce_attempts.remove(attempt)
         return row

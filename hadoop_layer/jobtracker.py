@@ -417,30 +417,33 @@ class JobTracker:
     # ---- endings ------------------------------------------------------------------------------------
     def attempt_finished(self, attempt: TaskAttempt) -> None:
         """Called by the cloud when an attempt's last phase ends."""
-        task, job = attempt.task, attempt.task.job
+        task = attempt.task
         if task.role:
             self._lifecycle_finished(attempt)
             return
+        job = task.job
         # another attempt of the task finished earlier in the same tick, or a failure earlier in the tick ended the job
         # (which killed its running attempts): this attempt's report comes after its task or its job is over
         lost = task.state == TaskState.DONE or job.state in _ENDED or job.final_state in _ENDED
         # its final state before its release records it (EndedAttempts): a recorded kill (e.g. a lost tracker) is
         # retried, not counted as a failure
-        if lost or (attempt.will_fail and attempt.replayed == "KILLED"):
+        fails = attempt.fail_fraction is not None  # TaskAttempt.will_fail
+        killed = fails and attempt.replayed == "KILLED"
+        if lost or killed:
             attempt.state = ItemState.KILLED
-        elif attempt.will_fail:
+        elif fails:
             attempt.state = ItemState.FAILED
         row = self._release(attempt)
         if lost:
             task.kill_count += 1
             return
-        if attempt.will_fail and attempt.replayed == "KILLED":
+        if killed:
             task.kill_count += 1
             if not task.active:
                 job.set_state(task, TaskState.PENDING)
                 self.wake_idle()
             return
-        if attempt.will_fail:
+        if fails:
             task.failures += 1
             if task.failures >= self.model.hadoop.max_attempts:
                 job.set_state(task, TaskState.FAILED)
@@ -451,15 +454,18 @@ class JobTracker:
             return
         task.won, task.end_s = row, attempt.end_s
         job.set_state(task, TaskState.DONE)
-        for other in list(task.active):
-            self.kill(other)
+        if task.active:
+            for other in list(task.active):
+                self.kill(other)
         if task.kind == TaskKind.MAP:
-            task.output_mb_final = attempt.output_mb
-            job.map_output_done_mb += attempt.output_mb
-            job.map_output_node_mb[attempt.tracker.node] += attempt.output_mb
-            self._feed_reduces(job, attempt.output_mb, attempt.tracker.node)
-            if job.reduces and job.finished_maps == job.slowstart_maps:
-                self.wake_idle()  # reduces may start now
+            out, node = attempt.output_mb, attempt.tracker.node
+            task.output_mb_final = out
+            job.map_output_done_mb += out
+            job.map_output_node_mb[node] += out
+            if job.reduces:
+                self._feed_reduces(job, out, node)
+                if job.finished_maps == job.slowstart_maps:
+                    self.wake_idle()  # reduces may start now
         if job.complete and job.state == JobState.RUNNING and job.final_state is None:
             if self.model.hadoop.job_setup_cleanup:
                 self._cleanup(job, JobState.SUCCEEDED, attempt.tracker)  # the JobTracker hears of it at the next beat
@@ -507,11 +513,10 @@ class JobTracker:
         (hadoop_layer/shuffle.py): at once (`DirectShuffle`), or through the serving TaskTrackers' queues
         (`ShuffleServer`, with `shuffle_serving`), which add them to the shuffle as they are sent.
         """
-        if not job.reduces:
-            return
-        share = map_output_mb / len(job.reduces)
-        last = job.finished_maps == len(job.maps)
-        copied = job.finished_maps / len(job.maps) / 3.0  # the copy third of a reduce's progress
+        finished, maps = job.finished_maps, len(job.maps)
+        share = map_output_mb / len(job.reduces)  # the job has reduces (attempt_finished)
+        last = finished == maps
+        copied = finished / maps / 3.0  # the copy third of a reduce's progress
         shuffle = self.model.shuffle
         shuffle.map_done(job, node, share)
         rows = self._shuffling_rows(job)

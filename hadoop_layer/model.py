@@ -157,6 +157,16 @@ class HadoopModel(CloudModel):
         if isinstance(item, ServeItem):
             self.shuffle.item_stopped(item)
 
+    def stop_items(self, items: list, state: str, ends: list[float]) -> list[tuple[Any, int]]:
+        """`stop_item` of many (the tick's finished items): the shuffle server follows the items that moved."""
+        moved = super().stop_items(items, state, ends)
+        for owner, row in moved:
+            self.shuffle.moved(owner, row)
+        for item in items:
+            if isinstance(item, ServeItem):
+                self.shuffle.item_stopped(item)
+        return moved
+
     def before_tick(self) -> None:
         """A new tick: the first launches of earlier ticks concern no cache any more (`ClusterView.standing_key`
         includes the tick), so their log is emptied (it holds a tick's launches, not a run's)."""

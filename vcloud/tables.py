@@ -266,6 +266,44 @@ class ItemTable(Columns):
         self.layout += 1
         return moved
 
+    def remove_rows(self, rows: list[int]) -> list[tuple[object, int]]:
+        """`remove` of the items in `rows` (their rows now), one after another, with one copy per column for all of
+        them: the tick's ended items (`CloudModel.stop_items`; a SWIM day ends most attempts in bursts of 30 to 150 a
+        tick). The table ends as the removals one by one leave it (an earlier one may move the item of a later one,
+        which is then removed from its new row). Returns the owners that moved and their rows now, by row.
+
+        Content only ever moves from the last row: a row below the final count keeps its content unless freed, and
+        every row that receives one is below it, every row given is at or above it, so the copies do not overlap."""
+        n = self.n
+        source: dict[int, int] = {}  # row -> the row its content was in before the first removal, where they differ
+        now: dict[int, int] = {}  # the converse, for the contents that moved
+        for row in rows:
+            at = now.pop(row, row)  # where the content of `row` is now
+            n -= 1
+            came = source.pop(n, n)  # what the last row holds
+            if at != n:
+                source[at], now[came] = came, at
+        self.layout += len(rows)
+        owner = self.owner
+        moved = []
+        if source:
+            dst = sorted(source)
+            src = [source[r] for r in dst]
+            if len(dst) == 1:
+                (d,), (s,) = dst, src
+            else:
+                d, s = np.array(dst, dtype=np.int64), np.array(src, dtype=np.int64)
+            cols = self.__dict__
+            for name in self._names:
+                col = cols[name]
+                col[d] = col[s]
+            for r, o in zip(dst, src, strict=True):
+                owner[r] = owner[o]
+                moved.append((owner[r], r))
+        del owner[n:]
+        self.n = n
+        return moved
+
 
 class EndedCharges:
     """What each ended work item was charged (`CHARGES` of vcloud/agents.py), one row per item in the order they
@@ -288,4 +326,13 @@ class EndedCharges:
             self.rows = grown(self.rows, (max(1024, 2 * k), self.rows.shape[1]), 0.0)
         self.rows[k] = values
         self.n = k + 1
+        return k
+
+    def add_rows(self, values: np.ndarray) -> int:
+        """Keep several items' charges (a row each, in order: `CloudModel.stop_items`); returns the first's row."""
+        k, m = self.n, len(values)
+        if k + m > len(self.rows):
+            self.rows = grown(self.rows, (max(1024, 2 * (k + m)), self.rows.shape[1]), 0.0)
+        self.rows[k : k + m] = values
+        self.n = k + m
         return k
