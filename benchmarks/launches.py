@@ -5,9 +5,10 @@
 Builds `trace-replay` of the FB-2009 day as `benchmarks/scale.py` does (`settings`) and runs it to `--until` simulated
 seconds: the first 20,000 s at 600 slaves hold 143,196 launches (a few minutes' CPU less than the whole day). Prints
 the build's and the model's CPU seconds. `--paths` also times, with `time.process_time` around each call, what a
-launch costs (`JobTracker.launch`), an attempt's end (`JobTracker.attempt_finished`, the item's `stop_item` in the
-tick) and a phase change in the tick (`CloudModel._load_phase`): totals, calls and microseconds a call (the timing
-adds about a microsecond to each call and to the model's total). `--ticks` splits the run's CPU between busy ticks
+launch costs (`JobTracker.launch`), an attempt's end (`JobTracker.attempt_finished`; the tick's ended items leave the
+table together, `stop_items`, a kill's alone, `stop_item`) and a phase change in the tick (`CloudModel._load_phase`):
+totals, calls and microseconds a call (the timing adds about a microsecond to each call and to the model's total).
+`--ticks` splits the run's CPU between busy ticks
 (more than `--busy` task attempts running, default 1,000: the day's big jobs fill the 600 slaves' ~2,500 slots) and
 quiet ones, each into the tick's parts (the engine's `step`, the hooks the Hadoop layer runs before and after it, the
 ends' processing) and the heartbeats fired until the next tick (the launches). The machine is shared: compare commits
@@ -31,7 +32,8 @@ import scale  # noqa: E402  (this directory's: the SWIM trace and the cluster's 
 PATHS = {  # label: (module, class, method)
     "launch": ("hadoop_layer.jobtracker", "JobTracker", "launch"),
     "attempt_finished": ("hadoop_layer.jobtracker", "JobTracker", "attempt_finished"),
-    "stop_item": ("vcloud.model", "CloudModel", "stop_item"),
+    "stop_item": ("vcloud.model", "CloudModel", "stop_item"),  # a kill's (a tick's ends stop together: stop_items)
+    "stop_items": ("vcloud.model", "CloudModel", "stop_items"),
     "load_phase": ("vcloud.model", "CloudModel", "_load_phase"),
 }
 
