@@ -4,7 +4,7 @@ rows written by scalar writes, frozen streams and phases set through their slots
 from __future__ import annotations
 
 import math
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import FrozenInstanceError, dataclass, fields
 from itertools import pairwise
 
 import numpy as np
@@ -242,3 +242,35 @@ def test_phase_loads_reset_only_the_streams_they_leave(plans):
             expect["stream_need"][k], expect["stream_file"][k] = s.mb_per_unit, s.file
         for name, values in expect.items():
             np.testing.assert_array_equal(getattr(items, name)[row], values)
+
+
+@dataclass(frozen=True, slots=True)
+class PlainRoute:
+    """plans.Route as a dataclass's own `__init__` makes it."""
+
+    source_vm: int = -1
+    pipeline_vms: tuple = ()
+    serving: bool = True
+    source_file: int = -1
+    scratch_file: int = -1
+    map_output_file: int = -1
+    output_file: int = -1
+    pipeline_files: tuple = ()
+    source_cross_rack: bool = False
+    pipeline_cross_rack: tuple = ()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-1, 9), max_size=10))
+def test_route_is_the_dataclass(values):
+    """`Route`'s own `__init__` (its slots set one by one) makes the route the dataclass's would, by position and by
+    name, the fields not given at their defaults; it stays frozen and hashes alike."""
+    from hadoop_layer.plans import Route
+
+    args = [(v,) if f.type == "tuple" else v for v, f in zip(values, fields(PlainRoute), strict=False)]
+    named = {f.name: a for f, a in zip(fields(PlainRoute), args, strict=False)}
+    fast = Route(*args)
+    assert _fields(fast) == _fields(PlainRoute(*args)) == _fields(Route(**named)) == _fields(PlainRoute(**named))
+    assert fast == Route(**named) and hash(fast) == hash(Route(**named))
+    with pytest.raises(FrozenInstanceError):
+        fast.source_vm = 3  # type: ignore[misc]
