@@ -191,7 +191,8 @@ def map_plan(
         overlapped = plan.spill_write_mb * (spills - 1) / spills if spills > 1 else 0.0
         spill_file = route.scratch_file if spills > 1 else route.map_output_file  # one spill is file.out
         streams = route.reads()
-        streams.append(Stream(Device.DISK, overlapped / input_mb, -1, True, spill_file))
+        if overlapped:  # (a map that spills once has no spill beside it: Phase.pipe would drop the empty stream)
+            streams.append(Stream(Device.DISK, overlapped / input_mb, -1, True, spill_file))
         phases.append(Phase.pipe("map", input_mb, task.cpu_mc / input_mb, streams))
         phases.append(_io("spill", plan.spill_write_mb - overlapped, [Stream(Device.DISK, 1.0, -1, True, spill_file)]))
         if spills > 1:
