@@ -97,7 +97,7 @@ class CopierShuffle(ShuffleServer):
         tick's physics (`before_tick`), as any free copier."""
         super().add_reduce(attempt)  # the outputs already there join its backlog (_enqueue)
         c = attempt.shuffle_col
-        self.position[c, self.rotation_rng.permutation(self.nodes)] = np.arange(self.nodes)
+        self.position[c][self.rotation_rng.permutation(self.nodes)] = np.arange(self.nodes)  # (row c's view: 1-D)
         self.next_at[c], self.to_node[c] = 0, attempt.tracker.node
 
     def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:

@@ -311,12 +311,13 @@ class JobTracker:
 
     def launch(self, tracker: TaskTracker, launch: Launch) -> TaskAttempt:
         task, job, model = launch.task, launch.task.job, self.model
+        now = float(model.time)  # (an observable of Mesa's: read once)
         if tracker.free(task.kind) <= 0:
             raise RuntimeError(f"{self.scheduler.name}/{self.speculation.name} launched {task} on full {tracker}")
         running = task.state == TaskState.RUNNING
         if launch.speculative != running or task.state not in (TaskState.PENDING, TaskState.RUNNING):
             raise RuntimeError(f"cannot launch {task} in state {task.state} (speculative={launch.speculative})")
-        cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
+        cfg, core = model.hadoop, model.hosts.core_mhz.item(tracker.vm.host.row)  # a float: its products are too
         heap = launch.heap_mb if launch.heap_mb is not None else tracker.heap_mb
         io_sort = launch.io_sort_mb if launch.io_sort_mb is not None else tracker.io_sort_mb
         if not 0 < io_sort < heap:
@@ -326,11 +327,11 @@ class JobTracker:
             return self._launch_replayed(tracker, launch, mem, heap, io_sort)
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
-            route = self._route(tracker, task, write=not job.reduces)
+            route = self._route(tracker, task, not job.reduces, now)
             phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces), route)
-            if task.ready_s > model.time:  # its input is not there yet (a repartitioned map's piece)
+            if task.ready_s > now:  # its input is not there yet (a repartitioned map's piece)
                 phases, marks = (
-                    [Phase.wait("input-ready", task.ready_s - float(model.time)), *phases],
+                    [Phase.wait("input-ready", task.ready_s - now), *phases],
                     [(0.0, 0.0), *marks],
                 )
             attempt = TaskAttempt(
@@ -339,7 +340,7 @@ class JobTracker:
         else:
             available = model.shuffle.available_mb(job)
             write_per_mb = self._shuffle_write_per_mb(job, heap)
-            route = self._route(tracker, task, write=True)
+            route = self._route(tracker, task, True, now)
             phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
             attempt.shuffle_write_per_mb = write_per_mb if phases[SHUFFLE].kind == Kind.PIPE else 0.0
@@ -353,7 +354,7 @@ class JobTracker:
         if tracker.node not in task.nodes_tried:
             task.nodes_tried += (tracker.node,)
         if task.start_s is None:
-            task.start_s = float(model.time)
+            task.start_s = now
         job.set_state(task, TaskState.RUNNING)
         model.start_item(attempt, tracker.vm)
         if task.kind == TaskKind.REDUCE:
@@ -367,7 +368,7 @@ class JobTracker:
         recorded runtime on an uncontended core, then it fails or is killed (`Task.replay`)."""
         task, model = launch.task, self.model
         (result, runtime_s), task.replay = task.replay[0], task.replay[1:]
-        cfg, core = model.hadoop, model.hosts.core_mhz[tracker.vm.host.row]
+        cfg, core = model.hadoop, model.hosts.core_mhz.item(tracker.vm.host.row)
         phases = [jvm_start(cfg.jvm_start_core_s * core)]
         if runtime_s > cfg.jvm_start_core_s:
             phases.append(Phase.cpu("work", (runtime_s - cfg.jvm_start_core_s) * core))
@@ -385,24 +386,26 @@ class JobTracker:
         model.start_item(attempt, tracker.vm)
         return attempt
 
-    def _route(self, tracker: TaskTracker, task: Task, write: bool) -> Route:
+    def _route(self, tracker: TaskTracker, task: Task, write: bool, now: float) -> Route:
         """Where an attempt of `task` on `tracker` reads its split from, the local files it writes, and where its
-        HDFS output goes (datanode.py, localfiles.py)."""
+        HDFS output goes (datanode.py, localfiles.py). Files are made in this order: the split's replica (on its first
+        read), then the attempt's scratch file."""
         model = self.model
-        datanodes, files, now = model.datanodes, model.files, float(model.time)
-        vm = tracker.vm.row
+        datanodes, files = model.datanodes, model.files
+        vm, node, serving = tracker.vm.row, tracker.node, datanodes.serving
         source, source_file, mapout = -1, -1, -1
         if task.kind == TaskKind.MAP:
-            source = datanodes.read_source(task.replicas, tracker.node)
+            source = datanodes.read_source(task.replicas, node)
             source_file = files.block(task.gid, vm if source < 0 else source, task.input_mb, now)
-            mapout = files.map_output[tracker.node]
-        pipeline, pipeline_files, hops = (), (), ()  # no HDFS output (a map with reduces), or no DataNodes serving
-        if write and datanodes.serving:
-            pipeline = tuple(datanodes.write_pipeline(tracker.node, model.rng))
-            pipeline_files = tuple(files.output_file(v) for v in pipeline)
-            hops = tuple(datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False))
-        return Route(source, pipeline, datanodes.serving, source_file, files.scratch(vm, now), mapout,
-                     files.output_file(vm), pipeline_files, datanodes.crosses_racks(source, vm), hops)  # fmt: skip
+            mapout = files.map_output[node]
+        if not (write and serving):  # no HDFS output (a map with reduces), or no DataNodes serving
+            return Route(source, (), serving, source_file, files.scratch(vm, now), mapout, files.output_file(vm), (),
+                         datanodes.crosses_racks(source, vm), ())  # fmt: skip
+        pipeline = tuple(datanodes.write_pipeline(node, model.rng))
+        pipeline_files = tuple([files.output_file(v) for v in pipeline])
+        hops = tuple([datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False)])
+        return Route(source, pipeline, serving, source_file, files.scratch(vm, now), mapout, files.output_file(vm),
+                     pipeline_files, datanodes.crosses_racks(source, vm), hops)  # fmt: skip
 
     def _shuffle_write_per_mb(self, job: Job, heap_mb: float) -> float:
         """MB a reduce of `job` writes to disk per MB it fetches (its merges during the shuffle), estimated at

@@ -49,6 +49,33 @@ class Route:
     source_cross_rack: bool = False
     pipeline_cross_rack: tuple[bool, ...] = ()
 
+    def __init__(
+        self,
+        source_vm: int = -1,
+        pipeline_vms: tuple[int, ...] = (),
+        serving: bool = True,
+        source_file: int = -1,
+        scratch_file: int = -1,
+        map_output_file: int = -1,
+        output_file: int = -1,
+        pipeline_files: tuple[int, ...] = (),
+        source_cross_rack: bool = False,
+        pipeline_cross_rack: tuple[bool, ...] = (),
+    ) -> None:
+        """The fields set through their slots, as vcloud's `Stream.__init__` does: a frozen dataclass's own
+        `__init__` calls `object.__setattr__` for each of the ten (1.4 us; a route is made at every launch)."""
+        s = _ROUTE_SLOTS
+        s[0](self, source_vm)
+        s[1](self, pipeline_vms)
+        s[2](self, serving)
+        s[3](self, source_file)
+        s[4](self, scratch_file)
+        s[5](self, map_output_file)
+        s[6](self, output_file)
+        s[7](self, pipeline_files)
+        s[8](self, source_cross_rack)
+        s[9](self, pipeline_cross_rack)
+
     def reads(self) -> list[Stream]:
         return read_streams(self.source_vm, self.serving, self.source_file, self.source_cross_rack)
 
@@ -57,6 +84,7 @@ class Route:
                              self.pipeline_cross_rack, per_mb)  # fmt: skip
 
 
+_ROUTE_SLOTS = tuple(getattr(Route, f).__set__ for f in Route.__slots__)  # the fields' slot setters, in order
 LOCAL = Route()
 
 
@@ -126,6 +154,9 @@ def _write(mb: float, route: Route, cfg: HadoopConfig) -> tuple[list[Phase], lis
     return [_io("hdfs-write", mb, route.writes(cfg.replication))], [(1.0, 1.0)]
 
 
+_MAP_MARKS = ((0.0, 0.0), (0.0, 1.0), (1.0, 1.0))  # a pipelined map's JVM start, map (its input) and last spill
+
+
 def map_plan(
     task: Task,
     locality: Locality,
@@ -150,25 +181,27 @@ def map_plan(
         marks += [(0.0, 0.5), (0.5, 1.0), *write_marks]
         return (*_keep(phases, marks), spills, out_mb)
     plan = spill_of(task, io_sort_mb, cfg)
-    if cfg.pipelined_tasks and task.input_mb > 0:
+    input_mb, spills = task.input_mb, plan.spills
+    if cfg.pipelined_tasks and input_mb > 0:
         # MapTask (algorithms.md 10.2): the record reader streams the split while the mapper runs and collects;
         # the SpillThread writes each full buffer while the mapper goes on, so all spills but the last overlap
         # the map (the mapper waits only when the spill writer falls behind: the shared rate's bottleneck);
         # the last one is written by flush() after the last record; then mergeParts. Progress (2.4) is the
         # input consumed: 1.0 when the last record is read.
-        overlapped = plan.spill_write_mb * (plan.spills - 1) / plan.spills if plan.spills > 1 else 0.0
-        spill_file = route.scratch_file if plan.spills > 1 else route.map_output_file  # one spill is file.out
-        streams = [*route.reads(), disk(overlapped / task.input_mb, write=True, file=spill_file)]
-        phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
-        marks.append((0.0, 1.0))
-        phases.append(_io("spill", plan.spill_write_mb - overlapped, [disk(write=True, file=spill_file)]))
-        marks.append((1.0, 1.0))
-        if plan.spills > 1:
+        overlapped = plan.spill_write_mb * (spills - 1) / spills if spills > 1 else 0.0
+        spill_file = route.scratch_file if spills > 1 else route.map_output_file  # one spill is file.out
+        streams = route.reads()
+        if overlapped:  # (a map that spills once has no spill beside it: Phase.pipe would drop the empty stream)
+            streams.append(Stream(Device.DISK, overlapped / input_mb, -1, True, spill_file))
+        phases.append(Phase.pipe("map", input_mb, task.cpu_mc / input_mb, streams))
+        phases.append(_io("spill", plan.spill_write_mb - overlapped, [Stream(Device.DISK, 1.0, -1, True, spill_file)]))
+        if spills > 1:
             write_per_mb = plan.merge_write_mb / plan.merge_read_mb if plan.merge_read_mb > 0 else 0.0
-            streams = [disk(file=route.scratch_file), disk(write_per_mb, write=True, file=route.map_output_file)]
+            streams = [Stream(Device.DISK, 1.0, -1, False, route.scratch_file),
+                       Stream(Device.DISK, write_per_mb, -1, True, route.map_output_file)]  # fmt: skip
             phases.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb, streams))
-            marks.append((1.0, 1.0))
-        return (*_keep(phases, marks), plan.spills, plan.output_mb)
+            return (*_keep(phases, [*_MAP_MARKS, (1.0, 1.0)]), spills, plan.output_mb)
+        return (*_keep(phases, [*_MAP_MARKS]), spills, plan.output_mb)
     # Sequential phases (pipelined_tasks off): the input consumed (Hadoop's map progress) moves through the
     # read, the map and the spill writes, in proportion to their MB.
     # (plain floats, not NumPy: this runs at every map launch; the sums are left to right, as NumPy's of 3 are)

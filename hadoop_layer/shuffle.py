@@ -220,9 +220,10 @@ class ShuffleServer(ShuffleMode):
     # ---- events ---------------------------------------------------------------------------------------
     def add_reduce(self, attempt: TaskAttempt) -> None:
         """A reduce attempt starts: it will fetch its partition of every map output already there and to come."""
-        free = np.flatnonzero(self.col_row < 0)  # the lowest free column (col_row is -1 exactly where no attempt)
-        c = int(free[0]) if free.size else self.cols
-        if c >= self.cols:
+        free = self.col_row < 0  # the lowest free column (col_row is -1 exactly where no attempt), else a new one
+        c = int(free.argmax())
+        if not free[c]:
+            c = self.cols
             self._grow(2 * self.cols)
         job = attempt.task.job
         self.col_attempt[c], self.col_row[c] = attempt, attempt.row
@@ -230,7 +231,7 @@ class ShuffleServer(ShuffleMode):
         self.remote[:, c] = 1.0
         self.remote[attempt.tracker.node, c] = 0.0
         self.held[c], self.closing[c] = 0.0, False
-        job.shuffle_cols = np.append(job.shuffle_cols, c)
+        job.shuffle_cols = np.concatenate((job.shuffle_cols, (c,)))
         attempt.shuffle_col = c
         self.active_cols += 1
         self._enqueue(job.map_output_node_mb / len(job.reduces), np.array([c]))

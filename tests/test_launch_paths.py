@@ -4,7 +4,7 @@ rows written by scalar writes, frozen streams and phases set through their slots
 from __future__ import annotations
 
 import math
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import FrozenInstanceError, dataclass, fields
 from itertools import pairwise
 
 import numpy as np
@@ -242,3 +242,77 @@ def test_phase_loads_reset_only_the_streams_they_leave(plans):
             expect["stream_need"][k], expect["stream_file"][k] = s.mb_per_unit, s.file
         for name, values in expect.items():
             np.testing.assert_array_equal(getattr(items, name)[row], values)
+
+
+@dataclass(frozen=True, slots=True)
+class PlainRoute:
+    """plans.Route as a dataclass's own `__init__` makes it."""
+
+    source_vm: int = -1
+    pipeline_vms: tuple = ()
+    serving: bool = True
+    source_file: int = -1
+    scratch_file: int = -1
+    map_output_file: int = -1
+    output_file: int = -1
+    pipeline_files: tuple = ()
+    source_cross_rack: bool = False
+    pipeline_cross_rack: tuple = ()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-1, 9), max_size=10))
+def test_route_is_the_dataclass(values):
+    """`Route`'s own `__init__` (its slots set one by one) makes the route the dataclass's would, by position and by
+    name, the fields not given at their defaults; it stays frozen and hashes alike."""
+    from hadoop_layer.plans import Route
+
+    args = [(v,) if f.type == "tuple" else v for v, f in zip(values, fields(PlainRoute), strict=False)]
+    named = {f.name: a for f, a in zip(fields(PlainRoute), args, strict=False)}
+    fast = Route(*args)
+    assert _fields(fast) == _fields(PlainRoute(*args)) == _fields(Route(**named)) == _fields(PlainRoute(**named))
+    assert fast == Route(**named) and hash(fast) == hash(Route(**named))
+    with pytest.raises(FrozenInstanceError):
+        fast.source_vm = 3  # type: ignore[misc]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.floats(0.5, 512.0), st.floats(0.0, 1024.0), st.floats(0.0, 1e7), st.sampled_from([20.0, 100.0, 140.0]),
+       st.sampled_from([-1, 3]), st.booleans())  # fmt: skip
+def test_pipelined_map_plan_is_its_plain_form(input_mb, output_mb, records, io_sort_mb, source_vm, cross_rack):
+    """A pipelined map's phases as they were made: its spill beside the map always given to `Phase.pipe`, which drops
+    it when empty (a map that spills once); now it is not made then. Bit for bit, the same phases."""
+    from types import SimpleNamespace
+
+    from hadoop_layer.config import HadoopConfig
+    from hadoop_layer.hdfs import Locality
+    from hadoop_layer.plans import Route, jvm_start, map_plan, spill_of
+    from vcloud.work import disk
+
+    cfg = HadoopConfig()
+    job = SimpleNamespace(profile=SimpleNamespace(combine_ratio=1.0))
+    task = SimpleNamespace(input_mb=input_mb, cpu_mc=30.0 * input_mb, output_mb=output_mb, output_records=records,
+                           job=job)  # fmt: skip
+    route = Route(source_vm, (), True, 11, 12, 13, 14, (), cross_rack, ())
+    phases, marks, spills, out_mb = map_plan(task, Locality.NODE, io_sort_mb, cfg, 2400.0, 2, route)  # type: ignore
+    plan = spill_of(task, io_sort_mb, cfg)  # type: ignore[arg-type]
+    overlapped = plan.spill_write_mb * (plan.spills - 1) / plan.spills if plan.spills > 1 else 0.0
+    spill_file = 12 if plan.spills > 1 else 13
+    plain = [
+        jvm_start(cfg.jvm_start_core_s * 2400.0),
+        Phase.pipe(
+            "map",
+            input_mb,
+            task.cpu_mc / input_mb,
+            [*route.reads(), disk(overlapped / input_mb, write=True, file=spill_file)],
+        ),
+        Phase.pipe("spill", plan.spill_write_mb - overlapped, 0.0, [disk(write=True, file=spill_file)]),
+    ]
+    if plan.spills > 1:
+        write_per_mb = plan.merge_write_mb / plan.merge_read_mb if plan.merge_read_mb > 0 else 0.0
+        plain.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb,
+                                [disk(file=12), disk(write_per_mb, write=True, file=13)]))  # fmt: skip
+    kept = [p for p in plain if p.amount > 0]
+    assert [_fields(p) for p in phases] == [_fields(p) for p in kept]
+    assert [[_fields(s) for s in p.streams] for p in phases] == [[_fields(s) for s in p.streams] for p in kept]
+    assert (spills, out_mb) == (plan.spills, plan.output_mb) and len(marks) == len(phases)
