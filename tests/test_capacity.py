@@ -203,3 +203,27 @@ def test_scenario_settings_build_the_capacity_scheduler():
     model = build_cluster(s, seed=1, check=False)
     assert isinstance(model.jobtracker.scheduler, CapacityScheduler)
     assert list(model.jobtracker.scheduler.queues) == ["a"]
+
+
+def test_user_limits_kept_over_a_queue_scan_give_the_plain_answers():
+    # _find keeps each queue's user limit by task size while it offers the queue's jobs (usage stays put then):
+    # every job, of 1 or 2 slots, any user, near maximum-capacity, must get the answer of the plain form.
+    from types import SimpleNamespace
+
+    settings = CapacitySettings(
+        queues={"q": QueueSettings(capacity=100.0, maximum_capacity=100.0, minimum_user_limit_percent=30)},
+        map_slot_memory_mb=100.0,
+        reduce_slot_memory_mb=100.0,
+        job_map_memory_mb={"big": 200.0},
+    )
+    cap = CapacityScheduler(settings)
+    queue = cap.queues["q"]
+    jobs = [SimpleNamespace(name=name, user=user) for name in ("big", "small") for user in "abcd"]
+    for occupied, by_user in ((3, {"a": 3}), (9, {"a": 5, "b": 4}), (19, {"a": 10, "b": 5, "c": 4}), (20, {})):
+        usage = SlotsUsage(capacity=10, max_capacity=20, occupied=occupied, by_user=dict(by_user))
+        usage.active_users = {"a", "b", "c"}
+        queue.usage = {MAP: usage}
+        limits: dict[int, int] = {}
+        for job in jobs:
+            assert cap.assign_slots_to_job(queue, MAP, job, limits) == cap.assign_slots_to_job(queue, MAP, job)
+        assert set(limits) == {1, 2}
