@@ -227,3 +227,23 @@ def test_user_limits_kept_over_a_queue_scan_give_the_plain_answers():
         for job in jobs:
             assert cap.assign_slots_to_job(queue, MAP, job, limits) == cap.assign_slots_to_job(queue, MAP, job)
         assert set(limits) == {1, 2}
+
+
+def test_a_job_without_pending_maps_still_counts_opportunities_and_its_wait_factor_as_searched():
+    # _obtain skips the searches of a job with no pending map, which find nothing, but not their effects: the
+    # opportunity is counted and the locality wait factor is fixed when first asked (2 split nodes / 2 = 1.0).
+    cap = CapacityScheduler()
+    model = small_cluster(scheduler=cap, slaves=2)
+    job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(2), 0)
+    pin_blocks(job, [0, 1])
+    frozen(model, 1.0)
+    view, t0 = model.jobtracker.view, model.trackers[0]
+    for tracker in model.trackers:
+        for launch in cap.assign(tracker, view):
+            model.jobtracker.launch(tracker, launch)
+    assert job.pending_maps == 0
+    cap._wait_factor.clear()  # as for a job whose every miss came before it was first asked
+    seen = cap.opportunities.get(job, 0)
+    assert cap._obtain(job, MAP, t0, False, view, set())[0].value == "none" and job not in cap._wait_factor
+    assert cap._obtain(job, MAP, t0, True, view, set())[0].value == "none" and cap._wait_factor[job] == 1.0
+    assert cap._obtain(job, MAP, t0, True, view, set())[0].value == "none" and cap.opportunities[job] == seen + 3

@@ -22,7 +22,6 @@ still holds it in one slot of the tracker's heap, so the other slots it "takes" 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -182,7 +181,9 @@ class CapacityScheduler(TaskScheduler):
             for kind in KINDS:
                 cap, top = q.conf.capacity, q.conf.maximum_capacity
                 q.usage[kind] = SlotsUsage(int(cap * slots[kind] / 100), int(top * slots[kind] / 100) if top else -1)
-        held = Counter((job, kind) for (_, kind), job in self.reserved.items())  # reservations(), all at once
+        held: dict[tuple[Job, TaskKind], int] = {}  # reservations(), all at once
+        for (_, kind), job in self.reserved.items():
+            held[(job, kind)] = held.get((job, kind), 0) + 1
         for job in cluster.jobs:
             q = self.queue_of(job)
             q.jobs.append(job)
@@ -190,7 +191,7 @@ class CapacityScheduler(TaskScheduler):
                 spt, running = self.slots_per_task(job, kind), self.running(job, kind)
                 if spt > 1 and spt > max(self._tracker_slots(t, kind) for t in cluster.trackers):
                     raise ValueError(f"{job} needs {spt} {kind.name.lower()} slots per task: no tracker has them")
-                occupied = (held[(job, kind)] + running) * spt if held else running * spt
+                occupied = (held.get((job, kind), 0) + running) * spt if held else running * spt
                 q.usage[kind].add(job.user, self.pending(job, kind), running, occupied)
         for q in self.queues.values():
             if q.conf.supports_priority:
@@ -309,9 +310,11 @@ class CapacityScheduler(TaskScheduler):
     def _obtain(self, job: Job, kind: TaskKind, tracker: TaskTracker, off_switch: bool, cluster, taken):
         """Map/ReduceSchedulingMgr.obtainNewTask."""
         if kind == TaskKind.REDUCE:
-            task = job.find_reduce(taken)
+            task = job.find_reduce(taken) if job.pending_reduces else None  # none pending: its scan finds none
             return (Found.LOCAL, task, None) if task is not None else (Found.NONE, None, None)
         self.opportunities[job] = self.opportunities.get(job, 0) + 1  # schedulingOpportunity
+        if not job.pending_maps and (not off_switch or job in self._wait_factor):
+            return Found.NONE, None, None  # no pending map: both searches find none, the wait factor is as it was
         hit = job.find_map(tracker.node, tracker.rack, Locality.RACK, taken)  # obtainNewLocalMapTask
         if hit is not None:
             self.opportunities[job] = 0  # resetSchedulingOpportunities
