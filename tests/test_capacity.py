@@ -203,3 +203,47 @@ def test_scenario_settings_build_the_capacity_scheduler():
     model = build_cluster(s, seed=1, check=False)
     assert isinstance(model.jobtracker.scheduler, CapacityScheduler)
     assert list(model.jobtracker.scheduler.queues) == ["a"]
+
+
+def test_user_limits_kept_over_a_queue_scan_give_the_plain_answers():
+    # _find keeps each queue's user limit by task size while it offers the queue's jobs (usage stays put then):
+    # every job, of 1 or 2 slots, any user, near maximum-capacity, must get the answer of the plain form.
+    from types import SimpleNamespace
+
+    settings = CapacitySettings(
+        queues={"q": QueueSettings(capacity=100.0, maximum_capacity=100.0, minimum_user_limit_percent=30)},
+        map_slot_memory_mb=100.0,
+        reduce_slot_memory_mb=100.0,
+        job_map_memory_mb={"big": 200.0},
+    )
+    cap = CapacityScheduler(settings)
+    queue = cap.queues["q"]
+    jobs = [SimpleNamespace(name=name, user=user) for name in ("big", "small") for user in "abcd"]
+    for occupied, by_user in ((3, {"a": 3}), (9, {"a": 5, "b": 4}), (19, {"a": 10, "b": 5, "c": 4}), (20, {})):
+        usage = SlotsUsage(capacity=10, max_capacity=20, occupied=occupied, by_user=dict(by_user))
+        usage.active_users = {"a", "b", "c"}
+        queue.usage = {MAP: usage}
+        limits: dict[int, int] = {}
+        for job in jobs:
+            assert cap.assign_slots_to_job(queue, MAP, job, limits) == cap.assign_slots_to_job(queue, MAP, job)
+        assert set(limits) == {1, 2}
+
+
+def test_a_job_without_pending_maps_still_counts_opportunities_and_its_wait_factor_as_searched():
+    # _obtain skips the searches of a job with no pending map, which find nothing, but not their effects: the
+    # opportunity is counted and the locality wait factor is fixed when first asked (2 split nodes / 2 = 1.0).
+    cap = CapacityScheduler()
+    model = small_cluster(scheduler=cap, slaves=2)
+    job = model.add_job("j", PUMA["grep"], 0.0, uniform_maps(2), 0)
+    pin_blocks(job, [0, 1])
+    frozen(model, 1.0)
+    view, t0 = model.jobtracker.view, model.trackers[0]
+    for tracker in model.trackers:
+        for launch in cap.assign(tracker, view):
+            model.jobtracker.launch(tracker, launch)
+    assert job.pending_maps == 0
+    cap._wait_factor.clear()  # as for a job whose every miss came before it was first asked
+    seen = cap.opportunities.get(job, 0)
+    assert cap._obtain(job, MAP, t0, False, view, set())[0].value == "none" and job not in cap._wait_factor
+    assert cap._obtain(job, MAP, t0, True, view, set())[0].value == "none" and cap._wait_factor[job] == 1.0
+    assert cap._obtain(job, MAP, t0, True, view, set())[0].value == "none" and cap.opportunities[job] == seen + 3

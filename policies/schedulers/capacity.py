@@ -149,8 +149,10 @@ class CapacityScheduler(TaskScheduler):
     def slots_per_task(self, job: Job, kind: TaskKind) -> int:
         """JobConf.computeNumSlotsPerMap/Reduce: ceil(job memory / slot memory), 1 without memory scheduling."""
         slot = self.s.map_slot_memory_mb if kind == TaskKind.MAP else self.s.reduce_slot_memory_mb
+        if slot is None:  # no memory scheduling: asked at every job of every heartbeat, answered first
+            return 1
         wanted = (self.s.job_map_memory_mb if kind == TaskKind.MAP else self.s.job_reduce_memory_mb).get(job.name)
-        if slot is None or wanted is None:
+        if wanted is None:
             return 1
         return max(1, math.ceil(wanted / slot))
 
@@ -179,6 +181,9 @@ class CapacityScheduler(TaskScheduler):
             for kind in KINDS:
                 cap, top = q.conf.capacity, q.conf.maximum_capacity
                 q.usage[kind] = SlotsUsage(int(cap * slots[kind] / 100), int(top * slots[kind] / 100) if top else -1)
+        held: dict[tuple[Job, TaskKind], int] = {}  # reservations(), all at once
+        for (_, kind), job in self.reserved.items():
+            held[(job, kind)] = held.get((job, kind), 0) + 1
         for job in cluster.jobs:
             q = self.queue_of(job)
             q.jobs.append(job)
@@ -186,7 +191,7 @@ class CapacityScheduler(TaskScheduler):
                 spt, running = self.slots_per_task(job, kind), self.running(job, kind)
                 if spt > 1 and spt > max(self._tracker_slots(t, kind) for t in cluster.trackers):
                     raise ValueError(f"{job} needs {spt} {kind.name.lower()} slots per task: no tracker has them")
-                occupied = (self.reservations(job, kind) + running) * spt
+                occupied = (held.get((job, kind), 0) + running) * spt if held else running * spt
                 q.usage[kind].add(job.user, self.pending(job, kind), running, occupied)
         for q in self.queues.values():
             if q.conf.supports_priority:
@@ -202,21 +207,29 @@ class CapacityScheduler(TaskScheduler):
         self.order[kind].sort(key=lambda q: q.ratio(kind))
         return [q.name for q in self.order[kind]]
 
-    def assign_slots_to_job(self, queue: Queue, kind: TaskKind, job: Job) -> bool:
-        """Queue below maximum-capacity and the job's user below the user limit after one more task."""
+    def assign_slots_to_job(self, queue: Queue, kind: TaskKind, job: Job, limits: dict[int, int] | None = None) -> bool:
+        """Queue below maximum-capacity and the job's user below the user limit after one more task.
+
+        `limits`: the queue's user limit by slots per task, -1 for over maximum-capacity, kept by the caller while
+        the queue's usage stays put (one `_find` over its jobs): the same answer for every job of a size."""
         spt, u = self.slots_per_task(job, kind), queue.usage[kind]
-        if not queue.can_take(kind, spt):
-            return False
-        conf = queue.conf
-        limit = user_limit(
-            u.capacity, u.occupied, spt, len(u.active_users), conf.minimum_user_limit_percent, conf.user_limit_factor
-        )
-        return u.by_user.get(job.user, 0) + spt <= limit
+        limit = limits.get(spt) if limits is not None else None
+        if limit is None:
+            limit, conf = -1, queue.conf
+            if queue.can_take(kind, spt):
+                users, ul_min, ulf = len(u.active_users), conf.minimum_user_limit_percent, conf.user_limit_factor
+                limit = user_limit(u.capacity, u.occupied, spt, users, ul_min, ulf)
+            if limits is not None:
+                limits[spt] = limit
+        return limit >= 0 and u.by_user.get(job.user, 0) + spt <= limit
 
     def available(self, tracker: TaskTracker, kind: TaskKind) -> int:
         """Free slots as this scheduler counts them (multi-slot tasks), never above the tracker's own count."""
         slots = tracker.map_slots if kind == TaskKind.MAP else tracker.reduce_slots
-        occupied = sum(self.slots_per_task(a.task.job, kind) for a in tracker.running[kind])
+        running = tracker.running[kind]
+        if self.s.map_slot_memory_mb is None:  # every task one slot
+            return max(0, min(slots - len(running), tracker.free(kind)))
+        occupied = sum(self.slots_per_task(a.task.job, kind) for a in running)
         return max(0, min(slots - occupied, tracker.free(kind)))
 
     # ---- heartbeats ----------------------------------------------------------------------------------
@@ -274,8 +287,9 @@ class CapacityScheduler(TaskScheduler):
             queue = self.queues[name]
             if not queue.can_take(kind, 1):
                 continue
+            limits: dict[int, int] = {}  # the queue's usage changes only after this returns
             for job in queue.jobs:  # getTaskFromQueue
-                if not self.assign_slots_to_job(queue, kind, job):
+                if not self.assign_slots_to_job(queue, kind, job, limits):
                     continue
                 spt = self.slots_per_task(job, kind)
                 if spt <= available:  # MemoryMatcher.matchesMemoryRequirements
@@ -296,9 +310,11 @@ class CapacityScheduler(TaskScheduler):
     def _obtain(self, job: Job, kind: TaskKind, tracker: TaskTracker, off_switch: bool, cluster, taken):
         """Map/ReduceSchedulingMgr.obtainNewTask."""
         if kind == TaskKind.REDUCE:
-            task = job.find_reduce(taken)
+            task = job.find_reduce(taken) if job.pending_reduces else None  # none pending: its scan finds none
             return (Found.LOCAL, task, None) if task is not None else (Found.NONE, None, None)
         self.opportunities[job] = self.opportunities.get(job, 0) + 1  # schedulingOpportunity
+        if not job.pending_maps and (not off_switch or job in self._wait_factor):
+            return Found.NONE, None, None  # no pending map: both searches find none, the wait factor is as it was
         hit = job.find_map(tracker.node, tracker.rack, Locality.RACK, taken)  # obtainNewLocalMapTask
         if hit is not None:
             self.opportunities[job] = 0  # resetSchedulingOpportunities
