@@ -148,17 +148,8 @@ class HadoopModel(CloudModel):
                 self.first_launched.append(task)
             self.task_start[gid] = task.start_s
 
-    def stop_item(self, item, state: str, at: float | None = None) -> None:
-        """Take an item off its VM; the shuffle server follows the item that moves into its row."""
-        last = self.items.owner[self.items.n - 1]
-        super().stop_item(item, state, at)
-        if last is not item:
-            self.shuffle.moved(last, last.row)
-        if isinstance(item, ServeItem):
-            self.shuffle.item_stopped(item)
-
     def stop_items(self, items: list, state: str, ends: list[float]) -> list[tuple[Any, int]]:
-        """`stop_item` of many (the tick's finished items): the shuffle server follows the items that moved."""
+        """Take items off their VMs (`stop_item` is one of them): the shuffle server follows the items that moved."""
         moved = super().stop_items(items, state, ends)
         for owner, row in moved:
             self.shuffle.moved(owner, row)

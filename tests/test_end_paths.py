@@ -1,5 +1,5 @@
-"""The batched forms of what ending task attempts does, against the one-by-one forms on random inputs: the tick's
-finished items leave the item table together (`ItemTable.remove_rows`, `CloudModel.stop_items`)."""
+"""Ending work items together (`ItemTable.remove_rows`, `CloudModel.stop_items`: the tick's finished items leave the
+item table at once; a kill is one of them) against the plain one-by-one forms kept here as oracles."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
+from hadoop_layer.shuffle import ServeItem
 from policies.speculation.hadoop import HadoopSpeculation
 from tests.helpers import small_cluster, uniform_maps
 from vcloud import CloudModel, WorkItem
+from vcloud.agents import CHARGES
 from vcloud.tables import ItemTable
 from vcloud.work import ItemState, Kind, Phase
 
@@ -21,10 +24,37 @@ def _columns(table: ItemTable) -> list[np.ndarray]:
     return [getattr(table, name)[: table.n].copy() for name in (*table.SCHEMA, *table.WIDE)]
 
 
+def remove_one(table: ItemTable, row: int) -> object | None:
+    """Free `row`, the last row moving into it; the owner that moved (the plain form of one removal)."""
+    last = table.n - 1
+    moved = None
+    if row != last:
+        for name in table._names:
+            col = getattr(table, name)
+            col[row] = col[last]
+        moved = table.owner[last]
+        table.owner[row] = moved
+    table.owner.pop()
+    table.n -= 1
+    table.layout += 1
+    return moved
+
+
+def stop_one(model: CloudModel, item: WorkItem, state: str, at: float) -> None:
+    """Take one item off its VM, its charges kept (the plain form of one stop)."""
+    row = item.row
+    item.ended_row = model.ended_charges.add_rows(np.array([[getattr(model.items, c)[row] for c in CHARGES]]))
+    moved = remove_one(model.items, row)
+    model._progress_moved()
+    if moved is not None:
+        moved.row = row
+    item.row, item.state, item.end_s = None, state, at
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 40), st.data())
 def test_removing_rows_at_once_is_removing_them_in_turn(n, data):
-    """`remove_rows` leaves the rows, owners and layout as `remove` of each item in turn (from the row it has then)."""
+    """`remove_rows` leaves the rows, owners and layout as `remove_one` of each item in turn (from its row then)."""
     tables = ItemTable(), ItemTable()
     rng = np.random.default_rng(n)
     for table in tables:
@@ -37,7 +67,7 @@ def test_removing_rows_at_once_is_removing_them_in_turn(n, data):
     gone = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n))
     one, many = tables
     for k in gone:  # item k's row was k, and is where it is now
-        one.remove(one.owner.index(k))
+        remove_one(one, one.owner.index(k))
     row_of = {owner: row for row, owner in enumerate(one.owner)}
     moved = many.remove_rows(gone)
     assert one.n == many.n and one.owner == many.owner and one.layout == many.layout
@@ -62,12 +92,12 @@ def _cloud(items: int) -> tuple[CloudModel, list[WorkItem]]:
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 12), st.data())
 def test_stopping_items_at_once_is_stopping_them_in_turn(n, data):
-    """`stop_items` gives the items the charges' rows, states, end times and rows of `stop_item` one by one, and
+    """`stop_items` gives the items the charges' rows, states, end times and rows of `stop_one` one by one, and
     leaves the item table and the ended charges alike."""
     gone = data.draw(st.lists(st.integers(0, n - 1), unique=True, min_size=1, max_size=n))
     (one, a), (many, b) = _cloud(n), _cloud(n)
     for k in gone:
-        one.stop_item(a[k], ItemState.DONE, 10.0 + k)
+        stop_one(one, a[k], ItemState.DONE, 10.0 + k)
     many.stop_items([b[k] for k in gone], ItemState.DONE, [10.0 + k for k in gone])
     for x, y in zip(a, b, strict=True):
         assert (x.row, x.state, x.end_s, x.ended_row) == (y.row, y.state, y.end_s, y.ended_row)
@@ -79,10 +109,16 @@ def test_stopping_items_at_once_is_stopping_them_in_turn(n, data):
         np.testing.assert_array_equal(x, y)
 
 
-def _one_by_one(model: CloudModel, items: list[WorkItem], state: str, ends: list[float]) -> list:
-    """The tick's finished items stopped as before `stop_items`: `stop_item` of each in turn."""
+def _one_by_one(model, items: list[WorkItem], state: str, ends: list[float]) -> list:
+    """Items stopped as before `stop_items`: `stop_one` of each in turn, the shuffle server following the item that
+    moves into the freed row."""
     for item, end in zip(items, ends, strict=True):
-        model.stop_item(item, state, end)
+        last = model.items.owner[model.items.n - 1]
+        stop_one(model, item, state, end)
+        if last is not item:
+            model.shuffle.moved(last, last.row)
+        if isinstance(item, ServeItem):
+            model.shuffle.item_stopped(item)
     return []
 
 
@@ -95,7 +131,7 @@ def test_a_cluster_ends_its_attempts_as_one_by_one(copiers, monkeypatch):
     for batched in (True, False):
         with monkeypatch.context() as patch:
             if not batched:
-                patch.setattr(CloudModel, "stop_items", _one_by_one)
+                patch.setattr(HadoopModel, "stop_items", _one_by_one)
             model = small_cluster(4, 2, HadoopSpeculation(), reduce_slots=2, shuffle_serving=True,
                                   shuffle_copiers=copiers, reduce_slowstart=0.0)  # fmt: skip
             for j in range(3):
@@ -107,10 +143,3 @@ def test_a_cluster_ends_its_attempts_as_one_by_one(copiers, monkeypatch):
     pd.testing.assert_frame_equal(tasks, tasks_one)
     pd.testing.assert_frame_equal(jobs, jobs_one)
     np.testing.assert_array_equal(beats, beats_one)
-
-
-@given(st.floats(0.0, 1e7, allow_nan=False), st.lists(st.floats(0.0, 1.0, allow_nan=False), max_size=20))
-def test_phase_ends_in_one_array_sum_are_those_of_python_floats(start, offsets):
-    """The tick adds its start to the phase ends' offsets in one NumPy sum: each is `start + float(offset)`."""
-    one = [start + float(o) for o in np.array(offsets)]
-    assert (start + np.asarray(np.array(offsets), dtype=np.float64)).tolist() == one

@@ -32,7 +32,7 @@ def test_add_item_is_add(steps):
     plain, fast = ItemTable(), ItemTable()
     for k, (remove, vm, mem, extra, width) in enumerate(steps):
         if remove and plain.n:
-            assert plain.remove(vm % plain.n) == fast.remove(vm % fast.n)
+            assert plain.remove_rows([vm % plain.n]) == fast.remove_rows([vm % fast.n])
             continue
         values = {"vm": vm, "threads": 1.0 + width, "io_mbps_max": math.inf if width else extra, "mem_mb": mem,
                   "mem_active_mb": mem * 0.75}  # fmt: skip

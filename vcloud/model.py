@@ -237,7 +237,7 @@ class CloudModel(Model):
         items.remaining[row] = math.inf if kind == Kind.LOAD else amount
         items.sys_fraction[row] = phase.sys_fraction
         items.open[row] = phase.open
-        self._progress_moved(counted=not start)
+        self._progress_moved(not start)
         items.phase_amount[row] = amount
         items.progress_lo[row], items.progress_hi[row] = item.phase_marks(item.phase_index)
 
@@ -254,10 +254,10 @@ class CloudModel(Model):
         self.items.progress_hi[rows] = hi
         self._progress_moved()
 
-    def _progress_moved(self, counted: bool = True) -> None:
-        """Progress is recomputed when next asked for; `counted`: the move counts in `progress_moves`."""
+    def _progress_moved(self, moves: int = 1) -> None:
+        """Progress is recomputed when next asked for; `moves` count in `progress_moves` (0: a move nobody reads)."""
         self._progress_tick = -1
-        self.progress_moves += counted
+        self.progress_moves += moves
 
     def item_progress(self) -> np.ndarray:
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
@@ -315,22 +315,14 @@ class CloudModel(Model):
         self.items.open[item.row] = False
 
     def stop_item(self, item: WorkItem, state: str, at: float | None = None) -> None:
-        """Take `item` off its VM (done or killed); its charges are kept in `ended_charges` (WorkItem.charged)."""
-        items, row = self.items, item.row
-        columns = items.__dict__  # the row is live: no `view` of each column needed to read it
-        item.ended_row = self.ended_charges.add([columns[column][row] for column in CHARGES])
-        moved = self.items.remove(item.row)
-        self._progress_moved()
-        if moved is not None:
-            moved.row = item.row
-        item.row, item.state = None, state
-        item.end_s = float(self.time) if at is None else at
+        """Take `item` off its VM (done or killed) at `at` (default now): `stop_items` of one."""
+        self.stop_items([item], state, [float(self.time) if at is None else at])
 
     def stop_items(self, items: list[WorkItem], state: str, ends: list[float]) -> list[tuple[WorkItem, int]]:
-        """`stop_item` of each of `items` in turn (`ends`: their end times), with a copy per column of the item table
-        for all of them, not per item and column (the tick's finished items: a SWIM day ends most attempts in bursts of
-        30 to 150 a tick). The charges' rows, the table and the items are as one by one. Returns the items that moved
-        to another row, with it."""
+        """Take `items` off their VMs in turn (`ends`: their end times); their charges are kept in `ended_charges`
+        (WorkItem.charged), and their rows leave the item table with one copy per column for all of them, not per item
+        and column (the tick's finished items: a SWIM day ends most attempts in bursts of 30 to 150 a tick). Returns
+        the items that moved to another row, with it."""
         table = self.items
         rows = [item.row for item in items]
         at = np.array(rows, dtype=np.int64)
@@ -344,8 +336,7 @@ class CloudModel(Model):
             owner.row = row
         for k, (item, end) in enumerate(zip(items, ends, strict=True), first):
             item.ended_row, item.row, item.state, item.end_s = k, None, state, end
-        self._progress_tick = -1  # _progress_moved, once an item
-        self.progress_moves += len(items)
+        self._progress_moved(len(items))
         return moved
 
     def charges_of(self, items: Sequence[WorkItem]) -> np.ndarray:

@@ -263,27 +263,12 @@ class ItemTable(Columns):
             setattr(sub, name, cols[name][rows])
         return sub
 
-    def remove(self, row: int) -> object | None:
-        """Free `row`; the last row moves into it. Returns the owner that moved (its row is now `row`)."""
-        last = self.n - 1
-        moved = None
-        if row != last:
-            cols = self.__dict__
-            for name in self._names:
-                col = cols[name]
-                col[row] = col[last]
-            moved = self.owner[last]
-            self.owner[row] = moved
-        self.owner.pop()
-        self.n -= 1
-        self.layout += 1
-        return moved
-
     def remove_rows(self, rows: list[int]) -> list[tuple[object, int]]:
-        """`remove` of the items in `rows` (their rows now), one after another, with one copy per column for all of
-        them: the tick's ended items (`CloudModel.stop_items`; a SWIM day ends most attempts in bursts of 30 to 150 a
-        tick). The table ends as the removals one by one leave it (an earlier one may move the item of a later one,
-        which is then removed from its new row). Returns the owners that moved and their rows now, by row.
+        """Free `rows` (their items' rows now) one after another, each taking the last row's content, with one copy per
+        column for all of them: the tick's ended items (`CloudModel.stop_items`; a SWIM day ends most attempts in
+        bursts of 30 to 150 a tick). The table ends as the removals one by one leave it (an earlier one may move the
+        item of a later one, which is then removed from its new row). Returns the owners that moved and their rows
+        now, by row.
 
         Content only ever moves from the last row: a row below the final count keeps its content unless freed, and
         every row that receives one is below it, every row given is at or above it, so the copies do not overlap."""
@@ -332,17 +317,8 @@ class EndedCharges:
         """One charge of the given rows (an index or an array of them)."""
         return self.rows[rows, self.index[column]]
 
-    def add(self, values: np.ndarray) -> int:
-        """Keep one item's charges; returns its row."""
-        k = self.n
-        if k == len(self.rows):
-            self.rows = grown(self.rows, (max(1024, 2 * k), self.rows.shape[1]), 0.0)
-        self.rows[k] = values
-        self.n = k + 1
-        return k
-
     def add_rows(self, values: np.ndarray) -> int:
-        """Keep several items' charges (a row each, in order: `CloudModel.stop_items`); returns the first's row."""
+        """Keep items' charges (a row each, in order: `CloudModel.stop_items`); returns the first's row."""
         k, m = self.n, len(values)
         if k + m > len(self.rows):
             self.rows = grown(self.rows, (max(1024, 2 * (k + m)), self.rows.shape[1]), 0.0)
