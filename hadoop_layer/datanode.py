@@ -28,7 +28,7 @@ def read_streams(source_vm: int, serving: bool, file: int = -1, cross_rack: bool
     """Streams per MB of an HDFS read from the replica on VM row `source_vm` (-1: the reader's own node), of
     page-cache file `file` there, `cross_rack` if that replica is in another rack."""
     if source_vm < 0:
-        return [Stream(Device.DISK, 1.0, -1, False, file)]  # (not `disk(file=file)`: at most map launches)
+        return [disk(file=file)]
     if not serving:
         return [nic()]
     hop = rack_hop(1.0, from_vm=source_vm) if cross_rack else []

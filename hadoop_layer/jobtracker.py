@@ -398,12 +398,11 @@ class JobTracker:
             source = datanodes.read_source(task.replicas, node)
             source_file = files.block(task.gid, vm if source < 0 else source, task.input_mb, now)
             mapout = files.map_output[node]
-        if not (write and serving):  # no HDFS output (a map with reduces), or no DataNodes serving
-            return Route(source, (), serving, source_file, files.scratch(vm, now), mapout, files.output_file(vm), (),
-                         datanodes.crosses_racks(source, vm), ())  # fmt: skip
-        pipeline = tuple(datanodes.write_pipeline(node, model.rng))
-        pipeline_files = tuple([files.output_file(v) for v in pipeline])
-        hops = tuple([datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False)])
+        pipeline, pipeline_files, hops = (), (), ()  # no HDFS output (a map with reduces), or no DataNodes serving
+        if write and serving:
+            pipeline = tuple(datanodes.write_pipeline(node, model.rng))
+            pipeline_files = tuple([files.output_file(v) for v in pipeline])
+            hops = tuple([datanodes.crosses_racks(a, b) for a, b in zip((vm, *pipeline), pipeline, strict=False)])
         return Route(source, pipeline, serving, source_file, files.scratch(vm, now), mapout, files.output_file(vm),
                      pipeline_files, datanodes.crosses_racks(source, vm), hops)  # fmt: skip
 
@@ -430,7 +429,7 @@ class JobTracker:
         lost = task.state == TaskState.DONE or job.state in _ENDED or job.final_state in _ENDED
         # its final state before its release records it (EndedAttempts): a recorded kill (e.g. a lost tracker) is
         # retried, not counted as a failure
-        fails = attempt.fail_fraction is not None  # TaskAttempt.will_fail
+        fails = attempt.will_fail
         killed = fails and attempt.replayed == "KILLED"
         if lost or killed:
             attempt.state = ItemState.KILLED
@@ -457,9 +456,8 @@ class JobTracker:
             return
         task.won, task.end_s = row, attempt.end_s
         job.set_state(task, TaskState.DONE)
-        if task.active:
-            for other in list(task.active):
-                self.kill(other)
+        for other in list(task.active):
+            self.kill(other)
         if task.kind == TaskKind.MAP:
             out, node = attempt.output_mb, attempt.tracker.node
             task.output_mb_final = out

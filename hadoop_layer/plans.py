@@ -192,13 +192,12 @@ def map_plan(
         spill_file = route.scratch_file if spills > 1 else route.map_output_file  # one spill is file.out
         streams = route.reads()
         if overlapped:  # (a map that spills once has no spill beside it: Phase.pipe would drop the empty stream)
-            streams.append(Stream(Device.DISK, overlapped / input_mb, -1, True, spill_file))
+            streams.append(disk(overlapped / input_mb, write=True, file=spill_file))
         phases.append(Phase.pipe("map", input_mb, task.cpu_mc / input_mb, streams))
-        phases.append(_io("spill", plan.spill_write_mb - overlapped, [Stream(Device.DISK, 1.0, -1, True, spill_file)]))
+        phases.append(_io("spill", plan.spill_write_mb - overlapped, [disk(write=True, file=spill_file)]))
         if spills > 1:
             write_per_mb = plan.merge_write_mb / plan.merge_read_mb if plan.merge_read_mb > 0 else 0.0
-            streams = [Stream(Device.DISK, 1.0, -1, False, route.scratch_file),
-                       Stream(Device.DISK, write_per_mb, -1, True, route.map_output_file)]  # fmt: skip
+            streams = [disk(file=route.scratch_file), disk(write_per_mb, write=True, file=route.map_output_file)]
             phases.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb, streams))
             return (*_keep(phases, [*_MAP_MARKS, (1.0, 1.0)]), spills, plan.output_mb)
         return (*_keep(phases, [*_MAP_MARKS]), spills, plan.output_mb)

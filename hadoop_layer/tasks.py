@@ -536,6 +536,8 @@ class Job(Agent):
 
     def find_map(self, node: int, rack: int, max_level: Locality, exclude: set[Task]) -> tuple[Task, Locality] | None:
         """The first pending map at locality <= max_level: failed first, then node, rack, any (obtainNew*MapTask)."""
+        if not self.pending_maps:  # the searches below would find none (schedulers ask at every heartbeat)
+            return None
         if self._retry:
             self._retry = [t for t in self._retry if t.state == TaskState.PENDING]
             for task in self._retry:
@@ -554,7 +556,7 @@ class Job(Agent):
         return None
 
     def find_reduce(self, exclude: set[Task]) -> Task | None:
-        if not self.reduces_schedulable():
+        if not self.pending_reduces or not self.reduces_schedulable():  # (the scan would find none: asked per beat)
             return None
         return next((t for t in self.reduces if t.state == TaskState.PENDING and t not in exclude), None)
 

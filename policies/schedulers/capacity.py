@@ -191,7 +191,7 @@ class CapacityScheduler(TaskScheduler):
                 spt, running = self.slots_per_task(job, kind), self.running(job, kind)
                 if spt > 1 and spt > max(self._tracker_slots(t, kind) for t in cluster.trackers):
                     raise ValueError(f"{job} needs {spt} {kind.name.lower()} slots per task: no tracker has them")
-                occupied = (held.get((job, kind), 0) + running) * spt if held else running * spt
+                occupied = (held.get((job, kind), 0) + running) * spt
                 q.usage[kind].add(job.user, self.pending(job, kind), running, occupied)
         for q in self.queues.values():
             if q.conf.supports_priority:
@@ -226,10 +226,7 @@ class CapacityScheduler(TaskScheduler):
     def available(self, tracker: TaskTracker, kind: TaskKind) -> int:
         """Free slots as this scheduler counts them (multi-slot tasks), never above the tracker's own count."""
         slots = tracker.map_slots if kind == TaskKind.MAP else tracker.reduce_slots
-        running = tracker.running[kind]
-        if self.s.map_slot_memory_mb is None:  # every task one slot
-            return max(0, min(slots - len(running), tracker.free(kind)))
-        occupied = sum(self.slots_per_task(a.task.job, kind) for a in running)
+        occupied = sum(self.slots_per_task(a.task.job, kind) for a in tracker.running[kind])
         return max(0, min(slots - occupied, tracker.free(kind)))
 
     # ---- heartbeats ----------------------------------------------------------------------------------
@@ -310,11 +307,11 @@ class CapacityScheduler(TaskScheduler):
     def _obtain(self, job: Job, kind: TaskKind, tracker: TaskTracker, off_switch: bool, cluster, taken):
         """Map/ReduceSchedulingMgr.obtainNewTask."""
         if kind == TaskKind.REDUCE:
-            task = job.find_reduce(taken) if job.pending_reduces else None  # none pending: its scan finds none
+            task = job.find_reduce(taken)
             return (Found.LOCAL, task, None) if task is not None else (Found.NONE, None, None)
         self.opportunities[job] = self.opportunities.get(job, 0) + 1  # schedulingOpportunity
         if not job.pending_maps and (not off_switch or job in self._wait_factor):
-            return Found.NONE, None, None  # no pending map: both searches find none, the wait factor is as it was
+            return Found.NONE, None, None  # both searches find none; the off-switch test would only fix the wait factor
         hit = job.find_map(tracker.node, tracker.rack, Locality.RACK, taken)  # obtainNewLocalMapTask
         if hit is not None:
             self.opportunities[job] = 0  # resetSchedulingOpportunities
