@@ -141,10 +141,13 @@ class HeartbeatClock:
         before it. Then the chain runs it at once: the same beats at the same time, without the event's making,
         queueing and weak references (~13 us a beat; the Fair scheduler's trackers beat ~50 times a simulated
         second on 600 nodes)."""
-        if not (self.inline and at <= self.model.advancing_until):
-            return False
-        events = self.model._event_list._events  # Mesa has no public peek at the next event's time
-        return not events or at < events[0].time
+        return self.inline and at <= self.model.advancing_until and at < self._next_event_s()
+
+    def _next_event_s(self) -> float:
+        """When the next event in Mesa's queue is due (inf: none). Mesa has no public peek at it; the queue is a heap,
+        so its first is the earliest."""
+        events = self.model._event_list._events
+        return float(events[0].time) if events else math.inf
 
     def _look_ahead(self) -> None:
         """Count the beats that cannot launch anything before the next event that is not a heartbeat.
@@ -154,10 +157,9 @@ class HeartbeatClock:
         Each is counted, and its tracker sleeps or, if `wants_heartbeat` holds for it (a free slot and a backup
         possible somewhere: `may_back_up` as the state answers it, which the clock can only turn from False to True,
         at the outlook's `until`), beats again at its next beat, as its own event would have done."""
-        events = self.model._event_list._events  # Mesa has no public peek at the next event's time
-        if not events:
+        until = self._next_event_s()
+        if until == math.inf:
             return  # nothing bounds the look-ahead
-        until = float(events[0].time)  # a heap: its first is the earliest
         due = self.due
         first = int(due.argmin())
         if not due[first] < until:
