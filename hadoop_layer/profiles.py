@@ -176,8 +176,12 @@ def splits(profile: JobProfile, scale: float, block_mb: float, rng: np.random.Ge
 
 
 def _lognormal_mean1(sigma: float, z: np.ndarray) -> np.ndarray:
-    """Log-normal factors of mean 1 (not median 1) from standard normals z."""
-    return np.exp(sigma * z - 0.5 * sigma * sigma)
+    """Log-normal factors of mean 1 (not median 1) from standard normals z.
+
+    The C library's exp (`math.exp`), not `np.exp`: NumPy's exp takes an AVX-512 path on CPUs that have it, whose
+    last bits differ from other CPUs' (numpy issue 23523), so a seed gave other split costs, and other tables, on
+    another machine. On CPUs without AVX-512 the two give the same bits."""
+    return np.fromiter(map(math.exp, (sigma * z - 0.5 * sigma * sigma).tolist()), float, len(z))
 
 
 def _file_sizes(total: float, skew: SplitSkew, rng: np.random.Generator) -> np.ndarray:

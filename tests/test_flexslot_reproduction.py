@@ -115,11 +115,22 @@ def test_the_demand_estimate_itself_makes_the_hot_spots(runs):
 
 
 def test_heterogeneous_nodes_for_stragglers_lower_the_skew(runs):
-    # FlexSlot Table 1: Homo. 2.65 > Heter. 2.25 > Heter. + Skew-sched 0.31 (here: a much smaller effect)
+    # FlexSlot Table 1: Homo. 2.65 > Heter. 2.25 > Heter. + Skew-sched 0.31; here Heter. lowers it, with or without
+    # the stragglers pinned (3-seed means 1.73 > 1.37, 1.39)
     homo, heter, pinned = (mean_over_seeds(runs, name, skewness) for name in ("homo", "heter", "heter+sched"))
-    assert homo > heter >= pinned - 1e-9
+    assert homo > heter + 0.2 and homo > pinned + 0.2
     allocation = runs[("heter", 1)].vms.view("cpu_entitlement_mhz")
     assert np.ptp(allocation) > 1000.0  # the pool really was redistributed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pinning the stragglers to the strong nodes adds nothing: Heter. + Skew-sched equals Heter. on seeds 1, 2, "
+    "4 and 6 and is higher on 3 and 5 (1.244 vs 1.184, 1.481 vs 1.477); the stragglers are I/O-bound "
+    "(docs/results-flexslot.md, 'Table 1 and Fig 3'). On the earlier AVX-512 machines' split costs it was flat",
+)
+def test_pinning_the_stragglers_lowers_the_skew_further(runs):
+    assert mean_over_seeds(runs, "heter", skewness) > mean_over_seeds(runs, "heter+sched", skewness)
 
 
 # ---- issue 14's targets, per seed ----------------------------------------------------------------------------------
