@@ -18,6 +18,7 @@ import numpy as np
 from mesa import Agent
 
 from hadoop_layer.hdfs import Locality
+from hadoop_layer.profiles import MapColumns
 from vcloud import WorkItem
 from vcloud.work import ItemState, Phase
 
@@ -325,7 +326,10 @@ class MapSplits:
     FIELDS = ("input_mb", "cpu_mc", "output_mb", "output_records")
 
     @classmethod
-    def of(cls, specs: list[MapSpec], placed: np.ndarray) -> MapSplits:
+    def of(cls, specs: list[MapSpec] | MapColumns, placed: np.ndarray) -> MapSplits:
+        if isinstance(specs, MapColumns):
+            columns = [np.array(getattr(specs, f), dtype=np.float64) for f in cls.FIELDS]  # copies: no shared rows
+            return cls(*columns, placed, dict(specs.own_replicas))
         columns = [np.array([m[f] for m in specs], dtype=np.float64) for f in cls.FIELDS]
         own = {i: m["replicas"] for i, m in enumerate(specs) if "replicas" in m}
         return cls(*columns, placed, own)
