@@ -1,5 +1,6 @@
 """A trace job's map specs as columns (`trace_maps`, `MapColumns`) against the per-map dicts they replaced: the same
-splits, bit for bit, on random trace jobs in both replay modes."""
+splits, bit for bit, on random trace jobs in both replay modes; and the locality caches `Job.make_tasks` fills from
+them against the per-element loop they replaced."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import MapSplits
 from hadoop_layer.traces import TraceJob, median_or
 from scenarios.trace_replay import _split_host, trace_maps
+from tests.helpers import small_cluster, uniform_maps
 
 NODES = {"h0": 0, "h1": 1, "h2": 2}
 
@@ -89,3 +91,34 @@ def test_trace_maps_are_the_per_map_specs(job, mode, replay_io, profile):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), field  # bits: -0.0 and 0.0 told apart
     assert got.own_replicas.keys() == want.own_replicas.keys()
     assert all(np.array_equal(got.own_replicas[i], want.own_replicas[i]) for i in want.own_replicas)
+
+
+def caches_of(job) -> tuple[dict, dict, list]:
+    """The oracle: Job.make_tasks' locality caches as they were filled, NumPy element by element."""
+    node_cache, rack_cache = {}, {}
+    racks = job.model.node_racks
+    for task in reversed(job.maps):
+        for node in task.replicas:
+            node_cache.setdefault(int(node), []).append(task)
+        for rack in {int(racks[n]) for n in task.replicas}:
+            rack_cache.setdefault(rack, []).append(task)
+    return node_cache, rack_cache, list(reversed(job.maps))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 4), st.integers(1, 4), st.integers(0, 40), st.data())
+def test_make_tasks_fills_the_caches_as_the_per_element_loop(slaves, racks, replication, n_maps, data):
+    """Placed replicas (any replication, racks of one node) and a trace's own ones (lists and arrays) alike."""
+    model = small_cluster(slaves=slaves, racks=racks, replication=replication)
+    maps = uniform_maps(n_maps)
+    for m in maps:
+        if data.draw(st.booleans()):
+            own = data.draw(st.lists(st.integers(0, slaves - 1), min_size=1, max_size=3, unique=True))
+            m["replicas"] = np.array(own, dtype=np.int64) if data.draw(st.booleans()) else own
+    job = model.add_job("j", PUMA["grep"], 0.0, maps, 1)
+    job.make_tasks()
+    node_cache, rack_cache, anywhere = caches_of(job)
+    assert {k: v for k, v in job._node_cache.items() if v} == node_cache
+    assert {k: v for k, v in job._rack_cache.items() if v} == rack_cache
+    assert job._any == anywhere
+    assert all(type(k) is int for k in [*job._node_cache, *job._rack_cache])
