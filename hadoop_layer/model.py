@@ -24,7 +24,7 @@ from hadoop_layer.heartbeats import HeartbeatClock
 from hadoop_layer.interfaces import NoSlotManager, NoSpeculation, SlotManager, SpeculationPolicy, TaskScheduler
 from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.localfiles import NodeFiles
-from hadoop_layer.profiles import JobProfile, MapSpec
+from hadoop_layer.profiles import JobProfile, MapColumns, MapSpec
 from hadoop_layer.shuffle import DirectShuffle, ServeItem, ShuffleMode, ShuffleServer
 from hadoop_layer.tasks import Job, JobState, MapSplits, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
@@ -82,7 +82,7 @@ class HadoopModel(CloudModel):
         name: str,
         profile: JobProfile,
         submit_s: float,
-        maps: list[MapSpec],
+        maps: list[MapSpec] | MapColumns,
         reduces: int,
         files: np.ndarray | None = None,
         data_nodes: list[int] | None = None,
@@ -94,7 +94,8 @@ class HadoopModel(CloudModel):
         `files[i]`: the input file of map i. Each file was written from one DataNode (a copy job's map), which
         holds the first replica of all its blocks; None: the input came from outside, blocks spread at random.
         `data_nodes`: the only DataNodes that hold the input (e.g. 7 of 15 slaves); None: all of them.
-        A map dict with `replicas` (node indices) keeps them: a trace's recorded split locations.
+        A map dict with `replicas` (node indices) keeps them: a trace's recorded split locations. `maps` may be
+        `MapColumns`, the same specs as columns.
         """
         if not self.trackers:
             raise RuntimeError("add slaves before jobs: HDFS needs DataNodes")

@@ -118,6 +118,21 @@ class MapSpec(TypedDict):
     replicas: NotRequired[np.ndarray]
 
 
+@dataclass(slots=True)
+class MapColumns:
+    """A job's `MapSpec`s as columns (float64 arrays of one length; `own_replicas[i]`: map i's `replicas`), which
+    `HadoopModel.add_job` takes as it takes the list: a trace job's thousands of maps without a dict each."""
+
+    input_mb: np.ndarray
+    cpu_mc: np.ndarray
+    output_mb: np.ndarray
+    output_records: np.ndarray
+    own_replicas: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.input_mb)
+
+
 @dataclass(frozen=True, eq=False)
 class SplitTable:
     """Per-split work of one job, one entry per map task; arrays are read-only and of equal length."""

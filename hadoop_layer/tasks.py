@@ -18,6 +18,7 @@ import numpy as np
 from mesa import Agent
 
 from hadoop_layer.hdfs import Locality
+from hadoop_layer.profiles import MapColumns
 from vcloud import WorkItem
 from vcloud.work import ItemState, Phase
 
@@ -325,7 +326,10 @@ class MapSplits:
     FIELDS = ("input_mb", "cpu_mc", "output_mb", "output_records")
 
     @classmethod
-    def of(cls, specs: list[MapSpec], placed: np.ndarray) -> MapSplits:
+    def of(cls, specs: list[MapSpec] | MapColumns, placed: np.ndarray) -> MapSplits:
+        if isinstance(specs, MapColumns):
+            columns = [np.array(getattr(specs, f), dtype=np.float64) for f in cls.FIELDS]  # copies: no shared rows
+            return cls(*columns, placed, dict(specs.own_replicas))
         columns = [np.array([m[f] for m in specs], dtype=np.float64) for f in cls.FIELDS]
         own = {i: m["replicas"] for i, m in enumerate(specs) if "replicas" in m}
         return cls(*columns, placed, own)
@@ -437,11 +441,15 @@ class Job(Agent):
         self._maps = splits.tasks(self)
         self._reduces = [Task(self, TaskKind.REDUCE, i, 0.0) for i in range(self.n_reduces)]
         self.map_output_node_mb = np.zeros(len(self.model.trackers))
-        racks = self.model.node_racks
+        # each map's replicas as Python ints (Task.replicas: its row of the placement, else its own): indexing
+        # NumPy rows an element at a time was most of the cost of making a SWIM day's 406,005 maps
+        racks, rows = self.model._rack_list, self.split_replicas.tolist()
         for task in reversed(self._maps):  # reversed: pop() from the end gives the lowest index first
-            for node in task.replicas:
-                self._node_cache[int(node)].append(task)
-            for rack in {int(racks[n]) for n in task.replicas}:
+            own = task._replicas
+            nodes = rows[task.index] if own is None else [int(n) for n in own]
+            for node in nodes:
+                self._node_cache[node].append(task)
+            for rack in {racks[n] for n in nodes}:
                 self._rack_cache[rack].append(task)
         self._any = list(reversed(self._maps))
 
