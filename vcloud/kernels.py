@@ -2286,3 +2286,34 @@ def cache_stage(
         s_factor[file_rows[j]] = factor[j]
         s_bonus[file_rows[j]] = bonus[j]
     return cap, wb_want, s_factor, s_bonus
+
+
+@numba.njit(cache=True, nogil=True)
+def trace_put(values: np.ndarray, kept: np.ndarray, data: np.ndarray, bits: np.ndarray, start: int) -> int:
+    """`vcloud.trace.TraceRecorder._put`'s arithmetic for one sample of one column: the values as float32
+    (`astype`'s rounding), the VMs whose float32 bits differ from `kept` written in VM order to `data` from `start`
+    and into `kept`, and their bits into `bits` (the sample's row of the column's `_changed`: `np.packbits`' big
+    bit order; left as it is when nothing changed). Returns where the column's values now end, or, if `data` has no
+    room for them, -1 - (the end they need) without writing anything. One pass where the NumPy form was ~8 calls a
+    column (17 columns of 600 VMs every 10 s on the SWIM day; tests/test_kernels.py keeps that form)."""
+    row = values.astype(np.float32)
+    now, before = row.view(np.uint32), kept.view(np.uint32)
+    n = row.size
+    count = 0
+    for v in range(n):
+        if now[v] != before[v]:
+            count += 1
+    if count == 0:
+        return start
+    if start + count > data.size:
+        return -1 - (start + count)
+    for b in range(bits.size):
+        bits[b] = 0
+    j = start
+    for v in range(n):
+        if now[v] != before[v]:
+            data[j] = row[v]
+            kept[v] = row[v]
+            bits[v >> 3] |= np.uint8(128 >> (v & 7))
+            j += 1
+    return j
