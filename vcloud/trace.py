@@ -98,12 +98,14 @@ class TraceRecorder:
         rows of the samples with a change, 0.2 of that so."""
         at = self._at[column]
         start = int(at[k])
-        end = kernels.trace_put(values, self._kept[column], self._values[column], self._changed[column][k], start)
-        if end < 0:  # no room for the changed values: grow, then write
+        new = kernels.trace_put(values, self._kept[column], self._changed[column][k])  # kept and bits updated
+        if len(new):
             data = self._values[column]
-            self._values[column] = grown(data, (max(2 * len(data), -1 - end),), 0.0)
-            end = kernels.trace_put(values, self._kept[column], self._values[column], self._changed[column][k], start)
-        at[k + 1] = end
+            if start + len(new) > len(data):
+                self._values[column] = data = grown(data, (max(2 * len(data), start + len(new)),), 0.0)
+            data[start : start + len(new)] = new
+            start += len(new)
+        at[k + 1] = start
 
     def _samples(self, column: str, a: int, b: int, before: np.ndarray) -> np.ndarray:
         """Samples a..b-1 of a column, (b - a, VMs), from its values at sample a - 1 (`before`): each VM's value is
