@@ -12,7 +12,8 @@ totals, calls and microseconds a call (the timing adds about a microsecond to ea
 (more than `--busy` task attempts running, default 1,000: the day's big jobs fill the 600 slaves' ~2,500 slots) and
 quiet ones, each into the tick's parts (the engine's `step`, the hooks the Hadoop layer runs before and after it, the
 ends' processing) and the heartbeats fired until the next tick (the launches). The machine is shared: compare commits
-side by side, interleaved. The script puts its own checkout first on sys.path.
+side by side, interleaved. `--stages` (with `--ticks`) also splits the engine's `step` into its stages
+(`vcloud.engine.STAGES`) and the live-row copy (`live_items`). The script puts its own checkout first on sys.path.
 """
 
 from __future__ import annotations
@@ -62,13 +63,18 @@ class TickSplit:
 
     PARTS = ("before_tick", "step_function", "after_step", "after_tick")  # attributes of the model, wrapped
 
-    def __init__(self, model, busy_above: int) -> None:
+    def __init__(self, model, busy_above: int, stages: bool = False) -> None:
         self.model, self.busy_above = model, busy_above
         self.spent = {True: {}, False: {}}
         self.ticks = {True: 0, False: 0}
         self.busy = False
         for name in self.PARTS:
             setattr(model, name, self._timed(name, getattr(model, name)))
+        if stages:  # the engine's stages, by name (step reads STAGES and live_items from its module at each call)
+            from vcloud import engine
+
+            engine.STAGES = tuple((name, self._timed(f"step.{name}", stage)) for name, stage in engine.STAGES)
+            engine.live_items = self._timed("step.live_items", engine.live_items)
         clock = model.heartbeat_clock
         clock._fire = self._timed("heartbeats", clock._fire)
         tick = model._tick
@@ -95,6 +101,9 @@ class TickSplit:
         for busy in (True, False):
             spent, n = self.spent[busy], max(self.ticks[busy], 1)
             spent["ends etc."] = spent.get("tick", 0.0) - sum(spent.get(p, 0.0) for p in self.PARTS)
+            if any(label.startswith("step.") for label in spent):
+                inner = sum(s for label, s in spent.items() if label.startswith("step."))
+                spent["step.rest"] = spent.get("step_function", 0.0) - inner
             total = spent.get("tick", 0.0) + spent.get("heartbeats", 0.0)
             parts = " ".join(f"{label}={1e6 * s / n:.0f}" for label, s in spent.items() if label != "tick")
             kind = "busy" if busy else "quiet"
@@ -109,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--paths", action="store_true", help="time launches, ends and phase loads too")
     parser.add_argument("--ticks", action="store_true", help="split the CPU between busy and quiet ticks")
     parser.add_argument("--busy", type=int, default=1000, help="--ticks: a busy tick has more attempts running")
+    parser.add_argument("--stages", action="store_true", help="--ticks: split the engine's step into its stages")
     args = parser.parse_args(argv)
     import importlib
 
@@ -127,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     cpu = time.process_time()
     model = scenario.build(validate(scenario.Settings, scale.settings(args.slaves, scale.jobs_in("day"))), seed=1)
     built = time.process_time()
-    split = TickSplit(model, args.busy) if args.ticks else None
+    split = TickSplit(model, args.busy, args.stages) if args.ticks else None
     run_model(model, args.until, progress=False)
     ran = time.process_time()
     print(f"slaves={args.slaves} until={args.until:.0f} ticks={model.ticks} build_cpu_s={built - cpu:.2f} "

@@ -1414,3 +1414,60 @@ def test_queue_add_and_drop_col_are_the_dense_forms(seed, n, cols, room):
     assert same_bits(np.array([column[:n].sum(), column[n:].sum()]), np.array([want_read, want_send]))
     queue[:, c] = 0.0
     assert same_bits(dense_of(q_col, q_val, q_len, cols, col_nnz, col_big), queue)
+
+
+def numpy_trace_put(recorder, column, k, values):
+    """`TraceRecorder._put` as NumPy calls (the form `kernels.trace_put` replaced)."""
+    from vcloud.tables import grown
+
+    with np.errstate(over="ignore"):  # beyond float32: inf, as astype gives it
+        row = values.astype(np.float32)
+    kept = recorder._kept[column]
+    changed = row.view(np.uint32) != kept.view(np.uint32)
+    at = recorder._at[column]
+    start = int(at[k])
+    if changed.any():
+        new = row[changed]
+        data = recorder._values[column]
+        if start + len(new) > len(data):
+            recorder._values[column] = data = grown(data, (max(2 * len(data), start + len(new)),), 0.0)
+        data[start : start + len(new)] = new
+        recorder._changed[column][k] = np.packbits(changed)
+        kept[changed] = new
+        start += len(new)
+    at[k + 1] = start
+
+
+# float64 values whose float32 roundings are edge cases: ties between float32s, overflow to inf, subnormals,
+# -0.0 against 0.0, NaN (np.divide's fill in cache_hit), repeats (unchanged VMs)
+TRACE_VALUES = [0.0, -0.0, 1.0, 1.0 + 2.0**-24, 1.0 + 3 * 2.0**-24, 0.1, 1e39, -1e39, 3.4028235e38, 1e-45, 7e-46,
+                1e-40, np.inf, -np.inf, np.nan, 123456789.123]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 12))
+def test_trace_put_is_numpys(seed, n_vm, samples):
+    """The recorder's stored bits, values, offsets and kept values after `samples` samples of random columns (few
+    distinct values: many unchanged VMs, whole samples unchanged, growth of the values' room) are the NumPy form's."""
+    from vcloud.trace import TraceRecorder
+
+    rng = np.random.default_rng(seed)
+    ours, theirs = TraceRecorder(10.0), TraceRecorder(10.0)
+    for recorder in (ours, theirs):
+        recorder._capacity = 2  # the arrays grow (rows by _row, values by _put)
+    pool = np.array(TRACE_VALUES + list(rng.normal(size=4) * 10.0 ** rng.integers(-40, 40, 4)))
+    for k in range(samples):
+        values = pool[rng.integers(0, pool.size, n_vm)] if rng.random() < 0.7 else np.zeros(n_vm)
+        if rng.random() < 0.3 and k:  # the same values again: nothing changes
+            values = theirs._kept["usr_s"].astype(np.float64)
+        assert ours._row(n_vm) == theirs._row(n_vm) == k
+        ours._put("usr_s", k, values.copy())
+        numpy_trace_put(theirs, "usr_s", k, values.copy())
+        ours._times.append(float(k))
+        theirs._times.append(float(k))
+    for name in ("_changed", "_at", "_kept"):
+        mine, numpys = getattr(ours, name)["usr_s"], getattr(theirs, name)["usr_s"]
+        assert np.array_equal(mine.view(np.uint8), numpys.view(np.uint8))
+    end = int(theirs._at["usr_s"][samples])
+    mine, numpys = ours._values["usr_s"], theirs._values["usr_s"]
+    assert len(mine) == len(numpys) and mine[:end].view(np.uint32).tolist() == numpys[:end].view(np.uint32).tolist()
