@@ -2286,32 +2286,3 @@ def cache_stage(
         s_factor[file_rows[j]] = factor[j]
         s_bonus[file_rows[j]] = bonus[j]
     return cap, wb_want, s_factor, s_bonus
-
-
-@numba.njit(cache=True, nogil=True)
-def trace_put(values: np.ndarray, kept: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """`vcloud.trace.TraceRecorder._put`'s arithmetic for one sample of one column: the values as float32
-    (`astype`'s rounding); those of the VMs whose float32 bits differ from `kept` go into `kept` and, one bit a VM, into
-    `bits` (the sample's row of the column's `_changed`: `np.packbits`' big bit order; left as it is when nothing
-    changed). Returns the changed values in VM order (the caller stores them). One pass where the NumPy form was ~8
-    calls a column (17 columns of 600 VMs every 10 s on the SWIM day; tests/test_kernels.py keeps that form)."""
-    row = values.astype(np.float32)
-    now, before = row.view(np.uint32), kept.view(np.uint32)
-    n = row.size
-    count = 0
-    for v in range(n):
-        if now[v] != before[v]:
-            count += 1
-    new = np.empty(count, np.float32)
-    if count == 0:
-        return new
-    for b in range(bits.size):
-        bits[b] = 0
-    j = 0
-    for v in range(n):
-        if now[v] != before[v]:
-            new[j] = row[v]
-            kept[v] = row[v]
-            bits[v >> 3] |= np.uint8(128 >> (v & 7))
-            j += 1
-    return new
