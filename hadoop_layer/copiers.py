@@ -112,11 +112,7 @@ class CopierShuffle(ShuffleServer):
         cols = job.shuffle_cols
         if not len(cols) or share_mb <= 0:
             return
-        column = self.backlog[:, node]  # a view: the node's backlog is read once, at every map's end
-        had = column[cols]
-        self.waiting[cols] += had == 0
-        column[cols] = had + share_mb
-        self.changed[cols] = True
+        kernels.backlog_add(self.backlog, node, cols, share_mb, self.waiting, self.changed)
         self._look = True
         self.queued_mb += share_mb * len(cols)
 

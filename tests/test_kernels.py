@@ -1414,3 +1414,30 @@ def test_queue_add_and_drop_col_are_the_dense_forms(seed, n, cols, room):
     assert same_bits(np.array([column[:n].sum(), column[n:].sum()]), np.array([want_read, want_send]))
     queue[:, c] = 0.0
     assert same_bits(dense_of(q_col, q_val, q_len, cols, col_nnz, col_big), queue)
+
+
+def numpy_backlog_add(backlog, node, cols, share_mb, waiting, changed):
+    """CopierShuffle.map_done's NumPy form before the kernel."""
+    column = backlog[:, node]
+    had = column[cols]
+    waiting[cols] += had == 0
+    column[cols] = had + share_mb
+    changed[cols] = True
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 5), st.sampled_from([0.25, 1.0, 3.5]))
+def test_backlog_add_is_map_dones_numpy_form(seed, n_cols, n_nodes, share):
+    rng = np.random.default_rng(seed)
+    backlog = rng.choice(np.array([0.0, -0.0, 0.5, 2.0]), size=(n_cols, n_nodes))
+    waiting = np.count_nonzero(backlog, axis=1).astype(np.int64)
+    changed = rng.random(n_cols) < 0.5
+    node = int(rng.integers(n_nodes))
+    cols = rng.permutation(n_cols)[: int(rng.integers(0, n_cols + 1))].astype(np.int64)  # distinct, any order
+    expected = [a.copy() for a in (backlog, waiting, changed)]
+    numpy_backlog_add(*expected[:1], node, cols, share, *expected[1:])
+    kernels.backlog_add(backlog, node, cols, share, waiting, changed)
+    for got, want in zip((backlog, waiting, changed), expected, strict=True):
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert np.array_equal(np.signbit(backlog), np.signbit(expected[0]))
+    assert np.array_equal(waiting, np.count_nonzero(backlog, axis=1))

@@ -2211,6 +2211,23 @@ def copiers_release(
 
 
 @numba.njit(cache=True, nogil=True)
+def backlog_add(
+    backlog: np.ndarray, node: int, cols: np.ndarray, share_mb: float, waiting: np.ndarray, changed: np.ndarray
+) -> None:
+    """`hadoop_layer.copiers.CopierShuffle.map_done`'s writes: `share_mb` more in node `node`'s backlog of each reduce
+    column of `cols` (distinct), a column whose backlog there was empty counting one more node in `waiting`, each
+    marked `changed`. One call instead of five NumPy calls (~4 us) at every map's end (140,000 in the SWIM day's
+    first 20,000 s)."""
+    for j in range(cols.size):
+        c = cols[j]
+        had = backlog[c, node]
+        if had == 0:
+            waiting[c] += 1
+        backlog[c, node] = had + share_mb
+        changed[c] = True
+
+
+@numba.njit(cache=True, nogil=True)
 def demand_inputs(
     core_mhz: np.ndarray,
     disk_mbps: np.ndarray,
