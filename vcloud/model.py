@@ -237,9 +237,11 @@ class CloudModel(Model):
         items.remaining[row] = math.inf if kind == Kind.LOAD else amount
         items.sys_fraction[row] = phase.sys_fraction
         items.open[row] = phase.open
-        self._progress_moved(not start)
+        self._progress_tick = -1  # `_progress_moved(not start)`, inline: at every phase of every attempt
+        self.progress_moves += not start
         items.phase_amount[row] = amount
-        items.progress_lo[row], items.progress_hi[row] = item.phase_marks(item.phase_index)
+        i, marks = item.phase_index, item.progress_marks  # `item.phase_marks(i)`, inline
+        items.progress_lo[row], items.progress_hi[row] = marks[i] if marks is not None else item.phase_marks(i)
 
     def set_progress(self, item: WorkItem, lo: float, hi: float, amount: float | None = None) -> None:
         """Re-mark the current phase of a running item (an open phase whose share of the whole changes)."""
