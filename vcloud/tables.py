@@ -208,7 +208,10 @@ class ItemTable(Columns):
         super().__init__(capacity, width=1)
         self.owner: list[object] = []
         self._names = (*self.SCHEMA, *self.WIDE)
+        given = ("vm", "threads", "io_mbps_max", "mem_mb", "mem_active_mb")  # add_item's arguments
+        self._zeroed = tuple(name for name in self.SCHEMA if name not in given)
         self.layout = 0  # bumped whenever a row's needs change (add, remove, new phase): a key for caches
+        self._blank: tuple = (None, None, [])  # add_item's writes, for these columns (_blank_writes)
 
     def add(self, owner: object, **values: float) -> int:
         row = self.append(**values)
@@ -219,18 +222,34 @@ class ItemTable(Columns):
     def add_item(
         self, owner: object, vm: int, threads: float, io_mbps_max: float, mem_mb: float, mem_active_mb: float
     ) -> int:
-        """`add(owner, vm=vm, threads=threads, ...)`: a work item's row (`CloudModel.start_item`), at every task launch.
-        Only the given columns are written: a row past the last is blank (every column zero, every wide column its
-        fill), as `_grow` makes it and `remove_rows` leaves it."""
+        """`add(owner, vm=vm, threads=threads, ...)`: a work item's row (`CloudModel.start_item`), written by plain
+        scalar writes without `append`'s keywords, from a list of the other columns and their blank values
+        (`_blank_writes`): at every task launch."""
         row = self.n
         if row == len(self.vm):
             self._grow(row + 1)
+        blank = self._blank
+        if blank[0] is not self.vm or blank[1] is not self.stream_vm:
+            blank = self._blank_writes()
+        for col, value in blank[2]:
+            col[row] = value
         self.vm[row], self.threads[row], self.io_mbps_max[row] = vm, threads, io_mbps_max
         self.mem_mb[row], self.mem_active_mb[row] = mem_mb, mem_active_mb
         self.n = row + 1
         self.owner.append(owner)
         self.layout += 1
         return row
+
+    def _blank_writes(self) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, object]]]:
+        """`add_item`'s writes to the columns it is not given: each column with a zero of its own type, each wide
+        column with a row of its fill (a scalar of another type, or a row broadcast from a scalar, costs half as much
+        again). Kept with `vm` and `stream_vm` as they were: `_grow` replaces every column and `widen` every wide
+        one, so when both are the same objects, so are the others."""
+        cols = self.__dict__
+        writes: list[tuple[np.ndarray, object]] = [(cols[name], cols[name].dtype.type(0)) for name in self._zeroed]
+        writes += [(cols[name], np.full(self.width, fill, dtype)) for name, (dtype, fill) in self.WIDE.items()]
+        self._blank = (self.vm, self.stream_vm, writes)
+        return self._blank
 
     def take(self, rows: np.ndarray, names: tuple[str, ...]) -> ItemTable:
         """A table of `rows` only (in this order) holding the columns `names`, without owners: what the engine's tick
@@ -280,18 +299,8 @@ class ItemTable(Columns):
                 owner[r] = owner[o]
                 moved.append((owner[r], r))
         del owner[n:]
-        self._blank(n, self.n)
         self.n = n
         return moved
-
-    def _blank(self, start: int, stop: int) -> None:
-        """Rows `start` to `stop` (freed) as new rows are: zeros, and each wide column's fill. Done here, a slice per
-        column for a tick's ended items, so that `add_item` writes only its own five columns at each launch."""
-        cols = self.__dict__
-        for name in self.SCHEMA:
-            cols[name][start:stop] = 0
-        for name, (_, fill) in self.WIDE.items():
-            cols[name][start:stop] = fill
 
 
 class EndedCharges:
