@@ -239,7 +239,6 @@ def _flat_streams_of(table: ItemTable, rows: np.ndarray, items: ItemTable) -> St
 _TICK_READS = ("vm", "kind", "need_cpu", "open", "threads", "io_mbps_max", "load_cpu_mhz", "load_disk_mbps",
                "sys_fraction")  # fmt: skip
 _TICK_WRITES = ("remaining", "usr_s", "sys_s", "steal_s", "iowait_s", "io_mb", "read_disk_mb", "read_cache_mb")
-_tick_writes = attrgetter(*_TICK_WRITES)  # float64 columns all: `step` writes them back in one call (kernels.put_rows)
 FULL_TABLE_STAGES = frozenset({"memory"})  # stages that read every row: an idle item still holds its memory
 # fewer idle rows than this are ticked with the rest: copying the live rows' columns (and writing them back) costs
 # ~20 us a tick, about what ~100 idle rows cost (FlexSlot's ~60 of ~220 rows made its ticks 3 % slower left out)
@@ -269,7 +268,9 @@ def live_items(items: ItemTable) -> ItemTable:
         live = items.take(rows, _TICK_READS + _TICK_WRITES)
         live._flat_streams = (live.layout, streams)
     else:
-        rows = kernels.live_rows(idle, items.n)  # the rows not idle, ascending
+        keep = np.ones(items.n, dtype=bool)
+        keep[idle] = False
+        rows = np.flatnonzero(keep)
         live = items.take(rows, _TICK_READS + _TICK_WRITES)
         streams = _flat_streams_of(items, rows, live)  # read from the table's rows: no copy of the wide columns
         live._flat_streams = (live.layout, streams)
@@ -515,6 +516,8 @@ def step(
     result = finish(st, live)
     if live is not items:  # the live rows' new values back into the table
         rows = st.rows = live.rows
-        kernels.put_rows(rows, _tick_writes(items), _tick_writes(live))
+        cols = items.__dict__
+        for name in _TICK_WRITES:
+            cols[name][rows] = getattr(live, name)
         result.done_rows = rows[result.done_rows]
     return result

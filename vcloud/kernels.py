@@ -2435,57 +2435,8 @@ def beat_ahead(
     return kept
 
 
-# ---- the tick's glue around the kernels (vcloud/engine.py `live_items` and `step`'s write-back, vcloud/pagecache.py;
-# issue 16): in a SWIM day's busy tick the live-row copy and the page cache's bookkeeping were ~40 NumPy calls on a few
-# thousand rows each, their per-call cost again the time.
-
-
-@numba.njit(cache=True, nogil=True)
-def live_rows(idle: np.ndarray, n: int) -> np.ndarray:
-    """`np.flatnonzero(keep)` of `keep = np.ones(n, bool); keep[idle] = False`: the rows below `n` not in `idle`,
-    ascending (`idle`: rows below `n`, in any order, repeats allowed), in one call instead of four (engine.live_items:
-    the complement of `engine.idle_rows`)."""
-    keep = np.ones(n, np.bool_)
-    for r in idle:
-        keep[r] = False
-    m = 0
-    for i in range(n):
-        if keep[i]:
-            m += 1
-    rows = np.empty(m, np.int64)
-    m = 0
-    for i in range(n):
-        if keep[i]:
-            rows[m] = i
-            m += 1
-    return rows
-
-
-@numba.njit(cache=True, nogil=True)
-def take_rows(rows: np.ndarray, columns: tuple) -> np.ndarray:
-    """`np.stack([column[rows] for column in columns])` for equally typed 1-D columns (one at least; `rows` in
-    range, repeats allowed): row k of the result is column k's values at `rows`, in order. One call for all the
-    columns `ItemTable.take` copies (a fancy index each was ~3 us of NumPy's per-call cost on a few thousand rows);
-    each row of the result is a C-contiguous column of the copy."""
-    m = rows.size
-    out = np.empty((len(columns), m), columns[0].dtype)
-    for k in range(len(columns)):
-        column = columns[k]
-        for i in range(m):
-            out[k, i] = column[rows[i]]
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def put_rows(rows: np.ndarray, columns: tuple, values: tuple) -> None:
-    """`column[rows] = value` for each column and its values (as many as `rows`, in range; a repeated row keeps its
-    last value, as NumPy's assignment does), equally typed: the live rows' new values back into the item table at
-    the end of `engine.step`, one call instead of one per column."""
-    m = rows.size
-    for k in range(len(columns)):
-        column, value = columns[k], values[k]
-        for i in range(m):
-            column[rows[i]] = value[i]
+# ---- the page cache's bookkeeping (vcloud/pagecache.py `PageCache.touch` and `resident`; issue 16): in a SWIM day's
+# busy tick its rebuild of the resident rows was ~15 NumPy calls over ~10,000 rows, their per-call cost again the time.
 
 
 @numba.njit(cache=True, nogil=True)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from vcloud import kernels
-
 
 def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
     """An array of `shape` filled with `fill`, holding `a` (None: nothing yet) in its leading corner: room for more
@@ -242,13 +240,8 @@ class ItemTable(Columns):
         sub.n, sub.width, sub.owner, sub._names, sub.layout = rows.size, self.width, [], names, self.layout
         sub.rows = rows
         cols = self.__dict__
-        for group in _take_groups(self, names):
-            if len(group) == 1:
-                setattr(sub, group[0], cols[group[0]][rows])
-            else:  # equally typed columns copied in one call, each a row of one block (C-contiguous)
-                block = kernels.take_rows(rows, tuple(cols[name] for name in group))
-                for name, column in zip(group, block, strict=True):
-                    setattr(sub, name, column)
+        for name in names:
+            setattr(sub, name, cols[name][rows])
         return sub
 
     def remove_rows(self, rows: list[int]) -> list[tuple[object, int]]:
@@ -299,23 +292,6 @@ class ItemTable(Columns):
             cols[name][start:stop] = 0
         for name, (_, fill) in self.WIDE.items():
             cols[name][start:stop] = fill
-
-
-_TAKE_GROUPS: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
-
-
-def _take_groups(table: ItemTable, names: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """`names` grouped by their columns' dtype (each group in the order of `names`): what `ItemTable.take` copies in
-    one call each. Cached by `names` (the schema's dtypes are fixed; WIDE columns are 2-D: each alone)."""
-    groups = _TAKE_GROUPS.get(names)
-    if groups is None:
-        by_type: dict[object, list[str]] = {}
-        for name in names:
-            col = getattr(table, name)
-            key = col.dtype if col.ndim == 1 else name
-            by_type.setdefault(key, []).append(name)
-        groups = _TAKE_GROUPS[names] = tuple(tuple(group) for group in by_type.values())
-    return groups
 
 
 class EndedCharges:
