@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from vcloud import kernels
-from vcloud.arrays import run_starts
 from vcloud.tables import Columns
 
 
@@ -80,10 +79,8 @@ class PageCache:
         n = self.files.n
         if len(self._maybe) < n:
             self._maybe = np.concatenate([self._maybe, np.zeros(max(n, 2 * len(self._maybe)) - len(self._maybe), bool)])
-        rows = np.asarray(rows, dtype=np.int64)
-        new = rows[~self._maybe[rows]]
+        new = kernels.cache_touch(self._maybe, np.asarray(rows, dtype=np.int64))  # flags them
         if new.size:
-            self._maybe[new] = True
             self._added.append(new)
             self._resident = None
 
@@ -94,14 +91,12 @@ class PageCache:
         the last rebuild's rows and those touched since (the rows where `_maybe` is True), not from a scan of every
         file's flag."""
         if self._resident is None:
-            added = np.concatenate(self._added)  # rows not in `_kept` (touch adds new rows only), maybe repeated
-            added.sort()
-            rows = np.concatenate((self._kept, added[run_starts(added)]))
-            rows.sort(kind="stable")  # two ascending runs: timsort merges them in one pass (np.unique would sort)
-            files = self.files
-            keep = (files.cached_mb[rows] > 0) | (files.dirty_mb[rows] > 0)
-            self._maybe[rows[~keep]] = False
-            self._resident = self._kept = rows[keep]
+            added = self._added  # rows not in `_kept` (touch adds new rows only), maybe repeated
+            added = added[0] if len(added) == 1 else np.concatenate(added)
+            files = self.files  # merged, the empty ones left out (their flags cleared), in one compiled pass
+            self._resident = self._kept = kernels.cache_resident(
+                self._kept, added, files.cached_mb, files.dirty_mb, self._maybe
+            )
             self._added = []
         return self._resident
 
