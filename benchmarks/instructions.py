@@ -4,8 +4,9 @@
 
 CPU seconds on a shared 2-core machine drift by 10-20 % between runs of the same code (session 17 measured 63-80 s
 for one SWIM excerpt, interleaved), so a change worth 1-3 % cannot be seen in them; the count of instructions the
-run executes moves by ~0.1 % between runs of the same code. Each `--code DIR` (a checkout; default this one) runs
-the workload in a fresh process under `valgrind --tool=callgrind --instr-atstart=no`; the process turns counting on
+run executes moves by ~0.2 % between runs of the same code (2.879, 2.882, 2.884 G: three counts of one
+quarter-scale flexslot). Each `--code DIR` (a checkout; default this one) runs the workload in a fresh process
+under `valgrind --tool=callgrind --instr-atstart=no`; the process turns counting on
 just before `run_model` and off after it (`callgrind_control`), so imports and the build are not counted. numba's
 kernels are compiled for a generic x86-64 (`NUMBA_CPU_NAME=generic`: valgrind's CPU is not the host's, and numba
 would otherwise compile them again under valgrind, for minutes); the same run outside valgrind first fills that cache
