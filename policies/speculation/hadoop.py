@@ -164,8 +164,13 @@ class HadoopSpeculation(SpeculationPolicy):
         if self._bounds[kind][1] < math.inf:
             return True
         group = 2 * job.number + (kind == TaskKind.REDUCE)
-        # a job past the kept averages had no running attempt when the bounds were made, only first launches since
-        average = self._average[group] if group < len(self._average) else job.progress(kind)
+        if group < len(self._average):
+            return not self._average[group] >= SPECULATIVE_GAP - _EPS
+        # A job past the kept averages had no running attempt when the bounds were made, only first launches since
+        # (the standing key is unchanged), each at progress 0: `Job.progress` is its finished tasks over its tasks,
+        # the same float, without its loop over the running tasks (a big job's first wave: thousands).
+        n = len(job.maps if kind == TaskKind.MAP else job.reduces)
+        average = 1.0 if n == 0 else job.count(kind, TaskState.DONE) / n
         return not average >= SPECULATIVE_GAP - _EPS
 
     @staticmethod
