@@ -574,13 +574,13 @@ class Job(Agent):
         Cached until the attempts' progress or the job's task counts change (`CloudModel.progress_version`:
         map outputs fed to reduces, launches and kills move progress between ticks)."""
         model = self.model
-        model.item_progress()
+        progress = model.item_progress()
         key = (kind, model.progress_version, self._counts[kind][TaskState.DONE], len(self.running_tasks[kind]))
         cached = self._progress_cache.get(kind)
         if cached is None or cached[0] != key:
             n = len(self.maps if kind == TaskKind.MAP else self.reduces)
             done = self._counts[kind][TaskState.DONE]
-            value = 1.0 if n == 0 else (done + sum(t.progress for t in self.running_tasks[kind])) / n
+            value = 1.0 if n == 0 else (done + sum(_running_progress(self.running_tasks[kind], progress))) / n
             self._progress_cache[kind] = cached = (key, value)
         return cached[1]
 
@@ -590,6 +590,16 @@ class Job(Agent):
 
     def __repr__(self) -> str:
         return f"Job({self.job_id} {self.name}, {self.state})"
+
+
+def _running_progress(tasks: dict[Task, None], progress: np.ndarray) -> list[float]:
+    """`Task.progress` of each running task, in order: read from the item table's progress (`progress`, by row) in one
+    gather when every task runs one attempt that holds a row (mostly: a big job's thousands of running maps), each
+    task's own way otherwise (backups, or an attempt whose row went in this tick and whose end is being processed)."""
+    rows = [active[0].row if len(active) == 1 else None for active in [t.active for t in tasks]]
+    if None in rows:
+        return [t.progress for t in tasks]
+    return progress[rows].tolist()
 
 
 def _first_pending(cache: list[Task] | None, exclude: set[Task]) -> Task | None:
