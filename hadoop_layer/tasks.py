@@ -593,13 +593,20 @@ class Job(Agent):
 
 
 def _running_progress(tasks: dict[Task, None], progress: np.ndarray) -> list[float]:
-    """`Task.progress` of each running task, in order: read from the item table's progress (`progress`, by row) in one
-    gather when every task runs one attempt that holds a row (mostly: a big job's thousands of running maps), each
-    task's own way otherwise (backups, or an attempt whose row went in this tick and whose end is being processed)."""
+    """`Task.progress` of each running task, in order: a task that runs one attempt holding a row (mostly: a big job's
+    thousands of running maps) reads it from the item table's progress (`progress`, by row), all in one gather; the
+    others their own way (backups, or an attempt whose row went in this tick and whose end is being processed)."""
     rows = [active[0].row if len(active) == 1 else None for active in [t.active for t in tasks]]
-    if None in rows:
-        return [t.progress for t in tasks]
-    return progress[rows].tolist()
+    if None not in rows:
+        return progress[rows].tolist()
+    others = [i for i, row in enumerate(rows) if row is None]
+    for i in others:
+        rows[i] = 0
+    values = progress[rows].tolist() if len(progress) else [0.0] * len(rows)
+    listed = list(tasks)
+    for i in others:
+        values[i] = listed[i].progress
+    return values
 
 
 def _first_pending(cache: list[Task] | None, exclude: set[Task]) -> Task | None:
