@@ -274,3 +274,44 @@ def test_job_counts_are_the_former_loops(jobs, numbers, top):
     got, want = spec._job_counts(fakes, top), former_job_counts(fakes, top)
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype and np.array_equal(g, w)
+
+
+@pytest.mark.parametrize(("name", "settings", "seed"), CASES)
+def test_job_averages_read_in_one_gather_are_the_tasks_own_progress(monkeypatch, name, settings, seed):
+    """`Job.progress` reads its running tasks' progress in one gather (`tasks._running_progress`): at every speculation
+    verdict of a run with backups, the values are each task's `Task.progress`, in order, floats, both when every task
+    runs one attempt with a row and beside tasks that do not (a backup, or an attempt ended in the tick being
+    processed); and a kept bound's shortcut for a job past the kept averages (`_keeps`) is `Job.progress`."""
+    from hadoop_layer import tasks as task_module
+
+    seen: Counter = Counter()
+    original_verdict, original_keeps = spec.HadoopSpeculation._verdict, spec.HadoopSpeculation._keeps
+
+    def verdict(self, cluster, now):
+        progress = cluster._model.item_progress()
+        for job in cluster.jobs:
+            for kind in TaskKind:
+                running = job.running_tasks[kind]
+                values = task_module._running_progress(running, progress)
+                assert values == [t.progress for t in running] and all(type(v) is float for v in values)
+                if running:
+                    own_way = any(len(t.active) != 1 or t.active[0].row is None for t in running)
+                    seen["others" if own_way else "rows"] += 1
+        return original_verdict(self, cluster, now)
+
+    def keeps(self, task):
+        kind, job = task.kind, task.job
+        if 2 * job.number + (kind == TaskKind.REDUCE) >= len(self._average) and self._bounds[kind][1] == np.inf:
+            n = len(job.maps if kind == TaskKind.MAP else job.reduces)
+            assert job.progress(kind) == job.count(kind, TaskState.DONE) / n
+            seen["past the kept averages"] += 1
+        return original_keeps(self, task)
+
+    monkeypatch.setattr(spec.HadoopSpeculation, "_verdict", verdict)
+    monkeypatch.setattr(spec.HadoopSpeculation, "_keeps", keeps)
+    scenario = SCENARIOS[name]
+    model = scenario.build(validate(scenario.Settings, settings), seed=seed)
+    run_model(model, scenario.horizon_s(model), progress=False, stops_itself=scenario.stops_itself)
+    assert seen["rows"] >= 20 and seen["others"] >= 5, seen
+    if name == "swim-lifecycle":  # many jobs: some launch their first tasks while the bounds are kept (12 here)
+        assert seen["past the kept averages"] >= 5, seen
