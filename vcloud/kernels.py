@@ -1718,7 +1718,8 @@ def copiers_take(
 
     A column's candidates are its nodes with a backlog (`waiting` counts them) but those with a fetch under way
     (uniqueHosts), so their number is known before its row is read, and the scan of the row stops at the last one;
-    a crowded reduce's few candidates are put in rotation order by insertion (no allocation), many by argsort."""
+    a crowded reduce walks its rotation instead (the inverse of `position`'s row), so its candidates, hundreds on a
+    busy cluster, come in rotation order without a sort, and only those it takes are kept."""
     n, n_cols = backlog.shape[1], changed.size
     cols = np.empty(n_cols, np.int64)
     m = 0
@@ -1752,7 +1753,7 @@ def copiers_take(
             busy_nodes[at_busy[j]] = fetch_node[f]
             at_busy[j] += 1
     total = 0
-    crowded = False  # some reduce has more nodes than free copiers: all are taken in rotation order
+    crowded = False  # some reduce has more nodes than free copiers: it takes them in rotation order
     for j in range(m):
         c = cols[j]
         count[j] += waiting[c]
@@ -1760,10 +1761,13 @@ def copiers_take(
         crowded = crowded or count[j] > copiers - in_flight[c]
     if total == 0:
         return fetch_node, fetch_col, False, q_col, q_val
-    # the candidates by reduce, then by node (or, crowded, by place in the rotation from where it stopped: the places
-    # in a reduce are distinct)
+    # the nodes taken, by reduce: one with no more candidates than free copiers takes them all (found by node); a
+    # crowded one walks its rotation from where it stopped and takes each candidate while the time taken before it is
+    # below the free copiers' (or fewer than those were taken): the costs summed in rotation order as np.cumsum does,
+    # less the node's own. Each candidate's `at` is its place in the rotation from where it stopped.
     k, node, at = np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.int64)
     busy = np.zeros(n, np.bool_)
+    node_at = np.empty(n, np.int64)  # a crowded reduce's rotation: the node at each place
     e = 0
     for j in range(m):
         if count[j] == 0:
@@ -1771,47 +1775,39 @@ def copiers_take(
         c = cols[j]
         for f in range(first_busy[j], first_busy[j + 1]):
             busy[busy_nodes[f]] = True
-        first, row, shift = e, backlog[c], next_at[c]
-        for v in range(n):
-            if row[v] > 0 and not busy[v]:
-                place = position[c, v] - shift
-                k[e], node[e], at[e] = j, v, place + n if place < 0 else place
-                e += 1
-                if e - first == count[j]:
-                    break
+        row, shift, free = backlog[c], next_at[c], copiers - in_flight[c]
+        if count[j] <= free:
+            first = e
+            for v in range(n):
+                if row[v] > 0 and not busy[v]:
+                    place = position[c, v] - shift
+                    k[e], node[e], at[e] = j, v, place + n if place < 0 else place
+                    e += 1
+                    if e - first == count[j]:
+                        break
+        else:
+            for v in range(n):
+                node_at[position[c, v]] = v
+            to, cum, r = to_node[c], 0.0, 0
+            for a in range(n):
+                place = shift + a
+                v = node_at[place - n if place >= n else place]
+                if row[v] > 0 and not busy[v]:
+                    stream = disk_mb[v] if v == to else np_min(send_mb[v], nic_mb[to])
+                    cost = row[v] / stream
+                    cum = cost if r == 0 else cum + cost
+                    if (cum - cost < free) or (r < free):
+                        k[e], node[e], at[e] = j, v, a
+                        e += 1
+                    r += 1
+                    if r == count[j]:
+                        break
         for f in range(first_busy[j], first_busy[j + 1]):
             busy[busy_nodes[f]] = False
-        if crowded and e - first > 24:
-            order = np.argsort(at[first:e])
-            node[first:e], at[first:e] = node[first:e][order], at[first:e][order]
-        elif crowded:
-            for i in range(first + 1, e):
-                place, v = at[i], node[i]
-                p = i - 1
-                while p >= first and at[p] > place:
-                    at[p + 1], node[p + 1] = at[p], node[p]
-                    p -= 1
-                at[p + 1], node[p + 1] = place, v
-    take = np.ones(total, np.bool_)
-    if crowded:  # some reduce has more nodes than free copiers: take in rotation while time is left
-        e = 0
-        for j in range(m):
-            c = cols[j]
-            free = copiers - in_flight[c]
-            cum = 0.0
-            for r in range(count[j]):
-                v = node[e]
-                stream = disk_mb[v] if v == to_node[c] else np_min(send_mb[v], nic_mb[to_node[c]])
-                cost = backlog[c, v] / stream
-                cum = cost if r == 0 else cum + cost
-                take[e] = (cum - cost < free) or (r < free)
-                e += 1
-    n_new = 0
+    n_new = e
     extra = np.zeros(n, np.int64)  # new entries per read row
-    for e in range(total):
-        if take[e]:
-            n_new += 1
-            extra[node[e]] += 1
+    for f in range(n_new):
+        extra[node[f]] += 1
     need = 0
     for v in range(n):
         if extra[v]:
@@ -1821,14 +1817,11 @@ def copiers_take(
     last = np.full(m, -1, np.int64)
     taken = np.zeros(m, np.int64)
     new_c, new_v = np.empty(n_new, np.int64), np.empty(n_new, np.int64)  # by column, then node
-    f = 0
-    for e in range(total):
-        if take[e]:
-            j, v = k[e], node[e]
-            new_c[f], new_v[f] = cols[j], v
-            f += 1
-            taken[j] += 1
-            last[j] = max(last[j], at[e])
+    for f in range(n_new):
+        j = k[f]
+        new_c[f], new_v[f] = cols[j], node[f]
+        taken[j] += 1
+        last[j] = max(last[j], at[f])
     for j in range(m):
         c = cols[j]
         in_flight[c] += taken[j]
