@@ -1718,8 +1718,9 @@ def copiers_take(
 
     A column's candidates are its nodes with a backlog (`waiting` counts them) but those with a fetch under way
     (uniqueHosts), so their number is known before its row is read, and the scan of the row stops at the last one;
-    a crowded reduce walks its rotation instead (the inverse of `position`'s row), so its candidates, hundreds on a
-    busy cluster, come in rotation order without a sort, and only those it takes are kept."""
+    a crowded reduce's few candidates are put in rotation order by insertion, and one with many (hundreds on a busy
+    cluster) walks its rotation instead (the inverse of `position`'s row): they come in its order without a sort.
+    Only the nodes taken are kept."""
     n, n_cols = backlog.shape[1], changed.size
     cols = np.empty(n_cols, np.int64)
     m = 0
@@ -1775,9 +1776,9 @@ def copiers_take(
         c = cols[j]
         for f in range(first_busy[j], first_busy[j + 1]):
             busy[busy_nodes[f]] = True
-        row, shift, free = backlog[c], next_at[c], copiers - in_flight[c]
-        if count[j] <= free:
-            first = e
+        row, shift, free, to = backlog[c], next_at[c], copiers - in_flight[c], to_node[c]
+        if count[j] <= max(free, 24):  # found by node (stopping at the last candidate), then, if crowded, put in
+            first = e  # rotation order by insertion and taken while time is left
             for v in range(n):
                 if row[v] > 0 and not busy[v]:
                     place = position[c, v] - shift
@@ -1785,10 +1786,28 @@ def copiers_take(
                     e += 1
                     if e - first == count[j]:
                         break
-        else:
+            if count[j] > free:
+                for i in range(first + 1, e):
+                    place, v = at[i], node[i]
+                    p = i - 1
+                    while p >= first and at[p] > place:
+                        at[p + 1], node[p + 1] = at[p], node[p]
+                        p -= 1
+                    at[p + 1], node[p + 1] = place, v
+                cum, kept = 0.0, first
+                for i in range(first, e):
+                    v = node[i]
+                    stream = disk_mb[v] if v == to else np_min(send_mb[v], nic_mb[to])
+                    cost = row[v] / stream
+                    cum = cost if i == first else cum + cost
+                    if (cum - cost < free) or (i - first < free):
+                        k[kept], node[kept], at[kept] = j, v, at[i]
+                        kept += 1
+                e = kept
+        else:  # many: walk the rotation, the candidates coming in its order
             for v in range(n):
                 node_at[position[c, v]] = v
-            to, cum, r = to_node[c], 0.0, 0
+            cum, r = 0.0, 0
             for a in range(n):
                 place = shift + a
                 v = node_at[place - n if place >= n else place]
