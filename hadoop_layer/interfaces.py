@@ -217,12 +217,18 @@ class ClusterView:
     def running_arrays(self) -> RunningArrays | None:
         """The running task attempts as arrays (one entry per attempt, in item-table order), for per-tick tests
         without a Python loop over tasks. The same object is returned until progress or a task's state changes,
-        so a policy may key its own per-state results on its identity. None while the attempts that ended in
-        this tick are being processed (the JobTracker and the jobs still count them running; their rows are gone)."""
+        so a policy may key its own per-state results on its identity.
+
+        While a tick's ended attempts are processed, their rows are gone but their tasks still run: each not released
+        yet (`HadoopModel.ending`) is an entry after the table's at the progress its task reads for it (1.0: it is
+        done), and a task whose last attempt is being released (`HadoopModel.releasing`, still running with no
+        attempt) an entry at 0.0, as `Task.progress` reads them. None when the entries do not account for every
+        running attempt and task (a map's piece or a setup task has no gid; a task left with no attempt otherwise)."""
         model = self._model
         jt = model.jobtracker
         progress = model.item_progress()
-        key = (model.progress_version, model.task_changes, *jt.running_attempts.values())
+        ending, releasing = model.ending, model.releasing
+        key = (model.progress_version, model.task_changes, *jt.running_attempts.values(), len(ending), id(releasing))
         if self._arrays[0] == key:
             return self._arrays[1]
         layout = (model.items.layout, *key[1:])  # rows and tags change only with the layout (start_item, stop_item)
@@ -231,7 +237,10 @@ class ClusterView:
             rows = np.flatnonzero(tag)
             gid = tag[rows]
             columns = None
-            if len(rows) == sum(jt.running_attempts.values()):
+            extra_gid, extra = _ending_entries(ending, releasing)
+            if len(rows) + len(ending) == sum(jt.running_attempts.values()) and 0 not in extra_gid:
+                if extra_gid:
+                    gid = np.concatenate((gid, np.array(extra_gid, dtype=np.int64)))
                 ordered = np.sort(gid)
                 repeated = ordered[1:] == ordered[:-1]
                 tasks = len(gid) - int(np.count_nonzero(repeated))
@@ -239,13 +248,15 @@ class ClusterView:
                     attempts = np.ones(len(gid), dtype=np.int64)
                     if tasks < len(gid):
                         attempts = np.bincount(gid)[gid]
-                    columns = (gid, model.task_kind[gid], model.task_job[gid], model.task_start[gid], attempts)
+                    columns = (gid, model.task_kind[gid], model.task_job[gid], model.task_start[gid], attempts,
+                               np.array(extra))  # fmt: skip
             self._rows = (layout, rows, columns)
         _, rows, columns = self._rows
         found = None
         if columns is not None:
-            gid, kind, job, start, attempts = columns
-            found = RunningArrays(gid, kind, job, start, progress[rows], attempts)
+            gid, kind, job, start, attempts, extra = columns
+            now = progress[rows] if not extra.size else np.concatenate((progress[rows], extra))
+            found = RunningArrays(gid, kind, job, start, now, attempts)
         self._arrays = (key, found)
         return found
 
@@ -378,3 +389,19 @@ class NoSlotManager(SlotManager):
 
     def adjust(self, cluster: ClusterView) -> list[SlotAction]:
         return []
+
+
+def _ending_entries(ending: dict[TaskAttempt, None], releasing: Task | None) -> tuple[list[int], list[float]]:
+    """`running_arrays`' entries beyond the item table's: (task gids, progress) of the ended attempts not released
+    yet whose tasks still run, and of the task being released if no attempt is left it (see `running_arrays`)."""
+    gids: list[int] = []
+    values: list[float] = []
+    for attempt in ending:
+        task = attempt.task
+        if task.state == TaskState.RUNNING:
+            gids.append(task.gid)
+            values.append(1.0 if attempt.state == ItemState.DONE else 0.0)
+    if releasing is not None and releasing.state == TaskState.RUNNING and not releasing.active and not releasing.role:
+        gids.append(releasing.gid)
+        values.append(0.0)
+    return gids, values

@@ -494,13 +494,19 @@ class JobTracker:
         if attempt.route is not None:
             self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
         row = self.attempts.remove(attempt)
+        model = self.model
         if not task.role:  # a setup or cleanup attempt is not a map or reduce to the policies
+            model.ending.pop(attempt, None)
             if task.kind == TaskKind.MAP:
                 self.map_slot_freed = True
             else:
-                self.model.shuffle.drop_reduce(attempt)
-        if self.wants_heartbeat(tracker):
-            tracker.wake()
+                model.shuffle.drop_reduce(attempt)
+        model.releasing = task  # still in its state, maybe with no attempt left (ClusterView.running_arrays)
+        try:
+            if self.wants_heartbeat(tracker):
+                tracker.wake()
+        finally:
+            model.releasing = None
         attempt.route = None  # its files are deleted or handed on: where they were matters no more
         attempt.settle()
         return row

@@ -32,6 +32,7 @@ from vcloud import VM, CloudModel
 from vcloud.agents import CHARGES
 from vcloud.model import InvariantError
 from vcloud.tables import grown
+from vcloud.work import ItemState
 
 
 class HadoopModel(CloudModel):
@@ -65,6 +66,10 @@ class HadoopModel(CloudModel):
         # tasks in the order of their first launch in this tick: a task's first attempt starts at progress 0 and
         # "now", so it moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
         self.first_launched: list[Task] = []
+        # while a tick's ended attempts are processed (their rows are gone, their tasks still run): those not released
+        # yet, and the task of the one being released (`JobTracker._release`), for ClusterView.running_arrays
+        self.ending: dict[TaskAttempt, None] = {}
+        self.releasing: Task | None = None
         self.numbered_jobs: list[Job] = []  # by Job.number - 1: an ended attempt's job (EndedAttempts.task_of)
 
     # ---- building ---------------------------------------------------------------------------------
@@ -158,6 +163,8 @@ class HadoopModel(CloudModel):
         for item in items:
             if isinstance(item, ServeItem):
                 self.shuffle.item_stopped(item)
+            elif state == ItemState.DONE and isinstance(item, TaskAttempt) and not item.task.role:
+                self.ending[item] = None  # until its end is processed (JobTracker._release)
         return moved
 
     def before_tick(self) -> None:

@@ -42,6 +42,7 @@ def test_array_test_answers_as_the_loop_at_every_call(monkeypatch, allocator):
     def checked(self, cluster):
         fresh = self._may[0] != cluster.now
         with_arrays["now"] = fresh and cluster.running_arrays() is not None
+        with_arrays["while ending"] += with_arrays["now"] and bool(cluster._model.ending)  # a tick's ends processed
         answer = original(self, cluster)
         if fresh:
             assert answer == loop_answer(cluster), f"t={cluster.now}"
@@ -62,6 +63,7 @@ def test_array_test_answers_as_the_loop_at_every_call(monkeypatch, allocator):
     assert seen[True] >= 5 and seen[False] >= 5  # both answers are exercised
     assert with_arrays["calls"] > 0.75 * sum(seen.values())
     assert sum(loops.values()) < 0.25 * with_arrays["calls"]  # the arrays decide most calls they can
+    assert with_arrays["while ending"] > 0, with_arrays  # also while the tick's ended attempts are processed
 
 
 def test_running_arrays_follow_the_attempts_and_are_reused_until_something_changes():
@@ -178,15 +180,17 @@ def test_the_loop_that_skips_jobs_without_a_lagging_task_answers_as_the_plain_lo
     working out its average: the same answers at every call, on a run where both answers occur."""
     answers: Counter = Counter()
     late = Counter()  # calls at which some running task had started just SPECULATIVE_LAG_S ago or more
+    original = spec.HadoopSpeculation._verdict
 
-    def checked(cluster, kind, now):
-        answer = LOOP(cluster, kind, now)
-        assert answer == plain_any_candidate(cluster, kind, now), f"t={now} {kind}"
-        answers[answer] += 1
-        late[any(spec._lagging(j.running_tasks[kind], now) for j in cluster.jobs)] += 1
-        return answer
+    def checked(self, cluster, now):  # the loop asked at every verdict, whether or not the arrays decide it
+        for kind in TaskKind:
+            answer = LOOP(cluster, kind, now)
+            assert answer == plain_any_candidate(cluster, kind, now), f"t={now} {kind}"
+            answers[answer] += 1
+            late[any(spec._lagging(j.running_tasks[kind], now) for j in cluster.jobs)] += 1
+        return original(self, cluster, now)
 
-    monkeypatch.setattr(spec.HadoopSpeculation, "_any_candidate", staticmethod(checked))
+    monkeypatch.setattr(spec.HadoopSpeculation, "_verdict", checked)
     scenario = FlexSlot()
     model = scenario.build(validate(scenario.Settings, {"allocator": "drs", "scale": 0.1}), seed=2)
     run_model(model, scenario.horizon_s(model), progress=False)
