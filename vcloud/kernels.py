@@ -1679,6 +1679,20 @@ def set_remaining(
     return True
 
 
+@numba.njit(inline="always")
+def _take_in_rotation(
+    cum: float, r: int, mb: float, v: int, to: int, free: int, disk_mb: np.ndarray, send_mb: np.ndarray,
+    nic_mb: np.ndarray,
+) -> tuple[float, bool]:
+    """A crowded reduce's `r`-th candidate in rotation order, node `v` with `mb` for it (`cum`: the costs of those
+    before it, summed in that order): the sum with its cost (`mb` over what one stream moves in a tick: the serving
+    disk on the reduce's own node `to`, else the serving node's send and the reduce's NIC), and whether a copier takes
+    it (the time taken before it is below the free copiers', or fewer than those were taken)."""
+    cost = mb / (disk_mb[v] if v == to else np_min(send_mb[v], nic_mb[to]))
+    cum = cost if r == 0 else cum + cost
+    return cum, (cum - cost < free) or (r < free)
+
+
 @numba.njit(cache=True, nogil=True)
 def copiers_take(
     copiers: int,
@@ -1797,10 +1811,8 @@ def copiers_take(
                 cum, kept = 0.0, first
                 for i in range(first, e):
                     v = node[i]
-                    stream = disk_mb[v] if v == to else np_min(send_mb[v], nic_mb[to])
-                    cost = row[v] / stream
-                    cum = cost if i == first else cum + cost
-                    if (cum - cost < free) or (i - first < free):
+                    cum, take = _take_in_rotation(cum, i - first, row[v], v, to, free, disk_mb, send_mb, nic_mb)
+                    if take:
                         k[kept], node[kept], at[kept] = j, v, at[i]
                         kept += 1
                 e = kept
@@ -1812,10 +1824,8 @@ def copiers_take(
                 place = shift + a
                 v = node_at[place - n if place >= n else place]
                 if row[v] > 0 and not busy[v]:
-                    stream = disk_mb[v] if v == to else np_min(send_mb[v], nic_mb[to])
-                    cost = row[v] / stream
-                    cum = cost if r == 0 else cum + cost
-                    if (cum - cost < free) or (r < free):
+                    cum, take = _take_in_rotation(cum, r, row[v], v, to, free, disk_mb, send_mb, nic_mb)
+                    if take:
                         k[e], node[e], at[e] = j, v, a
                         e += 1
                     r += 1
