@@ -16,6 +16,7 @@ import numpy as np
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.ledger import RunningLedger
 from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind, TaskState
+from vcloud import kernels
 from vcloud.work import ItemState
 
 if TYPE_CHECKING:
@@ -233,23 +234,15 @@ class ClusterView:
             return self._arrays[1]
         layout = (model.items.layout, *key[1:])  # rows and tags change only with the layout (start_item, stop_item)
         if self._rows[0] != layout:
-            tag = model.items.tag[: model.items.n]
-            rows = np.flatnonzero(tag)
-            gid = tag[rows]
-            columns = None
             extra_gid, extra = _ending_entries(ending, releasing)
-            if len(rows) + len(ending) == sum(jt.running_attempts.values()) and 0 not in extra_gid:
-                if extra_gid:
-                    gid = np.concatenate((gid, np.array(extra_gid, dtype=np.int64)))
-                ordered = np.sort(gid)
-                repeated = ordered[1:] == ordered[:-1]
-                tasks = len(gid) - int(np.count_nonzero(repeated))
-                if tasks == jt.ledger.running_tasks:
-                    attempts = np.ones(len(gid), dtype=np.int64)
-                    if tasks < len(gid):
-                        attempts = np.bincount(gid)[gid]
-                    columns = (gid, model.task_kind[gid], model.task_job[gid], model.task_start[gid], attempts,
-                               np.array(extra))  # fmt: skip
+            rows, gid, kind, job, start, attempts, tasks = kernels.running_entries(
+                model.items.tag, model.items.n, np.array(extra_gid, dtype=np.int64), model.task_kind, model.task_job,
+                model.task_start,
+            )  # fmt: skip
+            columns = None
+            if (len(rows) + len(ending) == sum(jt.running_attempts.values()) and 0 not in extra_gid
+                    and tasks == jt.ledger.running_tasks):  # fmt: skip
+                columns = (gid, kind, job, start, attempts, np.array(extra))
             self._rows = (layout, rows, columns)
         _, rows, columns = self._rows
         found = None

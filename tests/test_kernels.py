@@ -871,6 +871,36 @@ def test_lag_bounds_is_numpys_bits(args):
     assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
 
 
+def numpy_running_entries(tag, n, extra_gid, task_kind, task_job, task_start):
+    """ClusterView.running_arrays' entries as the NumPy calls `kernels.running_entries` replaced."""
+    tag = tag[:n]
+    rows = np.flatnonzero(tag)
+    gid = np.concatenate((tag[rows], extra_gid)) if extra_gid.size else tag[rows]
+    ordered = np.sort(gid)
+    tasks = len(gid) - int(np.count_nonzero(ordered[1:] == ordered[:-1]))
+    attempts = np.bincount(gid)[gid] if tasks < len(gid) else np.ones(len(gid), dtype=np.int64)
+    return rows, gid, task_kind[gid], task_job[gid], task_start[gid], attempts, tasks
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), extra=st.integers(0, 4), width=st.integers(1, 60))
+def test_running_entries_are_numpys_values(seed, n, extra, width):
+    """Rows with a gid (0: none) ascending, then the extra gids; some tasks with several entries (backups)."""
+    r = np.random.default_rng(seed)
+    tasks = width + 1
+    tag = np.where(r.random(n + 5) < 0.6, r.integers(1, tasks, n + 5), 0).astype(np.int64)
+    extra_gid = r.integers(1, tasks, extra).astype(np.int64)
+    task_kind = r.integers(0, 2, tasks).astype(np.int8)
+    task_job = r.integers(0, 5, tasks).astype(np.int64)
+    task_start = np.where(r.random(tasks) < 0.2, np.nan, r.random(tasks) * 100)
+    got = kernels.running_entries(tag, n, extra_gid, task_kind, task_job, task_start)
+    want = numpy_running_entries(tag, n, extra_gid, task_kind, task_job, task_start)
+    assert got[6] == want[6]
+    for g, w in zip(got[:6], want[:6], strict=True):
+        assert g.dtype == w.dtype
+        assert same_bits(g, w) if g.dtype.kind == "f" else np.array_equal(g, w)
+
+
 def numpy_item_progress(remaining, amount, lo, hi, n):
     """CloudModel.item_progress as the NumPy calls `kernels.item_progress` replaced."""
     amount = amount[:n]
