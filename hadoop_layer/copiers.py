@@ -167,8 +167,7 @@ class CopierShuffle(ShuffleServer):
             self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len, self._stale, self.col_nnz,
             self.col_big, DRAINED_MB,
         )  # fmt: skip
-        hi = self._hi
-        self._look = bool((self.changed[:hi] & (self.waiting[:hi] > 0) & (self.in_flight[:hi] < self.copiers)).any())
+        self._look = kernels.copiers_look(self.changed, self.waiting, self.in_flight, self.copiers, self._hi)
         if took:
             self._set_work()
 

@@ -61,8 +61,11 @@ def test_removing_rows_at_once_is_removing_them_in_turn(n, data):
         table.widen(3)
     for k in range(n):
         values = rng.random(6)
+        cells = {name: rng.random(getattr(tables[0], name).shape[1:]) * 100 for name in tables[0]._names}
         for table in tables:
             row = table.add_item(k, k, *values[:4])
+            for name, value in cells.items():  # every column its own values (each cast to the column's type)
+                getattr(table, name)[row] = value
             table.usr_s[row], table.stream_need[row, k % 3], table.tag[row] = values[5], values[0], k
     gone = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n))
     one, many = tables

@@ -871,6 +871,16 @@ def test_lag_bounds_is_numpys_bits(args):
     assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
 
 
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 12), copiers=st.integers(1, 5))
+def test_copiers_look_is_numpys_any(seed, n, copiers):
+    r = np.random.default_rng(seed)
+    changed, waiting = r.random(n) < 0.5, r.integers(0, 3, n).astype(np.int64)
+    in_flight, hi = r.integers(0, copiers + 1, n).astype(np.int64), int(r.integers(0, n + 1))
+    want = bool((changed[:hi] & (waiting[:hi] > 0) & (in_flight[:hi] < copiers)).any())
+    assert kernels.copiers_look(changed, waiting, in_flight, copiers, hi) is want
+
+
 def numpy_running_entries(tag, n, extra_gid, task_kind, task_job, task_start):
     """ClusterView.running_arrays' entries as the NumPy calls `kernels.running_entries` replaced."""
     tag = tag[:n]

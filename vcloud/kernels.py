@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import literal_unroll
 
 _INF = np.inf
 
@@ -1590,6 +1591,32 @@ def resum_rows(
             stale[r] = False
 
 
+@numba.njit(inline="always")
+def _move_flat(cols: tuple, dst: np.ndarray, src: np.ndarray) -> None:
+    for col in cols:
+        for j in range(dst.size):
+            col[dst[j]] = col[src[j]]
+
+
+@numba.njit(inline="always")
+def _move_wide(cols: tuple, dst: np.ndarray, src: np.ndarray) -> None:
+    for col in cols:
+        for j in range(dst.size):
+            col[dst[j], :] = col[src[j], :]
+
+
+@numba.njit(cache=True, nogil=True)
+def move_rows(dst: np.ndarray, src: np.ndarray, flat: tuple, wide: tuple) -> None:
+    """`vcloud.tables.ItemTable.remove_rows`' copies: row `src[j]` of every column into row `dst[j]`. `flat` and
+    `wide` hold the table's one- and two-dimensional columns in tuples of one type each (numba iterates a tuple of
+    one type): a tick's ended items leave with one call, not one NumPy copy a column (29). No row is both given and
+    received, so the copies in any order are the fancy-indexed ones'."""
+    for flat_cols in literal_unroll(flat):
+        _move_flat(flat_cols, dst, src)
+    for wide_cols in literal_unroll(wide):
+        _move_wide(wide_cols, dst, src)
+
+
 @numba.njit(cache=True, nogil=True)
 def running_entries(
     tag: np.ndarray, n: int, extra_gid: np.ndarray, task_kind: np.ndarray, task_job: np.ndarray, task_start: np.ndarray
@@ -1744,6 +1771,17 @@ def _take_in_rotation(
     cost = mb / (disk_mb[v] if v == to else np_min(send_mb[v], nic_mb[to]))
     cum = cost if r == 0 else cum + cost
     return cum, (cum - cost < free) or (r < free)
+
+
+@numba.njit(cache=True, nogil=True)
+def copiers_look(changed: np.ndarray, waiting: np.ndarray, in_flight: np.ndarray, copiers: int, hi: int) -> bool:
+    """Some of the first `hi` reduce columns changed, has a backlog and a free copier: `copiers_take` may take a node
+    at the next look (`CopierShuffle.before_tick`; NumPy's `(changed & (waiting > 0) & (in_flight < copiers)).any()`
+    was five calls a tick)."""
+    for c in range(hi):  # noqa: SIM110  (a loop: numba compiles no generator for any())
+        if changed[c] and waiting[c] > 0 and in_flight[c] < copiers:
+            return True
+    return False
 
 
 @numba.njit(cache=True, nogil=True)

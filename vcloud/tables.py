@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from vcloud import kernels
+
 
 def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
     """An array of `shape` filled with `fill`, holding `a` (None: nothing yet) in its leading corner: room for more
@@ -212,6 +214,7 @@ class ItemTable(Columns):
         self._zeroed = tuple(name for name in self.SCHEMA if name not in given)
         self.layout = 0  # bumped whenever a row's needs change (add, remove, new phase): a key for caches
         self._blank: tuple = (None, None, [])  # add_item's writes, for these columns (_blank_writes)
+        self._groups: tuple = (None, None, ((), ()))  # the columns by dimension and type (_column_groups)
 
     def add(self, owner: object, **values: float) -> int:
         row = self.append(**values)
@@ -251,6 +254,21 @@ class ItemTable(Columns):
         self._blank = (self.vm, self.stream_vm, writes)
         return self._blank
 
+    def _column_groups(self) -> tuple[tuple[tuple[np.ndarray, ...], ...], tuple[tuple[np.ndarray, ...], ...]]:
+        """The columns as `kernels.move_rows` takes them: the one-dimensional ones, then the wide ones, in tuples of
+        one dtype each. Kept with `vm` and `stream_vm` as they were (see `_blank_writes`)."""
+        groups = self._groups
+        if groups[0] is not self.vm or groups[1] is not self.stream_vm:
+            cols = self.__dict__
+            by_type: dict[tuple, list[np.ndarray]] = {}
+            for name in self._names:
+                col = cols[name]
+                by_type.setdefault((col.ndim, col.dtype.str), []).append(col)
+            flat = tuple(tuple(g) for (ndim, _), g in by_type.items() if ndim == 1)
+            wide = tuple(tuple(g) for (ndim, _), g in by_type.items() if ndim == 2)
+            groups = self._groups = (self.vm, self.stream_vm, (flat, wide))
+        return groups[2]
+
     def take(self, rows: np.ndarray, names: tuple[str, ...]) -> ItemTable:
         """A table of `rows` only (in this order) holding the columns `names`, without owners: what the engine's tick
         works on when some rows add nothing to it (engine.live_items). Its `layout` is this table's; its `rows` are
@@ -264,11 +282,11 @@ class ItemTable(Columns):
         return sub
 
     def remove_rows(self, rows: list[int]) -> list[tuple[object, int]]:
-        """Free `rows` (their items' rows now) one after another, each taking the last row's content, with one copy per
-        column for all of them: the tick's ended items (`CloudModel.stop_items`; a SWIM day ends most attempts in
-        bursts of 30 to 150 a tick). The table ends as the removals one by one leave it (an earlier one may move the
-        item of a later one, which is then removed from its new row). Returns the owners that moved and their rows
-        now, by row.
+        """Free `rows` (their items' rows now) one after another, each taking the last row's content, with one compiled
+        copy for all of them and every column (`kernels.move_rows`): the tick's ended items (`CloudModel.stop_items`; a
+        SWIM day ends most attempts in bursts of 30 to 150 a tick). The table ends as the removals one by one leave it
+        (an earlier one may move the item of a later one, which is then removed from its new row). Returns the owners
+        that moved and their rows now, by row.
 
         Content only ever moves from the last row: a row below the final count keeps its content unless freed, and
         every row that receives one is below it, every row given is at or above it, so the copies do not overlap."""
@@ -287,14 +305,8 @@ class ItemTable(Columns):
         if source:
             dst = sorted(source)
             src = [source[r] for r in dst]
-            if len(dst) == 1:
-                (d,), (s,) = dst, src
-            else:
-                d, s = np.array(dst, dtype=np.int64), np.array(src, dtype=np.int64)
-            cols = self.__dict__
-            for name in self._names:
-                col = cols[name]
-                col[d] = col[s]
+            d, s = np.array(dst, dtype=np.int64), np.array(src, dtype=np.int64)
+            kernels.move_rows(d, s, *self._column_groups())
             for r, o in zip(dst, src, strict=True):
                 owner[r] = owner[o]
                 moved.append((owner[r], r))
