@@ -393,24 +393,13 @@ class ShuffleServer(ShuffleMode):
         if closing.size:  # most ticks drain no closing reduce's queue
             self._close_drained(closing)
 
-    def shuffling(self, cols: np.ndarray) -> np.ndarray:
-        """Per reduce column: its attempt's shuffle phase runs (False while its JVM starts)."""
-        return self.model.items.kind[self.col_row[cols]] != _CPU
-
     def _deliver(self) -> np.ndarray:
         """Hand held bytes to the reduces whose shuffle phase runs (a reduce still starting keeps them held); returns
         the columns handed over."""
-        cols = np.flatnonzero(self.held)
-        if cols.size == 0:
-            return cols
-        ready = self.shuffling(cols)
-        if not ready.all():
-            cols = cols[ready]
+        cols, rows, held, total = kernels.held_ready(self.held, self.col_row, self.model.items.kind, _CPU)
         if cols.size:
-            held = self.held[cols]
-            self.model.add_work_rows(self.col_row[cols], held)
-            self.fetched_remote_mb += float(held.sum())
-            self.held[cols] = 0.0
+            self.model.add_work_rows(rows, held)
+            self.fetched_remote_mb += total
         return cols
 
     def _close_drained(self, closing: np.ndarray | None = None) -> None:

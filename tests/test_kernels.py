@@ -872,6 +872,24 @@ def test_lag_bounds_is_numpys_bits(args):
 
 
 @settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 300))
+def test_held_ready_is_numpys_choice_and_sum(seed, n):
+    """ShuffleServer._deliver's NumPy form: held columns whose reduce's phase is not the JVM start, their rows, MB
+    and pairwise sum; `held` zeroed there only (unused columns have row -1 and nothing held)."""
+    r = np.random.default_rng(seed)
+    col_row = np.where(r.random(n) < 0.2, -1, r.permutation(n + 3)[:n]).astype(np.int64)
+    held = np.where((col_row >= 0) & (r.random(n) < 0.6), r.random(n) * 10.0 ** r.integers(-3, 4, n), 0.0)
+    kind = r.integers(0, 3, n + 3).astype(np.int8)
+    cols = np.flatnonzero(held)
+    cols = cols[kind[col_row[cols]] != 1]
+    want_mb, want_held = held[cols], held.copy()
+    want_held[cols] = 0.0
+    got = kernels.held_ready(held, col_row, kind, 1)
+    assert np.array_equal(got[0], cols) and np.array_equal(got[1], col_row[cols]) and same_bits(got[2], want_mb)
+    assert same_bits(np.array([got[3]]), np.array([want_mb.sum()])) and np.array_equal(held, want_held)
+
+
+@settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 12), copiers=st.integers(1, 5))
 def test_copiers_look_is_numpys_any(seed, n, copiers):
     r = np.random.default_rng(seed)

@@ -1774,6 +1774,27 @@ def _take_in_rotation(
 
 
 @numba.njit(cache=True, nogil=True)
+def held_ready(
+    held: np.ndarray, col_row: np.ndarray, item_kind: np.ndarray, starting: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """`hadoop_layer.shuffle.ShuffleServer._deliver`'s choice: the reduce columns holding bytes (not 0) whose item's
+    phase is not `starting` (the JVM start) ascending, their item rows and held MB (then set to 0 in `held`), and
+    the MB's sum as NumPy's `held[cols].sum()` adds it (pairwise: `np_sum`). Nine NumPy calls a tick before."""
+    m = 0
+    for c in range(held.size):
+        if held[c] != 0 and item_kind[col_row[c]] != starting:
+            m += 1
+    cols, rows, mb = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m)
+    j = 0
+    for c in range(held.size):
+        if held[c] != 0 and item_kind[col_row[c]] != starting:
+            cols[j], rows[j], mb[j] = c, col_row[c], held[c]
+            held[c] = 0.0
+            j += 1
+    return cols, rows, mb, np_sum(mb, 0, m)
+
+
+@numba.njit(cache=True, nogil=True)
 def copiers_look(changed: np.ndarray, waiting: np.ndarray, in_flight: np.ndarray, copiers: int, hi: int) -> bool:
     """Some of the first `hi` reduce columns changed, has a backlog and a free copier: `copiers_take` may take a node
     at the next look (`CopierShuffle.before_tick`; NumPy's `(changed & (waiting > 0) & (in_flight < copiers)).any()`
