@@ -867,7 +867,13 @@ def running_attempts(draw):
 @settings(max_examples=300, deadline=None)
 @given(running_attempts())
 def test_lag_bounds_is_numpys_bits(args):
-    got, want = lag_bounds(*args), numpy_lag_bounds(*args)
+    """The kernel takes the jobs' counts five numbers a job (`hadoop.job_counts`), jobs past the highest with an
+    entry among them (left out), and makes the columns `done` and `size` the NumPy form is given."""
+    done, size, *rest = args
+    top = done.size // 2
+    flat = [[j, done[2 * j], done[2 * j + 1], size[2 * j], size[2 * j + 1]] for j in range(top)]
+    flat += [[top + 1, 5, 5, 7, 7], [top + 3, 0, 1, 2, 3]]
+    got, want = lag_bounds(np.array(flat, dtype=np.int64).ravel(), *rest), numpy_lag_bounds(*args)
     assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
 
 

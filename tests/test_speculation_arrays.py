@@ -18,6 +18,7 @@ from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
 from tests.test_heartbeat_clock import slow_nodes_mix
+from vcloud import kernels
 
 LOOP = spec.HadoopSpeculation._any_candidate
 
@@ -271,11 +272,11 @@ class _Job:
     top=st.integers(1, 15),
 )
 def test_job_counts_are_the_former_loops(jobs, numbers, top):
-    """`_job_counts` (lists written at once) gives `lag_bounds` the former loop's columns: jobs past `top` left out,
-    empty kinds counted as one task, other numbers 0 done of 1."""
+    """`job_counts` (one list, the columns written by `kernels.job_counts`) gives `lag_bounds` the former loop's
+    columns: jobs past `top` left out, empty kinds counted as one task, other numbers 0 done of 1."""
     picked = numbers.draw(st.lists(st.integers(1, 20), min_size=len(jobs), max_size=len(jobs), unique=True))
     fakes = [_Job(n, *counts) for n, counts in zip(picked, jobs, strict=True)]
-    got, want = spec._job_counts(fakes, top), former_job_counts(fakes, top)
+    got, want = kernels.job_counts(spec.job_counts(fakes), top), former_job_counts(fakes, top)
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype and np.array_equal(g, w)
 
