@@ -341,16 +341,15 @@ class ShuffleServer(ShuffleMode):
         else:
             self._row_sum[:] = want
             self._stale[:] = False
-        rows = self.serve_row
-        live = rows >= 0
-        model.set_remaining_rows(rows[live], want[live], counted=False)  # no task's progress moves
-        self._start_items(want, live)
+        rows, rows_want, idle = kernels.serving_rows(self.serve_row, want)
+        model.set_remaining_rows(rows, rows_want, counted=False)  # no task's progress moves
+        self._start_items(want, idle)
         self.left[:] = want
 
-    def _start_items(self, want: np.ndarray, live: np.ndarray) -> None:
-        """Start the items of the rows that have something to serve and no item yet (`live`: have one)."""
+    def _start_items(self, want: np.ndarray, idle: np.ndarray) -> None:
+        """Start the items of the rows `idle` (something to serve, no item yet: `kernels.serving_rows`)."""
         model = self.model
-        for i in np.flatnonzero(~live & (want > 0)):
+        for i in idle:
             node, stage = int(i) % self.nodes, int(i) // self.nodes
             item = self.items[i] = ServeItem(model, node, stage, float(want[i]))
             model.start_item(item, model.trackers[node].vm)
@@ -386,7 +385,7 @@ class ShuffleServer(ShuffleMode):
         # _set_work(want), its bookkeeping (row sums, stale flags, `left`) done by the kernel
         self.model.set_remaining_rows(rows, rows_want, counted=False)  # no task's progress moves
         if start:
-            self._start_items(want, self.serve_row >= 0)
+            self._start_items(want, kernels.serving_rows(self.serve_row, want)[2])
         if held:
             moved[self._deliver()] = True
         closing = np.flatnonzero(self.closing & moved)

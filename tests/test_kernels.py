@@ -878,6 +878,18 @@ def test_lag_bounds_is_numpys_bits(args):
 
 
 @settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 60))
+def test_serving_rows_are_numpys(seed, n):
+    r = np.random.default_rng(seed)
+    serve_row = np.where(r.random(n) < 0.5, -1, r.permutation(2 * n + 1)[:n]).astype(np.int64)
+    want = r.choice([0.0, -0.0, 1.5, 3.0, np.nan, 1e-300], n)
+    live = serve_row >= 0
+    got = kernels.serving_rows(serve_row, want)
+    assert np.array_equal(got[0], serve_row[live]) and same_bits(got[1], want[live])
+    assert np.array_equal(got[2], np.flatnonzero(~live & (want > 0))) and got[2].dtype == np.int64
+
+
+@settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 300))
 def test_held_ready_is_numpys_choice_and_sum(seed, n):
     """ShuffleServer._deliver's NumPy form: held columns whose reduce's phase is not the JVM start, their rows, MB

@@ -1779,6 +1779,29 @@ def _take_in_rotation(
 
 
 @numba.njit(cache=True, nogil=True)
+def serving_rows(serve_row: np.ndarray, want: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`hadoop_layer.shuffle.ShuffleServer._set_work`'s split of the queue rows: the item rows of those whose item
+    runs (`serve_row` >= 0) and what they want, in row order, and the rows with no item yet that want more than 0
+    (NumPy's `serve_row[live]`, `want[live]`, `np.flatnonzero(~live & (want > 0))`: seven calls)."""
+    m = k = 0
+    for i in range(serve_row.size):
+        if serve_row[i] >= 0:
+            m += 1
+        elif want[i] > 0:
+            k += 1
+    rows, rows_want, idle = np.empty(m, np.int64), np.empty(m), np.empty(k, np.int64)
+    m = k = 0
+    for i in range(serve_row.size):
+        if serve_row[i] >= 0:
+            rows[m], rows_want[m] = serve_row[i], want[i]
+            m += 1
+        elif want[i] > 0:
+            idle[k] = i
+            k += 1
+    return rows, rows_want, idle
+
+
+@numba.njit(cache=True, nogil=True)
 def held_ready(
     held: np.ndarray, col_row: np.ndarray, item_kind: np.ndarray, starting: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
