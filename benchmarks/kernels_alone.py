@@ -7,10 +7,10 @@ Runs `trace-replay` of the FB-2009 day (`benchmarks/scale.py`'s cluster) to `--a
 of every call of the named kernels (default: the tick's) over `--ticks` ticks, copied before each call, and times each
 call again alone, on fresh copies, five times; prints the median microseconds a call in the run and alone (the copy
 made just before a call alone warms the caches with its arguments: "alone" is the kernel's arithmetic with its data
-at hand). Session 19 saw the run's calls at 1.1-1.3x the lone ones in one quiet minute and at 2-4x on a machine
-loaded by two other jobs, so compare them in the same minute, several times. `--save` keeps the calls (a pickle) so
-that a variant of a kernel can be timed on them without running the day again (`--load`): a kernel change must give
-the same outputs, bit for bit (its test in tests/test_kernels.py, and `benchmarks/digests.py`).
+at hand). Session 19 saw the run's calls at 1.1-1.3x the lone ones in one quiet minute and at 2.3-4.6x on a
+machine loaded by two other jobs, so compare them in the same minute, several times. `--save` keeps the calls (a
+pickle) so that a variant of a kernel can be timed on them without running the day again (`--load`): a kernel change
+must give the same outputs, bit for bit (its test in tests/test_kernels.py, and `benchmarks/digests.py`).
 """
 
 from __future__ import annotations
