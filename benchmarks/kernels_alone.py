@@ -3,12 +3,12 @@
     python benchmarks/kernels_alone.py [--at 14000] [--ticks 20] [--slaves 600] [--kernels pipeline,account]
                                        [--save calls.pkl | --load calls.pkl]
 
-Runs `trace-replay` of the FB-2009 day (`benchmarks/scale.py`'s cluster) to `--at` untimed, then records the arguments
-of every call of the named kernels (default: the tick's) over `--ticks` ticks, copied before each call, and times each
-call again alone, on fresh copies, five times; prints the median microseconds a call in the run and alone (the copy
-made just before a call alone warms the caches with its arguments: "alone" is the kernel's arithmetic with its data
-at hand). Session 19 saw the run's calls at 1.1-1.3x the lone ones in one quiet minute and at 2.3-4.6x on a
-machine loaded by two other jobs, so compare them in the same minute, several times. `--save` keeps the calls (a
+Runs `trace-replay` of the FB-2009 day (`benchmarks/scale.py`'s cluster) to `--at` untimed, times the named kernels'
+calls (default: the tick's) over `--ticks` ticks, records their arguments over the next `--ticks` (copied before each
+call), and times each recorded call again alone, on fresh copies, five times; prints the median microseconds a call in
+the run and alone (the copy made just before a call alone warms the caches with its arguments: "alone" is the
+kernel's arithmetic with its data at hand). Compare them in the same minute, several times: the machine's speed
+drifts. `--save` keeps the calls (a
 pickle) so that a variant of a kernel can be timed on them without running the day again (`--load`): a kernel change
 must give the same outputs, bit for bit (its test in tests/test_kernels.py, and `benchmarks/digests.py`).
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import math
 import pickle
 import statistics
 import sys
@@ -35,7 +36,9 @@ TICK_KERNELS = ("idle_rows", "flat_streams", "memory_stage", "cache_stage", "dem
 
 
 def record(at: float, ticks: int, slaves: int, names: tuple[str, ...]) -> dict[str, list[tuple[tuple, float]]]:
-    """The named kernels' calls over `ticks` ticks from `at`: (a copy of the arguments, seconds the call took)."""
+    """The named kernels' calls over `ticks` ticks from `at` + `ticks`: (a copy of the arguments, seconds a call took
+    in the run). The seconds are taken over the `ticks` ticks before, with nothing but the clock around the calls: a
+    copy of the arguments made just before a call would cool the caches it reads (its writes evict them)."""
     from scenarios.registry import SCENARIOS
     from scenarios.runner import run_model
     from scenarios.settings import validate
@@ -44,27 +47,36 @@ def record(at: float, ticks: int, slaves: int, names: tuple[str, ...]) -> dict[s
     scenario = SCENARIOS["trace-replay"]
     model = scenario.build(validate(scenario.Settings, scale.settings(slaves, scale.jobs_in("day"))), seed=1)
     run_model(model, at, progress=False)
-    calls: dict[str, list[tuple[tuple, float]]] = {name: [] for name in names}
+    seconds: dict[str, list[float]] = {name: [] for name in names}
+    kept: dict[str, list[tuple]] = {name: [] for name in names}
 
-    def recorded(kernel, name):
+    def timed(kernel, name):
         def call(*args):
-            kept = copy.deepcopy(args)
             start = time.perf_counter()
             result = kernel(*args)
-            calls[name].append((kept, time.perf_counter() - start))
+            seconds[name].append(time.perf_counter() - start)
             return result
 
         return call
 
+    def copied(kernel, name):
+        def call(*args):
+            kept[name].append(copy.deepcopy(args))
+            return kernel(*args)
+
+        return call
+
     originals = {name: getattr(kernels, name) for name in names}
-    for name, kernel in originals.items():
-        setattr(kernels, name, recorded(kernel, name))
     try:
-        run_model(model, at + ticks * model.dt, progress=False)
+        for wrap, until in ((timed, at + ticks * model.dt), (copied, at + 2 * ticks * model.dt)):
+            for name, kernel in originals.items():
+                setattr(kernels, name, wrap(kernel, name))
+            run_model(model, until, progress=False)
     finally:
         for name, kernel in originals.items():
             setattr(kernels, name, kernel)
-    return calls
+    median = {name: statistics.median(seconds[name]) if seconds[name] else math.nan for name in names}
+    return {name: [(args, median[name]) for args in kept[name]] for name in names}
 
 
 def alone(name: str, args: tuple, repeats: int = 5) -> list[float]:
