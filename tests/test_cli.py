@@ -170,6 +170,20 @@ def test_list_imports_no_scenario_and_no_numeric_stack():
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_run_refuses_a_taken_out_before_importing_its_scenario(tmp_path):
+    """A non-empty --out is bad input found before the scenario's imports (Mesa's alone ~1 s): exit 2 at once."""
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "x").write_text("")
+    code = (
+        f"import sys; from scenarios.cli import main; rc = main(['run', 'flexslot', '--out', {str(taken)!r}]); "
+        "print(rc, 'mesa' in sys.modules, 'scenarios.flexslot' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "2 False False"
+    assert "directory exists and is not empty" in done.stderr
+
+
 def test_reproduce_runs_in_worker_processes_give_the_serial_numbers():
     """`vcloud reproduce` runs its runs in parallel (spawned workers send `Finished` records back): the same numbers."""
     import threading
