@@ -851,7 +851,7 @@ def running_attempts(draw):
     seed, m = draw(st.integers(0, 2**32 - 1)), draw(st.integers(0, 30))
     r = np.random.default_rng(seed)
     tasks = r.integers(0, max(m, 1), m)
-    gid = np.sort(tasks).astype(np.int64)
+    gid = r.permutation(tasks).astype(np.int64)  # a task's entries apart, as rows and ending entries come
     attempts = np.bincount(gid)[gid].astype(np.int64) if m else np.zeros(0, np.int64)
     n_jobs = int(r.integers(1, 4))
     job = (gid % n_jobs).astype(np.int64)
@@ -1224,6 +1224,17 @@ def item_tables(draw):
                 items.stream_write[row, c] = bool(r.random() < 0.4)
                 items.stream_hit[row, c] = float(r.random())
     return items
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 2**40), max_size=40), st.integers(0, 2**32 - 1))
+def test_distinct_ascending_is_numpys_unique(ids, seed):
+    """Narrow ranges (the bitmap) and wide ones (the sort), repeats included."""
+    r = np.random.default_rng(seed)
+    values = np.array(ids, dtype=np.int64) if seed % 2 else r.integers(0, 1 + 3 * len(ids), len(ids))
+    want, inverse = np.unique(values, return_inverse=True)
+    got = kernels._distinct_ascending(values)
+    assert np.array_equal(got[0], want) and np.array_equal(got[1], inverse) and got[1].dtype == np.int64
 
 
 @settings(max_examples=300, deadline=None)

@@ -1690,7 +1690,9 @@ def lag_bounds(
     tasks whose job average and gap below it are at least `sure_at`, and `maybe_at`. Returns the map bounds (sure,
     maybe), the reduce bounds, and the averages. The NumPy form's bits: np.maximum.at and the bincount in entry
     order, minimum in entry order (the starts are times: no NaN, no -0.0). `jobs`: the running jobs' counts, five
-    numbers a job (`job_counts`), up to the highest job number with an entry."""
+    numbers a job (`job_counts`), up to the highest job number with an entry. The best attempts are found among the
+    entries of tasks with backups, grouped by a sort of their gids, not in an array indexed by gid: the gids reach
+    the run's task count (480,000 on the SWIM day), and zeroing that many floats at every verdict was most of it."""
     m = progress.size
     top = 1
     for i in range(m):
@@ -1701,15 +1703,20 @@ def lag_bounds(
     for i in range(m):
         spread = spread or not attempts[i] <= max_execs
     if spread:  # a task with a backup counts once, at its best attempt's progress
-        top = 0
-        for i in range(m):
-            top = max(top, gid[i] + 1)
-        best = np.zeros(top)
-        for i in range(m):
-            best[gid[i]] = np_max(best[gid[i]], progress[i])
         weight = np.empty(m)
         for i in range(m):
-            weight[i] = best[gid[i]] / attempts[i]
+            weight[i] = np_max(0.0, progress[i]) / attempts[i]
+        shared = np.flatnonzero(attempts > 1)  # the entries of tasks with backups, grouped by gid in entry order
+        order = shared[np.argsort(gid[shared], kind="mergesort")]
+        a = 0
+        while a < order.size:
+            b, best = a, 0.0
+            while b < order.size and gid[order[b]] == gid[order[a]]:
+                best = np_max(best, progress[order[b]])
+                b += 1
+            for c in range(a, b):
+                weight[order[c]] = best / attempts[order[c]]
+            a = b
     by_group = np.zeros(done.size)
     for i in range(m):
         by_group[2 * job[i] + kind[i]] += weight[i]
@@ -2129,6 +2136,44 @@ def stream_groups(
 
 
 @numba.njit(cache=True, nogil=True)
+def _distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(values, return_inverse=True)` of non-negative ids: by marking them in a bitmap over their range
+    when it is narrow (a sort of ~1,150 file streams cost more than half of `flat_streams` on the SWIM day's busy
+    ticks), else by a sort (the range of file ids in use widens as a long run creates files: 240,000 by mid-day, and a
+    bitmap up to the highest id was swept every tick)."""
+    n = values.size
+    lo, hi = 0, -1
+    if n:
+        lo, hi = values[0], values[0]
+        for f in range(n):
+            lo, hi = min(lo, values[f]), max(hi, values[f])
+    inverse = np.empty(n, np.int64)
+    if hi - lo < 8 * n + 64:
+        marked, place = np.zeros(hi - lo + 1, np.bool_), np.empty(hi - lo + 1, np.int64)
+        for f in range(n):
+            marked[values[f] - lo] = True
+        count = 0
+        for x in range(hi - lo + 1):
+            if marked[x]:
+                place[x] = count
+                count += 1
+        distinct = np.empty(count, np.int64)
+        for f in range(n):
+            inverse[f] = place[values[f] - lo]
+            distinct[inverse[f]] = values[f]
+        return distinct, inverse
+    ordered = np.sort(values)
+    count = 0
+    for f in range(n):
+        if f == 0 or ordered[f] != ordered[f - 1]:
+            ordered[count] = ordered[f]
+            count += 1
+    distinct = ordered[:count].copy()
+    inverse[:] = np.searchsorted(distinct, values)
+    return distinct, inverse
+
+
+@numba.njit(cache=True, nogil=True)
 def flat_streams(
     stream_vm: np.ndarray,
     stream_device: np.ndarray,
@@ -2190,24 +2235,7 @@ def flat_streams(
             file_rows[f], f_file[f], f_item[f], f_vm[f] = j, file[j], item[j], vm[j]
             f_need[f], f_write[f], f_hit[f] = need[j], write[j], stream_hit[rows[item[j]], col[j]]
             f += 1
-    # the distinct files ascending and each stream's place among them, by marking the file ids (a sort of the
-    # streams' files cost more than half of the kernel on the SWIM day's busy ticks: ~1,150 file streams)
-    top = 0
-    for f in range(n_file):
-        top = max(top, f_file[f] + 1)
-    marked, place = np.zeros(top, np.bool_), np.empty(top, np.int64)
-    for f in range(n_file):
-        marked[f_file[f]] = True
-    n_touched = 0
-    for x in range(top):
-        if marked[x]:
-            place[x] = n_touched
-            n_touched += 1
-    f_touched = np.empty(n_touched, np.int64)
-    f_inv = np.empty(n_file, np.int64)
-    for f in range(n_file):
-        f_inv[f] = place[f_file[f]]
-        f_touched[f_inv[f]] = f_file[f]
+    f_touched, f_inv = _distinct_ascending(f_file)
     n_owner = 0
     for j in range(k):
         if j == 0 or item[j] != item[j - 1]:
