@@ -4,12 +4,16 @@ Hadoop's JobQueueTaskScheduler scans the whole job queue on every heartbeat (the
 the capacity padding, whether any job has a pending task); with hundreds of jobs queued that scan is most of a
 day-long trace's run. The ledger keeps each running job's contribution and updates it when the job's task counts
 change (`Job.set_state`, `Job.add_maps`) or it enters or leaves the running list: integers only, so the sums are
-the scans' exactly. It also keeps the running list in FIFO queue order (priority, start time, id).
+the scans' exactly. It also keeps the running list in FIFO queue order (priority, start time, id), and the running
+jobs' finished and total tasks as arrays by 2 x job number + kind, which Hadoop speculation's per-tick bounds read
+(`policies.speculation.hadoop.lag_bounds`) without a loop over the jobs.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from hadoop_layer.tasks import TaskKind, TaskState
 
@@ -40,6 +44,10 @@ class RunningLedger:
         self.running_tasks = 0  # tasks with a running attempt
         self._of: dict[Job, tuple[int, ...]] = {}
         self._order: list[Job] | None = []
+        # by 2 x job number + kind (0 map, 1 reduce), as floats: a running job's finished tasks and its tasks (at
+        # least 1); every other number 0 finished of 1
+        self.finished = np.zeros(0)
+        self.tasks = np.ones(0)
 
     @staticmethod
     def contribution(job: Job) -> tuple[int, ...]:
@@ -74,14 +82,32 @@ class RunningLedger:
         self.reduces_of_jobs_with_reduces += n6 - o6
         self.running_tasks += n7 - o7
 
+    def _count(self, job: Job, running: bool) -> None:
+        """The job's columns of `finished` and `tasks`: its counts while it runs, 0 of 1 once it left."""
+        g = 2 * job.number
+        if g + 2 > self.finished.size:
+            size = max(g + 2, 2 * self.finished.size)
+            self.finished = np.concatenate((self.finished, np.zeros(size - self.finished.size)))
+            self.tasks = np.concatenate((self.tasks, np.ones(size - self.tasks.size)))
+        finished, tasks = self.finished, self.tasks  # scalar writes: at every task state change
+        if running:
+            counts = job._counts
+            finished[g], finished[g + 1] = counts[TaskKind.MAP][TaskState.DONE], counts[TaskKind.REDUCE][TaskState.DONE]
+            tasks[g], tasks[g + 1] = len(job.maps) or 1, len(job.reduces) or 1
+        else:
+            finished[g] = finished[g + 1] = 0.0
+            tasks[g] = tasks[g + 1] = 1.0
+
     def enter(self, job: Job) -> None:
         self._of[job] = new = self.contribution(job)
         self._move(self.NOTHING, new)
+        self._count(job, True)
         job.ledger = self
         self._order = None
 
     def leave(self, job: Job) -> None:
         self._move(self._of.pop(job), self.NOTHING)
+        self._count(job, False)
         job.ledger = None
         self._order = None
 
@@ -91,6 +117,7 @@ class RunningLedger:
         if old != new:
             self._move(old, new)
             self._of[job] = new
+        self._count(job, True)
 
     def queue_order(self) -> list[Job]:
         """The running jobs in FIFO order, sorted once per change of the running jobs."""

@@ -867,13 +867,17 @@ def running_attempts(draw):
 @settings(max_examples=300, deadline=None)
 @given(running_attempts())
 def test_lag_bounds_is_numpys_bits(args):
-    """The kernel takes the jobs' counts five numbers a job (`hadoop.job_counts`), jobs past the highest with an
-    entry among them (left out), and makes the columns `done` and `size` the NumPy form is given."""
+    """The kernel reads the ledger's columns (`finished`, `tasks`) up to the highest job with an entry: columns past
+    it are left out, and columns the ledger does not have yet are 0 finished of 1 (the NumPy form is given those)."""
     done, size, *rest = args
     top = done.size // 2
-    flat = [[j, done[2 * j], done[2 * j + 1], size[2 * j], size[2 * j + 1]] for j in range(top)]
-    flat += [[top + 1, 5, 5, 7, 7], [top + 3, 0, 1, 2, 3]]
-    got, want = lag_bounds(np.array(flat, dtype=np.int64).ravel(), *rest), numpy_lag_bounds(*args)
+    got = lag_bounds(np.concatenate((done, [5.0, 5.0])), np.concatenate((size, [7.0, 7.0])), *rest)
+    want = numpy_lag_bounds(*args)
+    assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
+    cut = 2 * (top - 1)
+    got = lag_bounds(done[:cut], size[:cut], *rest)
+    done[cut:], size[cut:] = 0.0, 1.0
+    want = numpy_lag_bounds(done, size, *rest)
     assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
 
 

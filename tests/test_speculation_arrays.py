@@ -8,8 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from hadoop_layer.tasks import TaskKind, TaskState
 from policies.speculation import hadoop as spec
@@ -18,7 +16,6 @@ from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
 from tests.test_heartbeat_clock import slow_nodes_mix
-from vcloud import kernels
 
 LOOP = spec.HadoopSpeculation._any_candidate
 
@@ -258,27 +255,27 @@ def former_job_counts(jobs, top):
     return done, size
 
 
-class _Job:
-    def __init__(self, number, done_maps, done_reduces, maps, reduces):
-        self.number, self.maps, self.reduces = number, [None] * maps, [None] * reduces
-        self._counts = {TaskKind.MAP: {TaskState.DONE: done_maps}, TaskKind.REDUCE: {TaskState.DONE: done_reduces}}
-        self.finished_maps, self.finished_reduces = done_maps, done_reduces
+@pytest.mark.parametrize(("name", "settings", "seed"), CASES)
+def test_ledger_counts_are_the_running_jobs_loop(monkeypatch, name, settings, seed):
+    """The ledger's arrays that `lag_bounds` reads (kept at every task state change, a job's entering and leaving)
+    are, at every rebuild of the bounds, what a loop over the running jobs writes: their finished tasks and tasks
+    (at least 1) by 2 x job number + kind, every other number 0 of 1."""
+    calls = Counter()
+    original = spec.lag_bounds
 
+    def checked(cluster, arrays):
+        ledger = cluster.ledger
+        done, size = former_job_counts(cluster.jobs, ledger.finished.size // 2)
+        assert ledger.finished.size == ledger.tasks.size and ledger.finished.size % 2 == 0
+        assert np.array_equal(ledger.finished, done) and np.array_equal(ledger.tasks, size), cluster.now
+        calls[len(cluster.jobs) > 1] += 1
+        return original(cluster, arrays)
 
-@settings(max_examples=200, deadline=None)
-@given(
-    jobs=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 6), st.integers(0, 6)), max_size=12),
-    numbers=st.data(),
-    top=st.integers(1, 15),
-)
-def test_job_counts_are_the_former_loops(jobs, numbers, top):
-    """`job_counts` (one list, the columns written by `kernels.job_counts`) gives `lag_bounds` the former loop's
-    columns: jobs past `top` left out, empty kinds counted as one task, other numbers 0 done of 1."""
-    picked = numbers.draw(st.lists(st.integers(1, 20), min_size=len(jobs), max_size=len(jobs), unique=True))
-    fakes = [_Job(n, *counts) for n, counts in zip(picked, jobs, strict=True)]
-    got, want = kernels.job_counts(spec.job_counts(fakes), top), former_job_counts(fakes, top)
-    for g, w in zip(got, want, strict=True):
-        assert g.dtype == w.dtype and np.array_equal(g, w)
+    monkeypatch.setattr(spec, "lag_bounds", checked)
+    scenario = SCENARIOS[name]
+    model = scenario.build(validate(scenario.Settings, settings), seed=seed)
+    run_model(model, scenario.horizon_s(model), progress=False, stops_itself=scenario.stops_itself)
+    assert calls[False] + calls[True] >= 50 and (name == "flexslot" or calls[True] >= 50)
 
 
 @pytest.mark.parametrize(("name", "settings", "seed"), CASES)

@@ -1659,21 +1659,9 @@ def running_entries(
 
 
 @numba.njit(cache=True, nogil=True)
-def job_counts(flat: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
-    """`lag_bounds`' job columns from `flat`, five numbers a job (its number, finished maps and reduces, maps and
-    reduces at least 1): by 2 x job number + kind below 2 x `top` (jobs from `top` on left out), finished tasks (0
-    for other numbers) and tasks (1 for other numbers), as floats."""
-    done, size = np.zeros(2 * top), np.ones(2 * top)
-    for j in range(0, flat.size, 5):
-        if flat[j] < top:
-            g = 2 * flat[j]
-            done[g], done[g + 1], size[g], size[g + 1] = flat[j + 1], flat[j + 2], flat[j + 3], flat[j + 4]
-    return done, size
-
-
-@numba.njit(cache=True, nogil=True)
 def lag_bounds(
-    jobs: np.ndarray,
+    finished: np.ndarray,
+    tasks: np.ndarray,
     gid: np.ndarray,
     kind: np.ndarray,
     job: np.ndarray,
@@ -1689,15 +1677,18 @@ def lag_bounds(
     attempt's) / `size` tasks, by 2 x job + kind; then per kind the earliest task start among the single-attempt
     tasks whose job average and gap below it are at least `sure_at`, and `maybe_at`. Returns the map bounds (sure,
     maybe), the reduce bounds, and the averages. The NumPy form's bits: np.maximum.at and the bincount in entry
-    order, minimum in entry order (the starts are times: no NaN, no -0.0). `jobs`: the running jobs' counts, five
-    numbers a job (`job_counts`), up to the highest job number with an entry. The best attempts are found among the
+    order, minimum in entry order (the starts are times: no NaN, no -0.0). `finished` and `tasks`: by 2 x job + kind,
+    the running jobs' finished tasks and tasks (`hadoop_layer.ledger.RunningLedger`), read up to the highest job with
+    an entry (0 of 1 past their end). The best attempts are found among the
     entries of tasks with backups, grouped by a sort of their gids, not in an array indexed by gid: the gids reach
     the run's task count (480,000 on the SWIM day), and zeroing that many floats at every verdict was most of it."""
     m = progress.size
     top = 1
     for i in range(m):
         top = max(top, job[i] + 1)
-    done, size = job_counts(jobs, top)
+    done, size = np.zeros(2 * top), np.ones(2 * top)
+    known = min(2 * top, finished.size)
+    done[:known], size[:known] = finished[:known], tasks[:known]
     weight = progress
     spread = False
     for i in range(m):

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from hadoop_layer.interfaces import ClusterView, Launch, Outlook, RunningArrays, SpeculationPolicy
-from hadoop_layer.tasks import Job, Task, TaskKind, TaskState
+from hadoop_layer.tasks import Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
 from vcloud import kernels
 from vcloud.work import ItemState
@@ -226,20 +226,10 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKi
     ones as 0 (`Job.progress`): one weighted bincount over (job, kind). Also returns those averages, by
     2 x job number + kind (0 map, 1 reduce), up to the highest job with a running attempt. The arithmetic is
     compiled (vcloud/kernels.py `lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
+    ledger = cluster.ledger
     map_sure, map_maybe, reduce_sure, reduce_maybe, by_group = kernels.lag_bounds(
-        job_counts(cluster.jobs), arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress,
+        ledger.finished, ledger.tasks, arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress,
         arrays.attempts, MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
     )  # fmt: skip
     return {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}, by_group
 
-
-def job_counts(jobs: list[Job]) -> np.ndarray:
-    """Five numbers a job of `jobs`, as `kernels.lag_bounds` takes them: its number, finished maps and reduces, maps
-    and reduces (at least 1). Read into one list: the kernel writes the columns (NumPy's scalar writes, four a job,
-    were half of it with hundreds of jobs running on the SWIM day; its calls most of it with FlexSlot's one job)."""
-    flat: list[int] = []
-    map_, reduce_, done_ = TaskKind.MAP, TaskKind.REDUCE, TaskState.DONE
-    for job in jobs:
-        counts = job._counts  # Job.finished_maps and finished_reduces without the property calls
-        flat += (job.number, counts[map_][done_], counts[reduce_][done_], len(job.maps) or 1, len(job.reduces) or 1)
-    return np.array(flat, dtype=np.int64)
