@@ -869,16 +869,22 @@ def running_attempts(draw):
 def test_lag_bounds_is_numpys_bits(args):
     """The kernel reads the ledger's columns (`finished`, `tasks`) up to the highest job with an entry: columns past
     it are left out, and columns the ledger does not have yet are 0 finished of 1 (the NumPy form is given those)."""
-    done, size, *rest = args
+    done, size, gid, kind, job, *rest = args
     top = done.size // 2
-    got = lag_bounds(np.concatenate((done, [5.0, 5.0])), np.concatenate((size, [7.0, 7.0])), *rest)
-    want = numpy_lag_bounds(*args)
-    assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
+    entered = 2 * job + kind
+    _, first = np.unique(entered, return_index=True)
+    groups = entered[np.sort(first)]  # the groups with entries, in order of their first entry
+
+    def check(got, want):
+        assert same_bits(np.array(got[:4]), np.array(want[:4]))
+        assert np.array_equal(got[4], groups) and got[4].dtype == np.int64 and same_bits(got[5], want[4][groups])
+
+    check(lag_bounds(np.concatenate((done, [5.0, 5.0])), np.concatenate((size, [7.0, 7.0])), gid, kind, job, *rest),
+          numpy_lag_bounds(*args))  # fmt: skip
     cut = 2 * (top - 1)
-    got = lag_bounds(done[:cut], size[:cut], *rest)
+    got = lag_bounds(done[:cut], size[:cut], gid, kind, job, *rest)
     done[cut:], size[cut:] = 0.0, 1.0
-    want = numpy_lag_bounds(done, size, *rest)
-    assert same_bits(np.array(got[:4]), np.array(want[:4])) and same_bits(got[4], want[4])
+    check(got, numpy_lag_bounds(done, size, gid, kind, job, *rest))
 
 
 @settings(max_examples=200, deadline=None)

@@ -1671,24 +1671,22 @@ def lag_bounds(
     max_execs: int,
     sure_at: float,
     maybe_at: float,
-) -> tuple[float, float, float, float, np.ndarray]:
+) -> tuple[float, float, float, float, np.ndarray, np.ndarray]:
     """`policies.speculation.hadoop.lag_bounds`' arithmetic over the running attempts: each (job, kind)'s average
     progress, (`done` finished tasks + the running ones' progress, a task with backups counted once at its best
     attempt's) / `size` tasks, by 2 x job + kind; then per kind the earliest task start among the single-attempt
     tasks whose job average and gap below it are at least `sure_at`, and `maybe_at`. Returns the map bounds (sure,
-    maybe), the reduce bounds, and the averages. The NumPy form's bits: np.maximum.at and the bincount in entry
-    order, minimum in entry order (the starts are times: no NaN, no -0.0). `finished` and `tasks`: by 2 x job + kind,
-    the running jobs' finished tasks and tasks (`hadoop_layer.ledger.RunningLedger`), read up to the highest job with
-    an entry (0 of 1 past their end). The best attempts are found among the
-    entries of tasks with backups, grouped by a sort of their gids, not in an array indexed by gid: the gids reach
-    the run's task count (480,000 on the SWIM day), and zeroing that many floats at every verdict was most of it."""
+    maybe), the reduce bounds, and the groups with entries (in order of their first entry) with their averages. The
+    NumPy form's bits: np.maximum.at and the bincount in entry order, minimum in entry order (the starts are times: no
+    NaN, no -0.0). `finished` and `tasks`: by 2 x job + kind, the running jobs' finished tasks and tasks
+    (`hadoop_layer.ledger.RunningLedger`; 0 of 1 past their end). Only the entries' groups are worked out: the highest
+    job number with an entry nears the run's job count (5,000 on the SWIM day) while a few jobs run, and arrays over
+    every group were most of a verdict there (31 us of 76 entries). The best attempts are found among the entries of
+    tasks with backups, grouped by a sort of their gids, not in an array indexed by gid (the run's task count)."""
     m = progress.size
     top = 1
     for i in range(m):
         top = max(top, job[i] + 1)
-    done, size = np.zeros(2 * top), np.ones(2 * top)
-    known = min(2 * top, finished.size)
-    done[:known], size[:known] = finished[:known], tasks[:known]
     weight = progress
     spread = False
     for i in range(m):
@@ -1708,23 +1706,36 @@ def lag_bounds(
             for c in range(a, b):
                 weight[order[c]] = best / attempts[order[c]]
             a = b
-    by_group = np.zeros(done.size)
+    # the groups with entries, in order of their first entry: `place` (by group, written for those only) holds each
+    # one's place among them; each sum starts at 0.0 and adds its entries' weights in entry order (the bincount's)
+    place = np.empty(2 * top, np.int64)
     for i in range(m):
-        by_group[2 * job[i] + kind[i]] += weight[i]
-    for g in range(done.size):
-        by_group[g] = (done[g] + by_group[g]) / size[g]
+        place[2 * job[i] + kind[i]] = -1
+    groups, sums = np.empty(m, np.int64), np.empty(m)
+    count = 0
+    for i in range(m):
+        g = 2 * job[i] + kind[i]
+        if place[g] < 0:
+            place[g], groups[count], sums[count] = count, g, 0.0
+            count += 1
+        sums[place[g]] += weight[i]
+    averages = np.empty(count)
+    for c in range(count):
+        g = groups[c]
+        done, size = (finished[g], tasks[g]) if g < finished.size else (0.0, 1.0)
+        averages[c] = (done + sums[c]) / size
     sure = np.full(2, np.inf)
     maybe = np.full(2, np.inf)
     for i in range(m):
         if attempts[i] <= max_execs:
             k = kind[i]
-            average = by_group[2 * job[i] + k]
+            average = averages[place[2 * job[i] + k]]
             gap = average - progress[i]
             if average >= sure_at and gap >= sure_at:
                 sure[k] = np_min(sure[k], task_start[i])
             if average >= maybe_at and gap >= maybe_at:
                 maybe[k] = np_min(maybe[k], task_start[i])
-    return sure[0], maybe[0], sure[1], maybe[1], by_group
+    return sure[0], maybe[0], sure[1], maybe[1], groups[:count].copy(), averages
 
 
 @numba.njit(cache=True, nogil=True)

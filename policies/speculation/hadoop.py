@@ -13,8 +13,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-import numpy as np
-
 from hadoop_layer.interfaces import ClusterView, Launch, Outlook, RunningArrays, SpeculationPolicy
 from hadoop_layer.tasks import Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
@@ -86,7 +84,7 @@ class HadoopSpeculation(SpeculationPolicy):
         self._bounds_key: tuple[int, ...] = ()  # standing_key of the kept bounds
         self._seen = 0  # first launches the kept bounds take in
         self._bounds: dict[TaskKind, tuple[float, float]] = {}
-        self._average = np.zeros(0)  # lag_bounds' job averages by 2 x job number + kind
+        self._average: dict[int, float] = {}  # lag_bounds' job averages by 2 x job number + kind (with entries)
 
     def may_back_up(self, cluster: ClusterView) -> bool:
         """Some running task of a kind with a free slot somewhere meets every condition but the node one.
@@ -163,12 +161,12 @@ class HadoopSpeculation(SpeculationPolicy):
         kind, job = task.kind, task.job
         if self._bounds[kind][1] < math.inf:
             return True
-        group = 2 * job.number + (kind == TaskKind.REDUCE)
-        if group < len(self._average):
-            return not self._average[group] >= SPECULATIVE_GAP - _EPS
-        # A job past the kept averages had no running attempt when the bounds were made, only first launches since
-        # (the standing key is unchanged), each at progress 0: `Job.progress` is its finished tasks over its tasks,
-        # the same float, without its loop over the running tasks (a big job's first wave: thousands).
+        average = self._average.get(2 * job.number + (kind == TaskKind.REDUCE))
+        if average is not None:
+            return not average >= SPECULATIVE_GAP - _EPS
+        # A job without kept averages had no running attempt of the kind when the bounds were made, only first
+        # launches since (the standing key is unchanged), each at progress 0: `Job.progress` is its finished tasks
+        # over its tasks, the same float, without its loop over the running tasks (a big job's first wave: thousands).
         n = len(job.maps if kind == TaskKind.MAP else job.reduces)
         average = 1.0 if n == 0 else job.count(kind, TaskState.DONE) / n
         return not average >= SPECULATIVE_GAP - _EPS
@@ -216,7 +214,9 @@ class HadoopSpeculation(SpeculationPolicy):
         return None
 
 
-def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKind, tuple[float, float]], np.ndarray]:
+def lag_bounds(
+    cluster: ClusterView, arrays: RunningArrays
+) -> tuple[dict[TaskKind, tuple[float, float]], dict[int, float]]:
     """Per kind, the earliest start of a task that surely meets the progress conditions of `speculatable_in` (single
     attempt, job average and gap at least SPECULATIVE_GAP by more than `_EPS`), and of one that may (within
     `_EPS`: array sums differ from `Job.progress`'s in the last bits); inf if none. Some task is a candidate at
@@ -224,12 +224,13 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKi
 
     A task's progress is its best attempt's; a job's average counts its finished tasks as 1 and its unstarted
     ones as 0 (`Job.progress`): one weighted bincount over (job, kind). Also returns those averages, by
-    2 x job number + kind (0 map, 1 reduce), up to the highest job with a running attempt. The arithmetic is
+    2 x job number + kind (0 map, 1 reduce), of the jobs and kinds with a running attempt. The arithmetic is
     compiled (vcloud/kernels.py `lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
     ledger = cluster.ledger
-    map_sure, map_maybe, reduce_sure, reduce_maybe, by_group = kernels.lag_bounds(
+    map_sure, map_maybe, reduce_sure, reduce_maybe, groups, averages = kernels.lag_bounds(
         ledger.finished, ledger.tasks, arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress,
         arrays.attempts, MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
     )  # fmt: skip
-    return {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}, by_group
+    bounds = {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}
+    return bounds, dict(zip(groups.tolist(), averages.tolist(), strict=True))
 
