@@ -870,6 +870,7 @@ def test_lag_bounds_is_numpys_bits(args):
     """The kernel reads the ledger's columns (`finished`, `tasks`) up to the highest job with an entry: columns past
     it are left out, and columns the ledger does not have yet are 0 finished of 1 (the NumPy form is given those)."""
     done, size, gid, kind, job, *rest = args
+    task_start, progress, attempts, max_execs, _, maybe_at = rest
     top = done.size // 2
     entered = 2 * job + kind
     _, first = np.unique(entered, return_index=True)
@@ -878,6 +879,10 @@ def test_lag_bounds_is_numpys_bits(args):
     def check(got, want):
         assert same_bits(np.array(got[:4]), np.array(want[:4]))
         assert np.array_equal(got[4], groups) and got[4].dtype == np.int64 and same_bits(got[5], want[4][groups])
+        average = want[4][entered]  # each group's "maybe" bound: its own of the kind's
+        maybe = (attempts <= max_execs) & (average >= maybe_at) & (average - progress >= maybe_at)
+        own = [task_start[maybe & (entered == g)].min(initial=np.inf) for g in groups]
+        assert same_bits(got[6], np.array(own, dtype=float))
 
     check(lag_bounds(np.concatenate((done, [5.0, 5.0])), np.concatenate((size, [7.0, 7.0])), gid, kind, job, *rest),
           numpy_lag_bounds(*args))  # fmt: skip

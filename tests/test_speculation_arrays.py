@@ -132,7 +132,7 @@ def test_lag_bounds_kept_across_first_launches_are_those_computed_afresh(monkeyp
         bounds = original(self, cluster)
         arrays = cluster.running_arrays()
         if bounds is not None and arrays is not None:
-            fresh, _ = spec.lag_bounds(cluster, arrays)
+            fresh, *_ = spec.lag_bounds(cluster, arrays)
             reused = before[1] is bounds and before[0] == cluster.standing_key()[0]
             kept[reused] += 1
             for kind in TaskKind:
@@ -222,9 +222,10 @@ def test_the_backup_search_finds_the_former_task_at_every_call(monkeypatch, allo
     picked: Counter = Counter()
     original = spec.HadoopSpeculation._candidate
 
-    def checked(tracker, cluster, kind):
-        task = original(tracker, cluster, kind)
+    def checked(tracker, cluster, kind, maybe_from=None):
+        task = original(tracker, cluster, kind, maybe_from)
         assert task is plain_candidate(tracker, cluster, kind), f"t={cluster.now} {kind}"
+        picked["filtered"] += maybe_from is not None
         for job in cluster.jobs:
             average = job.progress(kind)
             for node in (-1, tracker.node):
@@ -237,7 +238,7 @@ def test_the_backup_search_finds_the_former_task_at_every_call(monkeypatch, allo
     monkeypatch.setattr(spec.HadoopSpeculation, "_candidate", staticmethod(checked))
     if allocator == "slow-nodes":  # a third of the hosts slow: backups of maps and reduces
         slow_nodes_mix(look_ahead=True)
-        assert picked[True] >= 20 and picked["tested"] >= 100
+        assert picked[True] >= 20 and picked["tested"] >= 100 and picked["filtered"] >= 20, picked
         return
     scenario = FlexSlot()
     model = scenario.build(validate(scenario.Settings, {"allocator": allocator, "scale": 0.1}), seed=2)

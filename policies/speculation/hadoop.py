@@ -85,6 +85,7 @@ class HadoopSpeculation(SpeculationPolicy):
         self._seen = 0  # first launches the kept bounds take in
         self._bounds: dict[TaskKind, tuple[float, float]] = {}
         self._average: dict[int, float] = {}  # lag_bounds' job averages by 2 x job number + kind (with entries)
+        self._maybe_from: dict[int, float] = {}  # ... and the earliest start of a task that may meet the conditions
 
     def may_back_up(self, cluster: ClusterView) -> bool:
         """Some running task of a kind with a free slot somewhere meets every condition but the node one.
@@ -152,7 +153,7 @@ class HadoopSpeculation(SpeculationPolicy):
         arrays = cluster.running_arrays()
         if arrays is None:
             return None
-        self._bounds, self._average = lag_bounds(cluster, arrays)
+        self._bounds, self._average, self._maybe_from = lag_bounds(cluster, arrays)
         self._bounds_key, self._seen = key, launched
         return self._bounds
 
@@ -191,17 +192,29 @@ class HadoopSpeculation(SpeculationPolicy):
             bounds = self._lag_bounds(cluster)
             if bounds is not None and not cluster.now - bounds[kind][1] >= SPECULATIVE_LAG_S:
                 continue  # no task of this kind may be backed up anywhere (may_back_up's test): spare the task loop
-            task = self._candidate(tracker, cluster, kind)
+            task = self._candidate(tracker, cluster, kind, None if bounds is None else self._maybe_from)
             if task is not None:
                 launches.append(Launch(task, cluster.locality(task, tracker) if kind == TaskKind.MAP else None, True))
         return launches
 
     @staticmethod
-    def _candidate(tracker: TaskTracker, cluster: ClusterView, kind: TaskKind) -> Task | None:
+    def _candidate(
+        tracker: TaskTracker, cluster: ClusterView, kind: TaskKind, maybe_from: dict[int, float] | None = None
+    ) -> Task | None:
+        """The first job in FIFO order with a task `speculatable_in` accepts for the tracker; of a job's maps, the
+        most local. `maybe_from` (the kept bounds' per job and kind, when they hold): a job none of whose tasks may meet
+        the progress conditions, or whose earliest such task is younger than the lag, is passed over without its task
+        loop (a kept bound misses only tasks launched now, which cannot lag yet)."""
         now = cluster.now
+        reduce = kind == TaskKind.REDUCE
         for job in cluster.jobs_in_fifo_order():
             running = job.running_tasks[kind]
-            if not running or not _lagging(running, now):
+            if not running:
+                continue
+            if maybe_from is not None:
+                if not now - maybe_from.get(2 * job.number + reduce, math.inf) >= SPECULATIVE_LAG_S:
+                    continue
+            elif not _lagging(running, now):
                 continue
             average = job.progress(kind)
             if average < SPECULATIVE_GAP:
@@ -216,7 +229,7 @@ class HadoopSpeculation(SpeculationPolicy):
 
 def lag_bounds(
     cluster: ClusterView, arrays: RunningArrays
-) -> tuple[dict[TaskKind, tuple[float, float]], dict[int, float]]:
+) -> tuple[dict[TaskKind, tuple[float, float]], dict[int, float], dict[int, float]]:
     """Per kind, the earliest start of a task that surely meets the progress conditions of `speculatable_in` (single
     attempt, job average and gap at least SPECULATIVE_GAP by more than `_EPS`), and of one that may (within
     `_EPS`: array sums differ from `Job.progress`'s in the last bits); inf if none. Some task is a candidate at
@@ -224,13 +237,15 @@ def lag_bounds(
 
     A task's progress is its best attempt's; a job's average counts its finished tasks as 1 and its unstarted
     ones as 0 (`Job.progress`): one weighted bincount over (job, kind). Also returns those averages, by
-    2 x job number + kind (0 map, 1 reduce), of the jobs and kinds with a running attempt. The arithmetic is
+    2 x job number + kind (0 map, 1 reduce), of the jobs and kinds with a running attempt, and each one's own
+    "maybe" bound (the backup search passes over a job whose bound is younger than the lag). The arithmetic is
     compiled (vcloud/kernels.py `lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
     ledger = cluster.ledger
-    map_sure, map_maybe, reduce_sure, reduce_maybe, groups, averages = kernels.lag_bounds(
+    map_sure, map_maybe, reduce_sure, reduce_maybe, groups, averages, maybe_from = kernels.lag_bounds(
         ledger.finished, ledger.tasks, arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress,
         arrays.attempts, MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
     )  # fmt: skip
     bounds = {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}
-    return bounds, dict(zip(groups.tolist(), averages.tolist(), strict=True))
+    keys = groups.tolist()
+    return bounds, dict(zip(keys, averages.tolist(), strict=True)), dict(zip(keys, maybe_from.tolist(), strict=True))
 
