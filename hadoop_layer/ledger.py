@@ -111,13 +111,17 @@ class RunningLedger:
         job.ledger = None
         self._order = None
 
-    def changed(self, job: Job) -> None:
-        """The job's task counts changed (it is running)."""
+    def changed(self, job: Job, resized: bool = False) -> None:
+        """The job's task counts changed (it is running); `resized`: its number of tasks too (Job.add_maps)."""
         old, new = self._of[job], self.contribution(job)
         if old != new:
             self._move(old, new)
             self._of[job] = new
-        self._count(job, True)
+        if resized:
+            self._count(job, True)
+        else:  # a task's state: of the arrays, only the finished counts may move (scalar writes: at every change)
+            counts, g, finished = job._counts, 2 * job.number, self.finished
+            finished[g], finished[g + 1] = counts[TaskKind.MAP][TaskState.DONE], counts[TaskKind.REDUCE][TaskState.DONE]
 
     def queue_order(self) -> list[Job]:
         """The running jobs in FIFO order, sorted once per change of the running jobs."""

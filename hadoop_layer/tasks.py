@@ -520,7 +520,7 @@ class Job(Agent):
         self._maps += new
         self._counts[TaskKind.MAP][TaskState.PENDING] += len(new)
         if self.ledger is not None:
-            self.ledger.changed(self)
+            self.ledger.changed(self, resized=True)
         racks = self.model.node_racks
         for task in (new[i] for i in reversed(order)):  # the caches are searched from their end
             for node in task.replicas:

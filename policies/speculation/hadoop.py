@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
 
 from hadoop_layer.interfaces import ClusterView, Launch, Outlook, RunningArrays, SpeculationPolicy
 from hadoop_layer.tasks import Task, TaskKind, TaskState
@@ -84,8 +87,10 @@ class HadoopSpeculation(SpeculationPolicy):
         self._bounds_key: tuple[int, ...] = ()  # standing_key of the kept bounds
         self._seen = 0  # first launches the kept bounds take in
         self._bounds: dict[TaskKind, tuple[float, float]] = {}
-        self._average: dict[int, float] = {}  # lag_bounds' job averages by 2 x job number + kind (with entries)
-        self._maybe_from: dict[int, float] = {}  # ... and the earliest start of a task that may meet the conditions
+        # lag_bounds' groups (2 x job number + kind) with entries, their job averages and the earliest start of a
+        # task that may meet the conditions, as arrays; as dicts once asked for (`_by_group`)
+        self._groups = GroupBounds((), (), ())
+        self._by_group: tuple[dict[int, float], dict[int, float]] | None = ({}, {})
 
     def may_back_up(self, cluster: ClusterView) -> bool:
         """Some running task of a kind with a free slot somewhere meets every condition but the node one.
@@ -153,16 +158,29 @@ class HadoopSpeculation(SpeculationPolicy):
         arrays = cluster.running_arrays()
         if arrays is None:
             return None
-        self._bounds, self._average, self._maybe_from = lag_bounds(cluster, arrays)
+        self._bounds, self._groups = lag_bounds(cluster, arrays)
+        self._by_group = None
         self._bounds_key, self._seen = key, launched
         return self._bounds
+
+    def _group_values(self) -> tuple[dict[int, float], dict[int, float]]:
+        """The kept bounds' job averages and "maybe" bounds by group, as dicts (made when first asked for: most
+        rebuilds of the bounds are never asked)."""
+        if self._by_group is None:
+            groups, average, maybe_from = self._groups
+            keys = groups.tolist()
+            self._by_group = (
+                dict(zip(keys, average.tolist(), strict=True)),
+                dict(zip(keys, maybe_from.tolist(), strict=True)),
+            )
+        return self._by_group
 
     def _keeps(self, task: Task) -> bool:
         """The kept bounds hold with `task` just launched for the first time (see `_lag_bounds`)."""
         kind, job = task.kind, task.job
         if self._bounds[kind][1] < math.inf:
             return True
-        average = self._average.get(2 * job.number + (kind == TaskKind.REDUCE))
+        average = self._group_values()[0].get(2 * job.number + (kind == TaskKind.REDUCE))
         if average is not None:
             return not average >= SPECULATIVE_GAP - _EPS
         # A job without kept averages had no running attempt of the kind when the bounds were made, only first
@@ -192,7 +210,7 @@ class HadoopSpeculation(SpeculationPolicy):
             bounds = self._lag_bounds(cluster)
             if bounds is not None and not cluster.now - bounds[kind][1] >= SPECULATIVE_LAG_S:
                 continue  # no task of this kind may be backed up anywhere (may_back_up's test): spare the task loop
-            task = self._candidate(tracker, cluster, kind, None if bounds is None else self._maybe_from)
+            task = self._candidate(tracker, cluster, kind, None if bounds is None else self._group_values()[1])
             if task is not None:
                 launches.append(Launch(task, cluster.locality(task, tracker) if kind == TaskKind.MAP else None, True))
         return launches
@@ -227,9 +245,16 @@ class HadoopSpeculation(SpeculationPolicy):
         return None
 
 
-def lag_bounds(
-    cluster: ClusterView, arrays: RunningArrays
-) -> tuple[dict[TaskKind, tuple[float, float]], dict[int, float], dict[int, float]]:
+class GroupBounds(NamedTuple):
+    """`lag_bounds`' per (job, kind) figures: the groups (2 x job number + kind) with a running attempt, each one's
+    job average and its own "maybe" bound."""
+
+    groups: np.ndarray
+    average: np.ndarray
+    maybe_from: np.ndarray
+
+
+def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKind, tuple[float, float]], GroupBounds]:
     """Per kind, the earliest start of a task that surely meets the progress conditions of `speculatable_in` (single
     attempt, job average and gap at least SPECULATIVE_GAP by more than `_EPS`), and of one that may (within
     `_EPS`: array sums differ from `Job.progress`'s in the last bits); inf if none. Some task is a candidate at
@@ -246,6 +271,4 @@ def lag_bounds(
         arrays.attempts, MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
     )  # fmt: skip
     bounds = {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}
-    keys = groups.tolist()
-    return bounds, dict(zip(keys, averages.tolist(), strict=True)), dict(zip(keys, maybe_from.tolist(), strict=True))
-
+    return bounds, GroupBounds(groups, averages, maybe_from)
