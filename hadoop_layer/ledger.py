@@ -111,17 +111,19 @@ class RunningLedger:
         job.ledger = None
         self._order = None
 
-    def changed(self, job: Job, resized: bool = False) -> None:
-        """The job's task counts changed (it is running); `resized`: its number of tasks too (Job.add_maps)."""
+    def changed(self, job: Job, finished: bool = True, resized: bool = False) -> None:
+        """The job's task counts changed (it is running): `finished`, its finished tasks may have; `resized`, its
+        number of tasks did (Job.add_maps). Of the arrays, a task's state change moves the finished counts only, and
+        only when the task finished or stopped being finished (scalar writes: at every such change)."""
         old, new = self._of[job], self.contribution(job)
         if old != new:
             self._move(old, new)
             self._of[job] = new
         if resized:
             self._count(job, True)
-        else:  # a task's state: of the arrays, only the finished counts may move (scalar writes: at every change)
-            counts, g, finished = job._counts, 2 * job.number, self.finished
-            finished[g], finished[g + 1] = counts[TaskKind.MAP][TaskState.DONE], counts[TaskKind.REDUCE][TaskState.DONE]
+        elif finished:
+            counts, g, done = job._counts, 2 * job.number, self.finished
+            done[g], done[g + 1] = counts[TaskKind.MAP][TaskState.DONE], counts[TaskKind.REDUCE][TaskState.DONE]
 
     def queue_order(self) -> list[Job]:
         """The running jobs in FIFO order, sorted once per change of the running jobs."""

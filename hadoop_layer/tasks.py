@@ -477,7 +477,7 @@ class Job(Agent):
         if state == TaskState.PENDING and task.kind == TaskKind.MAP:
             self._retry.append(task)  # failed/killed TIPs are tried first (failedMaps in JobInProgress)
         if self.ledger is not None:
-            self.ledger.changed(self)
+            self.ledger.changed(self, finished=old == TaskState.DONE or state == TaskState.DONE)
 
     def count(self, kind: TaskKind, state: str) -> int:
         return self._counts[kind][state]

@@ -878,11 +878,13 @@ def test_lag_bounds_is_numpys_bits(args):
 
     def check(got, want):
         assert same_bits(np.array(got[:4]), np.array(want[:4]))
-        assert np.array_equal(got[4], groups) and got[4].dtype == np.int64 and same_bits(got[5], want[4][groups])
+        by_group = got[4]  # rows: the groups (floats), their averages, their own "maybe" bounds
+        assert by_group.shape == (3, groups.size) and np.array_equal(by_group[0], groups.astype(float))
+        assert same_bits(by_group[1], want[4][groups])
         average = want[4][entered]  # each group's "maybe" bound: its own of the kind's
         maybe = (attempts <= max_execs) & (average >= maybe_at) & (average - progress >= maybe_at)
         own = [task_start[maybe & (entered == g)].min(initial=np.inf) for g in groups]
-        assert same_bits(got[6], np.array(own, dtype=float))
+        assert same_bits(by_group[2], np.array(own, dtype=float))
 
     check(lag_bounds(np.concatenate((done, [5.0, 5.0])), np.concatenate((size, [7.0, 7.0])), gid, kind, job, *rest),
           numpy_lag_bounds(*args))  # fmt: skip

@@ -1671,13 +1671,14 @@ def lag_bounds(
     max_execs: int,
     sure_at: float,
     maybe_at: float,
-) -> tuple[float, float, float, float, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[float, float, float, float, np.ndarray]:
     """`policies.speculation.hadoop.lag_bounds`' arithmetic over the running attempts: each (job, kind)'s average
     progress, (`done` finished tasks + the running ones' progress, a task with backups counted once at its best
     attempt's) / `size` tasks, by 2 x job + kind; then per kind the earliest task start among the single-attempt
     tasks whose job average and gap below it are at least `sure_at`, and `maybe_at`. Returns the map bounds (sure,
-    maybe), the reduce bounds, and the groups with entries (in order of their first entry) with their averages and
-    their own "maybe" bounds (the earliest start of such a task of the group; inf if none). The
+    maybe), the reduce bounds, and a 3 x groups array: the groups with entries (in order of their first entry, as
+    floats), their averages and their own "maybe" bounds (the earliest start of such a task of the group; inf if
+    none). The
     NumPy form's bits: np.maximum.at and the bincount in entry order, minimum in entry order (the starts are times: no
     NaN, no -0.0). `finished` and `tasks`: by 2 x job + kind, the running jobs' finished tasks and tasks
     (`hadoop_layer.ledger.RunningLedger`; 0 of 1 past their end). Only the entries' groups are worked out: the highest
@@ -1727,7 +1728,10 @@ def lag_bounds(
         averages[c] = (done + sums[c]) / size
     sure = np.full(2, np.inf)
     maybe = np.full(2, np.inf)
-    group_maybe = np.full(count, np.inf)
+    # the groups (as floats: exact below 2**53), their averages and own "maybe" bounds, one array (one boxing a call)
+    by_group = np.empty((3, count))
+    group_maybe = by_group[2]
+    group_maybe[:] = np.inf
     for i in range(m):
         if attempts[i] <= max_execs:
             k = kind[i]
@@ -1739,7 +1743,9 @@ def lag_bounds(
             if average >= maybe_at and gap >= maybe_at:
                 maybe[k] = np_min(maybe[k], task_start[i])
                 group_maybe[c] = np_min(group_maybe[c], task_start[i])
-    return sure[0], maybe[0], sure[1], maybe[1], groups[:count].copy(), averages, group_maybe
+    for c in range(count):
+        by_group[0, c], by_group[1, c] = groups[c], averages[c]
+    return sure[0], maybe[0], sure[1], maybe[1], by_group
 
 
 @numba.njit(cache=True, nogil=True)

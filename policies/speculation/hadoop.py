@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import NamedTuple
 
 import numpy as np
 
@@ -88,8 +87,8 @@ class HadoopSpeculation(SpeculationPolicy):
         self._seen = 0  # first launches the kept bounds take in
         self._bounds: dict[TaskKind, tuple[float, float]] = {}
         # lag_bounds' groups (2 x job number + kind) with entries, their job averages and the earliest start of a
-        # task that may meet the conditions, as arrays; as dicts once asked for (`_by_group`)
-        self._groups = GroupBounds((), (), ())
+        # task that may meet the conditions, as the rows of one array; as dicts once asked for (`_by_group`)
+        self._groups = np.zeros((3, 0))
         self._by_group: tuple[dict[int, float], dict[int, float]] | None = ({}, {})
 
     def may_back_up(self, cluster: ClusterView) -> bool:
@@ -168,7 +167,7 @@ class HadoopSpeculation(SpeculationPolicy):
         rebuilds of the bounds are never asked)."""
         if self._by_group is None:
             groups, average, maybe_from = self._groups
-            keys = groups.tolist()
+            keys = groups.astype(np.int64).tolist()
             self._by_group = (
                 dict(zip(keys, average.tolist(), strict=True)),
                 dict(zip(keys, maybe_from.tolist(), strict=True)),
@@ -245,16 +244,7 @@ class HadoopSpeculation(SpeculationPolicy):
         return None
 
 
-class GroupBounds(NamedTuple):
-    """`lag_bounds`' per (job, kind) figures: the groups (2 x job number + kind) with a running attempt, each one's
-    job average and its own "maybe" bound."""
-
-    groups: np.ndarray
-    average: np.ndarray
-    maybe_from: np.ndarray
-
-
-def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKind, tuple[float, float]], GroupBounds]:
+def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKind, tuple[float, float]], np.ndarray]:
     """Per kind, the earliest start of a task that surely meets the progress conditions of `speculatable_in` (single
     attempt, job average and gap at least SPECULATIVE_GAP by more than `_EPS`), and of one that may (within
     `_EPS`: array sums differ from `Job.progress`'s in the last bits); inf if none. Some task is a candidate at
@@ -263,12 +253,13 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKi
     A task's progress is its best attempt's; a job's average counts its finished tasks as 1 and its unstarted
     ones as 0 (`Job.progress`): one weighted bincount over (job, kind). Also returns those averages, by
     2 x job number + kind (0 map, 1 reduce), of the jobs and kinds with a running attempt, and each one's own
-    "maybe" bound (the backup search passes over a job whose bound is younger than the lag). The arithmetic is
+    "maybe" bound (the backup search passes over a job whose bound is younger than the lag): the rows of one array,
+    groups (as floats), averages, bounds. The arithmetic is
     compiled (vcloud/kernels.py `lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
     ledger = cluster.ledger
-    map_sure, map_maybe, reduce_sure, reduce_maybe, groups, averages, maybe_from = kernels.lag_bounds(
+    map_sure, map_maybe, reduce_sure, reduce_maybe, by_group = kernels.lag_bounds(
         ledger.finished, ledger.tasks, arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress,
         arrays.attempts, MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
     )  # fmt: skip
     bounds = {TaskKind.MAP: (map_sure, map_maybe), TaskKind.REDUCE: (reduce_sure, reduce_maybe)}
-    return bounds, GroupBounds(groups, averages, maybe_from)
+    return bounds, by_group
