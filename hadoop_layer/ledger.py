@@ -83,13 +83,14 @@ class RunningLedger:
         self.running_tasks += n7 - o7
 
     def _count(self, job: Job, running: bool) -> None:
-        """The job's columns of `finished` and `tasks`: its counts while it runs, 0 of 1 once it left."""
+        """The job's columns of `finished` and `tasks` (its counts while it runs, 0 of 1 once it left): at its entering,
+        leaving and new tasks."""
         g = 2 * job.number
         if g + 2 > self.finished.size:
             size = max(g + 2, 2 * self.finished.size)
             self.finished = np.concatenate((self.finished, np.zeros(size - self.finished.size)))
             self.tasks = np.concatenate((self.tasks, np.ones(size - self.tasks.size)))
-        finished, tasks = self.finished, self.tasks  # scalar writes: at every task state change
+        finished, tasks = self.finished, self.tasks
         if running:
             counts = job._counts
             finished[g], finished[g + 1] = counts[TaskKind.MAP][TaskState.DONE], counts[TaskKind.REDUCE][TaskState.DONE]
