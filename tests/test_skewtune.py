@@ -216,3 +216,29 @@ def test_a_stopped_map_is_never_backed_up():
     assert list(speculatable_in({task: None}, 0.9, 100.0, 1)) == [task] and _first([task], tracker) is task
     task.children = ["piece"]
     assert not list(speculatable_in({task: None}, 0.9, 100.0, 1)) and _first([task], tracker) is None
+
+
+def test_the_ledgers_task_counts_take_in_new_maps(monkeypatch):
+    """SkewTune's pieces are new maps of a running job (`Job.add_maps`): the running-jobs ledger's task counts, which
+    Hadoop speculation's bounds read, grow with them (at every rebuild: what a loop over the running jobs writes)."""
+    from collections import Counter
+
+    from policies.speculation import hadoop as spec
+    from tests.test_speculation_arrays import former_job_counts
+
+    checks: Counter = Counter()
+    original = spec.lag_bounds
+
+    def checked(view, arrays):
+        ledger = view.ledger
+        done, size = former_job_counts(view.jobs, ledger.finished.size // 2)
+        assert np.array_equal(ledger.finished, done) and np.array_equal(ledger.tasks, size), view.now
+        checks[any(t.children for job in view.jobs for t in job.maps)] += 1
+        return original(view, arrays)
+
+    monkeypatch.setattr(spec, "lag_bounds", checked)
+    settings = HadoopClusterSettings(scheduler="fifo", speculation="hadoop", slot_manager="skewtune")
+    model = cluster(build(SLOT_MANAGERS, "skewtune", settings), speculation=build(SPECULATION, "hadoop", settings))
+    job = skewed_job(model)
+    run(model)
+    assert job.maps[0].children and checks[True] >= 5, checks

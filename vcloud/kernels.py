@@ -1678,9 +1678,8 @@ def lag_bounds(
     tasks whose job average and gap below it are at least `sure_at`, and `maybe_at`. Returns the map bounds (sure,
     maybe), the reduce bounds, and a 3 x groups array: the groups with entries (in order of their first entry, as
     floats), their averages and their own "maybe" bounds (the earliest start of such a task of the group; inf if
-    none). The
-    NumPy form's bits: np.maximum.at and the bincount in entry order, minimum in entry order (the starts are times: no
-    NaN, no -0.0). `finished` and `tasks`: by 2 x job + kind, the running jobs' finished tasks and tasks
+    none). The NumPy form's bits: np.maximum.at and the bincount in entry order, minimum in entry order (the starts
+    are times: no NaN, no -0.0). `finished` and `tasks`: by 2 x job + kind, the running jobs' finished tasks and tasks
     (`hadoop_layer.ledger.RunningLedger`; 0 of 1 past their end). Only the entries' groups are worked out: the highest
     job number with an entry nears the run's job count (5,000 on the SWIM day) while a few jobs run, and arrays over
     every group were most of a verdict there (31 us of 76 entries). The best attempts are found among the entries of
