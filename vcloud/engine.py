@@ -349,7 +349,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     )  # fmt: skip
     core_mhz, s_item, s_vm = st.core_mhz, fs.item, fs.vm
     if fs.group is None:
-        racks = rack_count(hosts)
+        racks = (io_bw.size - 2 * n_host) // 2  # io_bw: datastores, NICs, then each rack's uplink out and in
         fs.group, fs.ceiling = kernels.stream_groups(
             vm_host[s_vm], fs.device, hosts.rack[:n_host], racks, _UPLINK, items.io_mbps_max[:n], s_item, io_bw
         )
