@@ -10,7 +10,9 @@ The day's ticks cost 1 ms early and 6-15 ms late, and `instructions.py --from S`
 directory on the same state to compare code: a state loads into any code whose classes read only attributes it has
 (newer code may need what an older state lacks). Speculation's kept bounds are dropped on loading, so the first verdict
 works them out afresh in the code under test. `count` runs the stretch once natively first (numba's generic-CPU cache,
-as `instructions.py` does), then under callgrind, counting only the stretch.
+as `instructions.py` does), then under callgrind, counting only the stretch. Both print the attempts that ended in the
+stretch: two stretches of unlike activity give the cost of a tick and of an attempt apart (see the README, session 21).
+The collector runs as `run_model` sets it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ def _load(state: Path):
     if hasattr(speculation, "_bounds_key"):
         speculation._bounds_key = ()  # kept bounds are made afresh by the code under test
     gc.freeze()
+    from scenarios import runner  # the collector as `run_model` sets it for a run (the code under test's, if any)
+
+    gc.set_threshold(getattr(runner, "GC_YOUNG_THRESHOLD", 700), *gc.get_threshold()[1:])
     return model
 
 
@@ -72,21 +77,23 @@ def save(at: float, state: Path, slaves: int) -> None:
 def timed(state: Path, span: float) -> None:
     model = _load(state)
     _advance(model, WARM_S)
-    cpu, ticks = time.process_time(), model.ticks
+    cpu, ticks, ended = time.process_time(), model.ticks, model.ended.n
     _advance(model, span)
-    print(f"{Path.cwd()} cpu={time.process_time() - cpu:.2f} s ticks={model.ticks - ticks} t={float(model.time):.0f}")
+    print(f"{Path.cwd()} cpu={time.process_time() - cpu:.2f} s ticks={model.ticks - ticks} "
+          f"attempts={model.ended.n - ended} t={float(model.time):.0f}")  # fmt: skip
 
 
 def counted_child(state: Path, span: float, counted: bool) -> None:
     model = _load(state)
     _advance(model, WARM_S)
     toggle = ["callgrind_control", "--instr=on", str(os.getpid())]
+    ended = model.ended.n
     if counted:
         subprocess.run(toggle, check=True, capture_output=True)
     _advance(model, span)
     if counted:
         subprocess.run([toggle[0], "--instr=off", toggle[2]], check=True, capture_output=True)
-    print(f"ticks={model.ticks}")
+    print(f"ticks={model.ticks} attempts={model.ended.n - ended}")
 
 
 def count(state: Path, span: float) -> None:
