@@ -3,7 +3,7 @@
 import pytest
 
 from tests.helpers import busy, one_host
-from vcloud import ConstantLoad, Kind, Phase, WorkItem
+from vcloud import ConstantLoad, Kind, PeriodicLoad, Phase, TraceLoad, WorkItem
 
 
 def test_no_steal_while_the_host_has_a_core_for_every_runnable_vcpu():
@@ -107,6 +107,26 @@ def test_a_background_tenant_steals_from_its_neighbours():
 
     assert steal(0.0) == 0.0
     assert steal(1.0) == pytest.approx(20.0)  # equal entitlements: 2 of the 4 cores each
+
+
+@pytest.mark.parametrize(
+    ("profile", "busy_s"),
+    [
+        (PeriodicLoad(period_s=10.0, duty=0.5, high=1.0, low=0.0), 10.0),  # on in [0, 5) and [10, 15)
+        (TraceLoad(times_s=(0.0, 4.0, 12.0), cpu=(1.0, 0.0, 1.0)), 8.0),  # on in [0, 4) and [12, 16)
+    ],
+)
+def test_a_tenants_load_follows_its_profile_over_time(profile, busy_s):
+    """The tenant steals from its neighbour only while its profile is high: 2 vCPU-s a second (the test above), so
+    twice the seconds it is on. Its level changes at each of the profile's changes, not only at the first."""
+    model = one_host(cores=4)
+    vm = model.add_vm("v", model.host_agents[0], vcpus=4, mem_mb=4096)
+    for _ in range(4):
+        busy(model, vm)
+    tenant = model.add_vm("t", model.host_agents[0], vcpus=4, mem_mb=4096, in_pool=False)
+    model.add_background(tenant, profile)
+    model.run_for(20.0 if isinstance(profile, PeriodicLoad) else 16.0)
+    assert vm.steal_s == pytest.approx(2.0 * busy_s)
 
 
 def test_phase_ends_are_interpolated_inside_the_tick():

@@ -86,6 +86,9 @@ class CloudModel(Model):
         self.ticks = 0
         self._started = False
         self._periodic: list[_Periodic] = []
+        # the background loads' drivers: Mesa's events hold only weak references to the methods they call, so a driver
+        # nothing else holds would be gone after its first level (its next change never applied)
+        self._load_drivers: list[LoadDriver] = []
         self._progress_tick, self._progress = -1, np.zeros(0)
         self.progress_version = 0  # bumped whenever `item_progress` is recomputed: a key for caches of progress
         # bumped whenever a running item's progress may move between ticks (work added, phases re-marked, an item
@@ -188,7 +191,7 @@ class CloudModel(Model):
         """Run a never-ending synthetic load on `vm` (another tenant)."""
         item = WorkItem(self, [Phase("load", Kind.LOAD, 0.0)], threads=vm.vcpus, name=f"load@{vm.name}")
         self.start_item(item, vm)
-        LoadDriver(self, item, profile)
+        self._load_drivers.append(LoadDriver(self, item, profile))
         return item
 
     # ---- work items -----------------------------------------------------------------------------
