@@ -92,12 +92,16 @@ class RunningLedger:
             self.tasks = np.concatenate((self.tasks, np.ones(size - self.tasks.size)))
         finished, tasks = self.finished, self.tasks
         if running:
-            counts = job._counts
-            finished[g], finished[g + 1] = counts[TaskKind.MAP][TaskState.DONE], counts[TaskKind.REDUCE][TaskState.DONE]
+            self._count_finished(job)
             tasks[g], tasks[g + 1] = len(job.maps) or 1, len(job.reduces) or 1
         else:
             finished[g] = finished[g + 1] = 0.0
             tasks[g] = tasks[g + 1] = 1.0
+
+    def _count_finished(self, job: Job) -> None:
+        """The running job's column of `finished` (its arrays are long enough: it entered)."""
+        counts, g, done = job._counts, 2 * job.number, self.finished
+        done[g], done[g + 1] = counts[TaskKind.MAP][TaskState.DONE], counts[TaskKind.REDUCE][TaskState.DONE]
 
     def enter(self, job: Job) -> None:
         self._of[job] = new = self.contribution(job)
@@ -123,8 +127,7 @@ class RunningLedger:
         if resized:
             self._count(job, True)
         elif finished:
-            counts, g, done = job._counts, 2 * job.number, self.finished
-            done[g], done[g + 1] = counts[TaskKind.MAP][TaskState.DONE], counts[TaskKind.REDUCE][TaskState.DONE]
+            self._count_finished(job)
 
     def queue_order(self) -> list[Job]:
         """The running jobs in FIFO order, sorted once per change of the running jobs."""

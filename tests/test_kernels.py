@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from vcloud import kernels
 from vcloud.arrays import run_starts
-from vcloud.engine import rack_count
 from vcloud.kernels import (
     _by_group_then,
     account,
@@ -1187,6 +1186,11 @@ def numpy_pool_arrays(hosts, vms, floor_mhz: float) -> tuple[np.ndarray, ...]:
     w = np.concatenate((np.bincount(vm_host, weight * pooled, minlength=n_host), weight * ~pooled))
     return (pooled, np.where(finite, limit, 0.0), hosts.pool_cpu_reservation_mhz[:n_host].copy(), group, w,
             vms.cpu_shares[:n_vm] * pooled)  # fmt: skip
+
+
+def rack_count(hosts: HostTable) -> int:
+    """Racks 0..highest of the hosts' (the engine reads it off `io_bw`'s length)."""
+    return int(hosts.rack[: hosts.n].max()) + 1 if hosts.n else 0
 
 
 def numpy_rack_uplink_mbps(hosts: HostTable, physics) -> np.ndarray:

@@ -201,10 +201,6 @@ STAGE_FIELDS = {
 }
 
 
-def rack_count(hosts: HostTable) -> int:
-    return int(hosts.rack[: hosts.n].max()) + 1 if hosts.n else 0
-
-
 def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Used MB, active MB and swapped-out MB per VM."""
     n_vm, n = vms.n, items.n
