@@ -74,7 +74,6 @@ class CopierShuffle(ShuffleServer):
         self.next_at = grown(None if first else self.next_at, (cols,), 0, np.int64)  # where the rotation goes on
         self.in_flight = grown(None if first else self.in_flight, (cols,), 0, np.int64)  # fetches under way
         self.waiting = grown(None if first else self.waiting, (cols,), 0, np.int64)  # nodes with a backlog
-        self.to_node = grown(None if first else self.to_node, (cols,), 0, np.int64)  # the reduce's node
         # something changed since the copiers last looked (new backlog, a copier freed): else they would take nothing
         self.changed = grown(None if first else self.changed, (cols,), False, bool)
         super()._grow(cols)
@@ -98,7 +97,7 @@ class CopierShuffle(ShuffleServer):
         super().add_reduce(attempt)  # the outputs already there join its backlog (_enqueue)
         c = attempt.shuffle_col
         self.position[c][self.rotation_rng.permutation(self.nodes)] = np.arange(self.nodes)  # (row c's view: 1-D)
-        self.next_at[c], self.to_node[c] = 0, attempt.tracker.node
+        self.next_at[c] = 0
 
     def _enqueue(self, per_node_mb: np.ndarray, cols: np.ndarray) -> None:
         self.queued_mb += float(per_node_mb.sum()) * len(cols)
@@ -163,7 +162,7 @@ class CopierShuffle(ShuffleServer):
             return
         self.fetch_node, self.fetch_col, took, self.q_col, self.q_val = kernels.copiers_take(
             self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
-            int(Kind.CPU), self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col,
+            int(Kind.CPU), self.backlog, self.position, self.next_at, self.col_node, self.fetch_node, self.fetch_col,
             self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len, self._stale, self.col_nnz,
             self.col_big, DRAINED_MB,
         )  # fmt: skip
@@ -194,5 +193,5 @@ class CopierShuffle(ShuffleServer):
     def stream_mb(self, nodes: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """What one fetch from `nodes` for reduce columns `cols` (same shape) moves in a tick at most: the serving
         host's disk, its NIC and the receiving host's NIC at full rate (the disk alone on the same node)."""
-        to = self.to_node[cols]
+        to = self.col_node[cols]
         return np.where(nodes == to, self.disk_mb[nodes], np.minimum(self.send_mb[nodes], self.nic_mb[to]))

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 _CPU = int(Kind.CPU)  # a reduce's JVM start; its shuffle phase is NET or PIPE
 DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated subtraction)
+_NARROW_FROM = 64  # rows at most this wide are left as they are (ShuffleServer._narrow)
 
 
 class ServeItem(WorkItem):
@@ -175,9 +176,9 @@ class ShuffleServer(ShuffleMode):
 
     def _grow(self, cols: int) -> None:
         """Room for `cols` reduce columns (the old ones kept)."""
-        old, n = self.cols, self.nodes
+        old = self.cols
         first = old == 0
-        self.remote = grown(None if first else self.remote, (n, cols), 0.0, float)  # 1.0 where node != reduce's
+        self.col_node = grown(None if first else self.col_node, (cols,), -1, np.int64)  # the reduce's node
         self.held = grown(None if first else self.held, (cols,), 0.0, float)
         self.col_row = grown(None if first else self.col_row, (cols,), -1, np.int64)
         self.closing = grown(None if first else self.closing, (cols,), False, bool)
@@ -228,8 +229,7 @@ class ShuffleServer(ShuffleMode):
         job = attempt.task.job
         self.col_attempt[c], self.col_row[c] = attempt, attempt.row
         self._hi = max(self._hi, c + 1)
-        self.remote[:, c] = 1.0
-        self.remote[attempt.tracker.node, c] = 0.0
+        self.col_node[c] = attempt.tracker.node
         self.held[c], self.closing[c] = 0.0, False
         job.shuffle_cols = np.concatenate((job.shuffle_cols, (c,)))
         attempt.shuffle_col = c
@@ -378,8 +378,8 @@ class ShuffleServer(ShuffleMode):
             return
         want, moved, local, rows, rows_want, start, held, self.q_col, self.q_val = kernels.shuffle_move(
             self.q_col, self.q_val, self.q_len, self._width(), self.nodes, self.left, self.serve_row,
-            self.model.items.remaining, self.remote, self.held, self.served_read_mb, self.served_sent_mb, self._row_sum,
-            self._stale, self.col_nnz, self.col_big, DRAINED_MB,
+            self.model.items.remaining, self.col_node, self.held, self.served_read_mb, self.served_sent_mb,
+            self._row_sum, self._stale, self.col_nnz, self.col_big, DRAINED_MB,
         )  # fmt: skip
         self.fetched_local_mb += local
         # _set_work(want), its bookkeeping (row sums, stale flags, `left`) done by the kernel
@@ -391,6 +391,20 @@ class ShuffleServer(ShuffleMode):
         closing = np.flatnonzero(self.closing & moved)
         if closing.size:  # most ticks drain no closing reduce's queue
             self._close_drained(closing)
+        self._narrow()
+
+    def _narrow(self) -> None:
+        """Give the queue's rows back the room they no longer use: the kernels widen them (to twice their room) when a
+        row has none, and a busy hour can leave every row thousands of places wide with a few dozen in use (the SWIM
+        day: 1,888, the fullest row 76). The kernels read only each row's first `q_len` places, so rows that far apart
+        cost a cache and TLB miss each; kept at twice the fullest row, once that is under a quarter of the room (no
+        number changes: the places past `q_len` are never read)."""
+        room = self.q_col.shape[1]
+        if room > _NARROW_FROM:
+            used = int(self.q_len.max())
+            if 4 * used < room:
+                keep = max(2 * used, _NARROW_FROM // 2)
+                self.q_col, self.q_val = self.q_col[:, :keep].copy(), self.q_val[:, :keep].copy()
 
     def _deliver(self) -> np.ndarray:
         """Hand held bytes to the reduces whose shuffle phase runs (a reduce still starting keeps them held); returns

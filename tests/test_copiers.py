@@ -181,9 +181,9 @@ def test_copiers_are_not_asked_only_when_they_would_take_nothing(monkeypatch):
             skipped[0] += 1
             state = [a.copy() if isinstance(a, np.ndarray) else a for a in (
                 self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
-                int(Kind.CPU), self.backlog, self.position, self.next_at, self.to_node, self.fetch_node, self.fetch_col,
-                self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len, self._stale, self.col_nnz,
-                self.col_big, 1e-9)]  # fmt: skip
+                int(Kind.CPU), self.backlog, self.position, self.next_at, self.col_node, self.fetch_node,
+                self.fetch_col, self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len,
+                self._stale, self.col_nnz, self.col_big, 1e-9)]  # fmt: skip
             before = [a.copy() if isinstance(a, np.ndarray) else a for a in state]
             assert not kernels.copiers_take(*state)[2]
             for a, b in zip(state, before, strict=True):

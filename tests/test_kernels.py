@@ -657,9 +657,11 @@ def test_demand_is_numpys_bits(args):
     assert all(same_bits(a, b) for a, b in zip(demand(*args), expect, strict=True))
 
 
-def numpy_shuffle_move(queue, width, n, left, serve_row, remaining, remote, held, served_read, served_sent, row_sum,
+def numpy_shuffle_move(queue, width, n, left, serve_row, remaining, col_node, held, served_read, served_sent, row_sum,
                        stale, drained):  # fmt: skip
-    """ShuffleServer.tick's arithmetic as NumPy calls (the form `shuffle_move` replaced)."""
+    """ShuffleServer.tick's arithmetic as NumPy calls (the form `shuffle_move` replaced; `remote`: 1.0 where the
+    serving node is not the reduce's, as the matrix it kept)."""
+    remote = (np.arange(n)[:, None] != col_node[None, :]).astype(float)
     rows = serve_row
     q = queue[:, :width]
     done = left - np.where(rows >= 0, remaining[np.maximum(rows, 0)], 0.0)
@@ -729,10 +731,10 @@ def shuffle_queues(draw):
     remaining = np.zeros(2 * n)
     frac = r.choice([0.0, 0.25, 0.5, 0.999], 2 * n)
     remaining[np.maximum(serve_row, 0)] = np.where(how == 0, 0.0, np.where(how == 1, left * frac, left))
-    remote = (r.random((n, cols)) < 0.7).astype(float)
+    col_node = r.integers(-1, n, cols)  # each reduce column's node (-1: no reduce)
     held = np.where(r.random(cols) < 0.3, r.random(cols), 0.0)
     served = r.random((2, n)) * 5
-    return queue, width, n, left, serve_row, remaining, remote, held, served[0].copy(), served[1].copy(), row_sum, \
+    return queue, width, n, left, serve_row, remaining, col_node, held, served[0].copy(), served[1].copy(), row_sum, \
         stale, 1e-9  # fmt: skip
 
 
@@ -769,10 +771,12 @@ def dense_of(q_col, q_val, q_len, cols, col_nnz, col_big, drained=1e-9):
 
 def sparse_args(args, room):
     """`shuffle_queues`' dense arguments as the sparse kernel's."""
-    queue, width, n, left, serve_row, remaining, remote, held, served_read, served_sent, row_sum, stale, drained = args
+    queue, width, n, left, serve_row, remaining, col_node, held, served_read, served_sent, row_sum, stale, drained = (
+        args
+    )
     q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, room, drained)
-    return (q_col, q_val, q_len, width, n, left, serve_row, remaining, remote, held, served_read, served_sent, row_sum,
-            stale, col_nnz, col_big, drained)  # fmt: skip
+    return (q_col, q_val, q_len, width, n, left, serve_row, remaining, col_node, held, served_read, served_sent,
+            row_sum, stale, col_nnz, col_big, drained)  # fmt: skip
 
 
 @settings(max_examples=400, deadline=None)

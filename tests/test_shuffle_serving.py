@@ -7,9 +7,11 @@ import pytest
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
+from hadoop_layer.shuffle import ShuffleServer
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.fifo import FifoScheduler
 from tests.helpers import small_cluster
+from vcloud import kernels
 from vcloud.pagecache import PageCacheSettings
 
 
@@ -179,3 +181,28 @@ def test_serving_slows_a_shuffle_heavy_job_on_disk_bound_nodes():
     # each node serves 1/4 of 16 x 64 MB from a 30 MB/s datastore that is the bottleneck: ~8.5 s of disk time;
     # at least half of it shows in the job's time
     assert times[0] - times[1] >= 0.5 * 16 * 64 / 4 / 30, times
+
+
+def _wide_queue(room: int, lengths: list[int]):
+    """A ShuffleServer's queue alone: rows `room` places wide holding `lengths` entries (columns 0, 1, ...; MB 1.5)."""
+    server = ShuffleServer.__new__(ShuffleServer)
+    rows = len(lengths)
+    server.q_len = np.array(lengths, dtype=np.int64)
+    server.q_col = np.full((rows, room), 99, dtype=np.int64)  # past q_len: never read
+    server.q_val = np.full((rows, room), 7.0)
+    for r, k in enumerate(lengths):
+        server.q_col[r, :k], server.q_val[r, :k] = np.arange(k), 1.5
+    return server
+
+
+@pytest.mark.parametrize(
+    ("room", "lengths", "kept"),
+    [(1888, [76, 0, 3], 152), (256, [10, 2], 32), (256, [70, 1], 256), (64, [1, 0], 64), (512, [0, 0], 32)],
+)
+def test_rows_far_wider_than_their_fullest_are_narrowed_to_twice_it(room, lengths, kept):
+    # under a quarter of the room in use: twice the fullest row, at least 32; else left alone; 64 or less: left alone
+    server = _wide_queue(room, lengths)
+    before = kernels.queue_dense(server.q_col, server.q_val, server.q_len, 100)
+    server._narrow()
+    assert server.q_col.shape == server.q_val.shape == (len(lengths), kept)
+    assert np.array_equal(kernels.queue_dense(server.q_col, server.q_val, server.q_len, 100), before)

@@ -1361,7 +1361,7 @@ def shuffle_move(
     left: np.ndarray,
     serve_row: np.ndarray,
     remaining: np.ndarray,
-    remote: np.ndarray,
+    col_node: np.ndarray,
     held: np.ndarray,
     served_read_mb: np.ndarray,
     served_sent_mb: np.ndarray,
@@ -1373,11 +1373,12 @@ def shuffle_move(
 ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, bool, bool, np.ndarray, np.ndarray]:
     """`hadoop_layer.shuffle.ShuffleServer.tick`'s arithmetic on the sparse queue (row r's requests: `q_val[r,
     :q_len[r]]` at the ascending reduce columns `q_col[r, :q_len[r]]`, all below `width`; `n` serving nodes: rows 0..n-1
-    read, n..2n-1 send): what each servlet moved in the tick (`left` less its item's remaining) is shared among its
-    requests (water-filling), taken off its queue row, added to the served totals; what was read for a remote reduce
-    joins the send queue, what was sent is held for the reduce. Then the changed and stale rows are summed again
-    (`row_sum`, `stale`), rows left with float dust are emptied, entries that reached 0.0 are taken out, and `left`
-    becomes what each row has left (`ShuffleServer._set_work`'s bookkeeping). The queue, `held`, the served totals,
+    read, n..2n-1 send; `col_node`: each column's reduce's node): what each servlet moved in the tick (`left` less its
+    item's remaining) is shared among its requests (water-filling), taken off its queue row, added to the served
+    totals; what was read for a reduce on another node joins the send queue, what was sent is held for the reduce.
+    Then the changed and stale rows are summed again (`row_sum`, `stale`), rows left with float dust are emptied,
+    entries that reached 0.0 are taken out, and `left` becomes what each row has left (`ShuffleServer._set_work`'s
+    bookkeeping). The queue, `held`, the served totals,
     `row_sum`, `stale`, `left` and the column counts (`col_nnz`: entries, `col_big`: entries above `drained_mb`) change
     in place. Returns each row's MB left, the reduce columns whose queues or held bytes changed (they may have drained),
     the MB fetched on the serving node, the running items' rows and their MB left (in row order), whether a row with no
@@ -1453,7 +1454,7 @@ def shuffle_move(
         else:
             for t in range(length):
                 c = rc[t]
-                f_pos[fq], f_col[fq], fetched[fq] = i * width + c, c, got[t] * remote[s, c]
+                f_pos[fq], f_col[fq], fetched[fq] = i * width + c, c, got[t] * (1.0 if col_node[c] != s else 0.0)
                 fq += 1
         if full:  # every entry reaches 0.0: the row is emptied
             for t in range(length):
