@@ -1610,8 +1610,9 @@ def _move_wide(cols: tuple, dst: np.ndarray, src: np.ndarray) -> None:
 def move_rows(dst: np.ndarray, src: np.ndarray, flat: tuple, wide: tuple) -> None:
     """`vcloud.tables.ItemTable.remove_rows`' copies: row `src[j]` of every column into row `dst[j]`. `flat` and
     `wide` hold the table's one- and two-dimensional columns in tuples of one type each (numba iterates a tuple of
-    one type): a tick's ended items leave with one call, not one NumPy copy a column (29). No row is both given and
-    received, so the copies in any order are the fancy-indexed ones'."""
+    one type): a tick's ended items leave with one call, not one NumPy copy a column (29). Each column's copies are
+    made in list order, so a row may be given and later received (a freed row's content moves down, then the row is
+    made blank from the blank row)."""
     for flat_cols in literal_unroll(flat):
         _move_flat(flat_cols, dst, src)
     for wide_cols in literal_unroll(wide):

@@ -526,6 +526,8 @@ class CloudModel(Model):
             )
         if np.any(self.items.view("remaining") < 0):
             raise InvariantError("a work item's remaining work went negative")
+        if not self.items.blank_past_end():
+            raise InvariantError("a row of the item table past its items is not blank")
         files = self.cache.files
         dirty, cached, size = files.view("dirty_mb"), files.view("cached_mb"), files.view("size_mb")
         if np.any(dirty < -tol) or np.any(dirty > cached + tol) or np.any(cached > size + tol):

@@ -210,13 +210,18 @@ class ItemTable(Columns):
         super().__init__(capacity, width=1)
         self.owner: list[object] = []
         self._names = (*self.SCHEMA, *self.WIDE)
-        given = ("vm", "threads", "io_mbps_max", "mem_mb", "mem_active_mb")  # add_item's arguments
-        self._zeroed = tuple(name for name in self.SCHEMA if name not in given)
         self.layout = 0  # bumped whenever a row's needs change (add, remove, new phase): a key for caches
-        self._blank: tuple = (None, None, [])  # add_item's writes, for these columns (_blank_writes)
         self._groups: tuple = (None, None, ((), ()))  # the columns by dimension and type (_column_groups)
+        # rows from `n` on are blank (zeros, the wide columns' fills), and the last row of the capacity stays so:
+        # `remove_rows` copies it over the rows it frees, so a new row needs only its given values (`add_item`)
+
+    def _blank_row(self) -> int:
+        """A row past `n` that nobody is given: the capacity's last (`add` and `add_item` grow before using it)."""
+        return len(self.vm) - 1
 
     def add(self, owner: object, **values: float) -> int:
+        if self.n + 1 >= len(self.vm):
+            self._grow(self.n + 2)
         row = self.append(**values)
         self.owner.append(owner)
         self.layout += 1
@@ -226,16 +231,10 @@ class ItemTable(Columns):
         self, owner: object, vm: int, threads: float, io_mbps_max: float, mem_mb: float, mem_active_mb: float
     ) -> int:
         """`add(owner, vm=vm, threads=threads, ...)`: a work item's row (`CloudModel.start_item`), written by plain
-        scalar writes without `append`'s keywords, from a list of the other columns and their blank values
-        (`_blank_writes`): at every task launch."""
+        scalar writes: the row is blank already (at every task launch)."""
         row = self.n
-        if row == len(self.vm):
-            self._grow(row + 1)
-        blank = self._blank
-        if blank[0] is not self.vm or blank[1] is not self.stream_vm:
-            blank = self._blank_writes()
-        for col, value in blank[2]:
-            col[row] = value
+        if row + 1 >= len(self.vm):
+            self._grow(row + 2)
         self.vm[row], self.threads[row], self.io_mbps_max[row] = vm, threads, io_mbps_max
         self.mem_mb[row], self.mem_active_mb[row] = mem_mb, mem_active_mb
         self.n = row + 1
@@ -243,20 +242,18 @@ class ItemTable(Columns):
         self.layout += 1
         return row
 
-    def _blank_writes(self) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, object]]]:
-        """`add_item`'s writes to the columns it is not given: each column with a zero of its own type, each wide
-        column with a row of its fill (a scalar of another type, or a row broadcast from a scalar, costs half as much
-        again). Kept with `vm` and `stream_vm` as they were: `_grow` replaces every column and `widen` every wide
-        one, so when both are the same objects, so are the others."""
-        cols = self.__dict__
-        writes: list[tuple[np.ndarray, object]] = [(cols[name], cols[name].dtype.type(0)) for name in self._zeroed]
-        writes += [(cols[name], np.full(self.width, fill, dtype)) for name, (dtype, fill) in self.WIDE.items()]
-        self._blank = (self.vm, self.stream_vm, writes)
-        return self._blank
+    def blank_past_end(self) -> bool:
+        """Every row from `n` on is blank (checked with the invariants: a write past the live rows would reach the
+        next item started there)."""
+        n, cols = self.n, self.__dict__
+        return all(not cols[name][n:].any() for name in self.SCHEMA) and all(
+            (cols[name][n:] == fill).all() for name, (_, fill) in self.WIDE.items()
+        )
 
     def _column_groups(self) -> tuple[tuple[tuple[np.ndarray, ...], ...], tuple[tuple[np.ndarray, ...], ...]]:
         """The columns as `kernels.move_rows` takes them: the one-dimensional ones, then the wide ones, in tuples of
-        one dtype each. Kept with `vm` and `stream_vm` as they were (see `_blank_writes`)."""
+        one dtype each. Kept with `vm` and `stream_vm` as they were: `_grow` replaces every column and `widen` every
+        wide one, so when both are the same objects, so are the others."""
         groups = self._groups
         if groups[0] is not self.vm or groups[1] is not self.stream_vm:
             cols = self.__dict__
@@ -290,7 +287,7 @@ class ItemTable(Columns):
 
         Content only ever moves from the last row: a row below the final count keeps its content unless freed, and
         every row that receives one is below it, every row given is at or above it, so the copies do not overlap."""
-        n = self.n
+        n = end = self.n
         source: dict[int, int] = {}  # row -> the row its content was in before the first removal, where they differ
         now: dict[int, int] = {}  # the converse, for the contents that moved
         for row in rows:
@@ -302,14 +299,16 @@ class ItemTable(Columns):
         self.layout += len(rows)
         owner = self.owner
         moved = []
-        if source:
-            dst = sorted(source)
-            src = [source[r] for r in dst]
-            d, s = np.array(dst, dtype=np.int64), np.array(src, dtype=np.int64)
-            kernels.move_rows(d, s, *self._column_groups())
-            for r, o in zip(dst, src, strict=True):
-                owner[r] = owner[o]
-                moved.append((owner[r], r))
+        dst = sorted(source)
+        src = [source[r] for r in dst]
+        # the moves, then the freed rows made blank again (a copy of the blank row): in this order in each column
+        freed = range(n, end)
+        d = np.array([*dst, *freed], dtype=np.int64)
+        s = np.array([*src, *[self._blank_row()] * len(freed)], dtype=np.int64)
+        kernels.move_rows(d, s, *self._column_groups())
+        for r, o in zip(dst, src, strict=True):
+            owner[r] = owner[o]
+            moved.append((owner[r], r))
         del owner[n:]
         self.n = n
         return moved
