@@ -11,8 +11,8 @@ directory on the same state to compare code: a state loads into any code whose c
 (newer code may need what an older state lacks). Speculation's kept bounds are dropped on loading, so the first verdict
 works them out afresh in the code under test. `count` runs the stretch once natively first (numba's generic-CPU cache,
 as `instructions.py` does), then under callgrind, counting only the stretch. Both print the attempts that ended in the
-stretch: two stretches of unlike activity give the cost of a tick and of an attempt apart (see the README, session 21).
-The collector runs as `run_model` sets it.
+stretch: two stretches of unlike activity give the cost of a tick and of an attempt apart (docs/performance.md,
+session 21). The collector runs as `run_model` sets it.
 """
 
 from __future__ import annotations
