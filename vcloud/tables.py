@@ -286,7 +286,9 @@ class ItemTable(Columns):
         that moved and their rows now, by row.
 
         Content only ever moves from the last row: a row below the final count keeps its content unless freed, and
-        every row that receives one is below it, every row given is at or above it, so the copies do not overlap."""
+        every row that receives one is below it, every row given is at or above it, so the copies do not overlap. The
+        rows freed at the end are then made blank (rows past the items always are: `add_item` writes only its own
+        columns)."""
         n = end = self.n
         source: dict[int, int] = {}  # row -> the row its content was in before the first removal, where they differ
         now: dict[int, int] = {}  # the converse, for the contents that moved
