@@ -1378,11 +1378,11 @@ def shuffle_move(
     totals; what was read for a reduce on another node joins the send queue, what was sent is held for the reduce.
     Then the changed and stale rows are summed again (`row_sum`, `stale`), rows left with float dust are emptied,
     entries that reached 0.0 are taken out, and `left` becomes what each row has left (`ShuffleServer._set_work`'s
-    bookkeeping). The queue, `held`, the served totals,
-    `row_sum`, `stale`, `left` and the column counts (`col_nnz`: entries, `col_big`: entries above `drained_mb`) change
-    in place. Returns each row's MB left, the reduce columns whose queues or held bytes changed (they may have drained),
-    the MB fetched on the serving node, the running items' rows and their MB left (in row order), whether a row with no
-    item has something to serve, whether any bytes are held, and the queue's rows (widened if a send row had no room).
+    bookkeeping). The queue, `held`, the served totals, `row_sum`, `stale`, `left` and the column counts (`col_nnz`:
+    entries, `col_big`: entries above `drained_mb`) change in place. Returns each row's MB left, the reduce columns
+    whose queues or held bytes changed (they may have drained), the MB fetched on the serving node, the running items'
+    rows and their MB left (in row order), whether a row with no item has something to serve, whether any bytes are
+    held, and the queue's rows (widened if a send row had no room).
 
     The sums of the dense queue's NumPy form, bit for bit: row sums and whole sums pairwise over the `width` columns
     (`_np_sum_sparse_on`: the entries at their places, the zeros left out, exact since no cell is -0.0), the sent

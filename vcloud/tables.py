@@ -216,12 +216,16 @@ class ItemTable(Columns):
         # `remove_rows` copies it over the rows it frees, so a new row needs only its given values (`add_item`)
 
     def _blank_row(self) -> int:
-        """A row past `n` that nobody is given: the capacity's last (`add` and `add_item` grow before using it)."""
+        """A row past `n` that nobody is given: the capacity's last (`_room` grows before a new row would be it)."""
         return len(self.vm) - 1
 
-    def add(self, owner: object, **values: float) -> int:
+    def _room(self) -> None:
+        """Room for one more row below the blank row."""
         if self.n + 1 >= len(self.vm):
             self._grow(self.n + 2)
+
+    def add(self, owner: object, **values: float) -> int:
+        self._room()
         row = self.append(**values)
         self.owner.append(owner)
         self.layout += 1
@@ -232,9 +236,8 @@ class ItemTable(Columns):
     ) -> int:
         """`add(owner, vm=vm, threads=threads, ...)`: a work item's row (`CloudModel.start_item`), written by plain
         scalar writes: the row is blank already (at every task launch)."""
+        self._room()
         row = self.n
-        if row + 1 >= len(self.vm):
-            self._grow(row + 2)
         self.vm[row], self.threads[row], self.io_mbps_max[row] = vm, threads, io_mbps_max
         self.mem_mb[row], self.mem_active_mb[row] = mem_mb, mem_active_mb
         self.n = row + 1
