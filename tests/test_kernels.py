@@ -1254,9 +1254,13 @@ def item_tables(draw):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(0, 2**40), max_size=40), st.integers(0, 2**32 - 1))
 def test_distinct_ascending_is_numpys_unique(ids, seed):
-    """Narrow ranges (the bitmap) and wide ones (the sort), repeats included."""
+    """Narrow ranges (the bitmap) and wide ones (the radix sort: one pass or several), repeats included."""
     r = np.random.default_rng(seed)
-    values = np.array(ids, dtype=np.int64) if seed % 2 else r.integers(0, 1 + 3 * len(ids), len(ids))
+    values = np.array(ids, dtype=np.int64)
+    if seed % 3 == 1:  # narrow
+        values = r.integers(0, 1 + 3 * len(ids), len(ids))
+    elif seed % 3 == 2 and ids:  # wide, each id repeated: a busy tick's file streams (several read one file)
+        values = r.choice(values, size=int(r.integers(1, 300)))
     want, inverse = np.unique(values, return_inverse=True)
     got = kernels._distinct_ascending(values)
     assert np.array_equal(got[0], want) and np.array_equal(got[1], inverse) and got[1].dtype == np.int64
