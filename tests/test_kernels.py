@@ -1267,6 +1267,17 @@ def test_distinct_ascending_is_numpys_unique(ids, seed):
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-(2**40), 2**40), max_size=60), st.integers(0, 2**32 - 1))
+def test_ascending_order_is_numpys_stable_argsort(ids, seed):
+    """Task ids in any range (one radix pass or four), repeated (a task's attempts), or none."""
+    r = np.random.default_rng(seed)
+    values = np.array(ids, dtype=np.int64)
+    if seed % 2 and ids:
+        values = r.choice(values, size=int(r.integers(1, 400)))
+    assert np.array_equal(kernels._ascending_order(values), np.argsort(values, kind="stable"))
+
+
+@settings(max_examples=300, deadline=None)
 @given(item_tables(), st.integers(0, 2**32 - 1))
 def test_flat_streams_is_numpys(items, seed):
     """Of all rows or of some (engine.live_items: the streams read in place from the table's rows) against the NumPy
