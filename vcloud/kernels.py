@@ -2214,12 +2214,12 @@ def _radix_order(values: np.ndarray, lo: int, span: int) -> np.ndarray:
     while shift == 0 or span >> shift:
         start[:] = 0
         for f in range(n):
-            start[((values[f] - lo) >> shift & buckets - 1) + 1] += 1
+            start[(((values[f] - lo) >> shift) & (buckets - 1)) + 1] += 1
         for b in range(buckets):
             start[b + 1] += start[b]
         for j in range(n):
             f = order[j]
-            b = (values[f] - lo) >> shift & buckets - 1
+            b = ((values[f] - lo) >> shift) & (buckets - 1)
             spare[start[b]] = f
             start[b] += 1
         order, spare = spare, order
