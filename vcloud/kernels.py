@@ -2152,7 +2152,7 @@ def stream_groups(
 def _distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`np.unique(values, return_inverse=True)` of non-negative ids: by marking them in a bitmap over their range
     when it is narrow (a sort of ~1,150 file streams cost more than half of `flat_streams` on the SWIM day's busy
-    ticks), else by a radix sort (`_radix_order`: the range of file ids in use widens as a long run creates files,
+    ticks), else by a radix sort (`_ascending_order`: the range of file ids in use widens as a long run creates files,
     240,000 by mid-day, and a bitmap up to the highest id was swept every tick; numba's `np.sort` took ~0.9 ms for the
     ~8,700 file streams, ~3,000 files, of the day's busiest ticks)."""
     n = values.size
@@ -2176,7 +2176,7 @@ def _distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             inverse[f] = place[values[f] - lo]
             distinct[inverse[f]] = values[f]
         return distinct, inverse
-    order = _radix_order(values, lo, hi - lo)
+    order = _ascending_order(values)
     found = np.empty(n, np.int64)
     count = 0
     for j in range(n):
@@ -2193,25 +2193,19 @@ _RADIX_BITS = 11  # 2,048 buckets a pass: ids up to 2**22 above the smallest in 
 
 @numba.njit(cache=True, nogil=True)
 def _ascending_order(values: np.ndarray) -> np.ndarray:
-    """`np.argsort(values, kind="stable")` of integers (`_radix_order`: numba's merge sort took 145 us for 3,000 task
-    ids, the radix sort 19 us)."""
-    if values.size == 0:
+    """`np.argsort(values, kind="stable")` of integers by a least-significant-digit radix sort of `values` less the
+    smallest, _RADIX_BITS a pass (stable: equal values in place order). numba's own sorts are several times slower
+    than NumPy's on thousands of integers: its merge argsort took 145 us for 3,000 task ids, this 19 us."""
+    n, buckets = values.size, 1 << _RADIX_BITS
+    if n == 0:
         return np.zeros(0, np.int64)
     lo, hi = values[0], values[0]
     for v in values:
         lo, hi = min(lo, v), max(hi, v)
-    return _radix_order(values, lo, hi - lo)
-
-
-@numba.njit(cache=True, nogil=True)
-def _radix_order(values: np.ndarray, lo: int, span: int) -> np.ndarray:
-    """The places of `values` (each in lo..lo + span) in ascending order, equal values in place order: a stable
-    least-significant-digit radix sort of `values - lo`, _RADIX_BITS a pass."""
-    n, buckets = values.size, 1 << _RADIX_BITS
     order, spare = np.arange(n), np.empty(n, np.int64)
     start = np.empty(buckets + 1, np.int64)
     shift = 0
-    while shift == 0 or span >> shift:
+    while shift == 0 or (hi - lo) >> shift:
         start[:] = 0
         for f in range(n):
             start[(((values[f] - lo) >> shift) & (buckets - 1)) + 1] += 1
