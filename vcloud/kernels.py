@@ -2195,7 +2195,8 @@ _RADIX_BITS = 11  # 2,048 buckets a pass: ids up to 2**22 above the smallest in 
 def _ascending_order(values: np.ndarray) -> np.ndarray:
     """`np.argsort(values, kind="stable")` of integers by a least-significant-digit radix sort of `values` less the
     smallest, _RADIX_BITS a pass (stable: equal values in place order). numba's own sorts are several times slower
-    than NumPy's on thousands of integers: its merge argsort took 145 us for 3,000 task ids, this 19 us."""
+    than NumPy's on thousands of integers: its merge argsort of 3,000 task ids took 5-7x this one's time (145 against
+    19 us, 183 against 33 us in a slower minute)."""
     n, buckets = values.size, 1 << _RADIX_BITS
     if n == 0:
         return np.zeros(0, np.int64)
