@@ -2,7 +2,7 @@
 
     python benchmarks/kernel_calls.py [--calls 20000] [--repeats 7]
 
-A tick calls ~30 kernels (vcloud/kernels.py) with ~20 arrays each and gets ~90-100 arrays back: the arguments are
+A tick calls ~30 kernels (`@kernel` functions) with ~20 arrays each and gets ~90-100 arrays back: the arguments are
 type-checked and unboxed one by one, and each returned array is boxed into a new NumPy object (numba asks
 `numba.core.serialize._numba_unpickle` for the array type each time). These toy kernels (3-element arrays, no work)
 price each part; one line per case, the best of the repeats in microseconds a call. docs/performance.md, session 22,

@@ -1,14 +1,14 @@
-"""Wall time of each compiled kernel (`vcloud/kernels.py`) in a stretch of the SWIM day, beside the stretch's CPU.
+"""Wall time of each compiled kernel in a stretch of the SWIM day, beside the stretch's CPU.
 
     python benchmarks/kernel_times.py [--from 11000] [--until 20000] [--slaves 600] [--top 20]
 
 Builds `trace-replay` of the FB-2009 day as `benchmarks/scale.py` does, runs it to `--from` untimed, then wraps every
-numba dispatcher that the model calls through the `kernels` module (`kernels.X(...)`; the few imported by name, such
-as the heartbeat clock's, are not seen) with a `time.perf_counter` pair and runs to `--until`. Prints the stretch's
-CPU seconds, the kernels' share, and the `--top` kernels: seconds, calls and microseconds a call (each call's own
-dispatch included; the wrapper adds about a microsecond). Session 18 measured 11,000-20,000 s: kernels 24 % of
-63 s, `copiers_take` first at 3.1 % before its crowded-reduce walk. The machine is shared: compare shares, or counts
-(`benchmarks/instructions.py --from`), rather than seconds across minutes.
+compiled kernel where the model calls it (`benchmarks/kernel_wrap.py`; a kernel called by another is not seen) with a
+`time.perf_counter` pair and runs to `--until`. Prints the stretch's CPU seconds, the kernels' share, and the `--top`
+kernels: seconds, calls and microseconds a call (each call's own dispatch included; the wrapper adds about a
+microsecond). Session 18 measured 11,000-20,000 s: kernels 24 % of 63 s, `copiers_take` first at 3.1 % before its
+crowded-reduce walk. The machine is shared: compare shares, or counts (`benchmarks/instructions.py --from`), rather than
+seconds across minutes.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's packages, not an installed one
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import scale  # noqa: E402  (this directory's: the SWIM trace and the cluster's shape)
+from kernel_wrap import patch_kernels  # noqa: E402
 
 
 def timed(kernel: Callable, name: str, spent: Counter, calls: Counter) -> Callable:
@@ -46,21 +47,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--slaves", type=int, default=600)
     parser.add_argument("--top", type=int, default=20)
     args = parser.parse_args(argv)
-    import numba
-
     from scenarios.registry import SCENARIOS
     from scenarios.runner import run_model
     from scenarios.settings import validate
-    from vcloud import kernels
 
     scenario = SCENARIOS["trace-replay"]
     model = scenario.build(validate(scenario.Settings, scale.settings(args.slaves, scale.jobs_in("day"))), seed=1)
     run_model(model, args.start, progress=False)
     spent: Counter = Counter()
     calls: Counter = Counter()
-    for name, kernel in vars(kernels).copy().items():
-        if isinstance(kernel, numba.core.registry.CPUDispatcher):
-            setattr(kernels, name, timed(kernel, name, spent, calls))
+    patch_kernels(lambda kernel, name: timed(kernel, name, spent, calls))
     cpu = time.process_time()
     run_model(model, args.until, progress=False)
     cpu = time.process_time() - cpu

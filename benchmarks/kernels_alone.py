@@ -29,9 +29,10 @@ sys.path.insert(0, str(ROOT))  # this checkout's packages, not an installed one
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import scale  # noqa: E402  (this directory's: the SWIM trace and the cluster's shape)
+from kernel_wrap import kernels, patch_kernels  # noqa: E402
 
-TICK_KERNELS = ("idle_rows", "flat_streams", "memory_stage", "cache_stage", "demand_inputs", "demand", "cpu_setup",
-                "share_cpu", "share_io", "pipeline", "progress", "account", "cache_files_update",
+TICK_KERNELS = ("find_idle_rows", "flatten_streams", "memory_stage", "cache_stage", "demand_inputs", "demand",
+                "cpu_setup", "share_cpu", "share_io", "pipeline", "progress", "account", "cache_files_update",
                 "cache_settle")  # fmt: skip
 
 
@@ -42,7 +43,6 @@ def record(at: float, ticks: int, slaves: int, names: tuple[str, ...]) -> dict[s
     from scenarios.registry import SCENARIOS
     from scenarios.runner import run_model
     from scenarios.settings import validate
-    from vcloud import kernels
 
     scenario = SCENARIOS["trace-replay"]
     model = scenario.build(validate(scenario.Settings, scale.settings(slaves, scale.jobs_in("day"))), seed=1)
@@ -66,24 +66,21 @@ def record(at: float, ticks: int, slaves: int, names: tuple[str, ...]) -> dict[s
 
         return call
 
-    originals = {name: getattr(kernels, name) for name in names}
-    try:
-        for wrap, until in ((timed, at + ticks * model.dt), (copied, at + 2 * ticks * model.dt)):
-            for name, kernel in originals.items():
-                setattr(kernels, name, wrap(kernel, name))
+    for wrap, until in ((timed, at + ticks * model.dt), (copied, at + 2 * ticks * model.dt)):
+        restore = patch_kernels(wrap, names)
+        try:
             run_model(model, until, progress=False)
-    finally:
-        for name, kernel in originals.items():
-            setattr(kernels, name, kernel)
+        finally:
+            restore()
     median = {name: statistics.median(seconds[name]) if seconds[name] else math.nan for name in names}
     return {name: [(args, median[name]) for args in kept[name]] for name in names}
 
 
 def alone(name: str, args: tuple, repeats: int = 5) -> list[float]:
     """Seconds of `repeats` calls of kernel `name` on fresh copies of `args`."""
-    from vcloud import kernels
+    import scenarios.registry  # noqa: F401  (loads the packages' kernels)
 
-    kernel, seconds = getattr(kernels, name), []
+    kernel, seconds = kernels()[name], []
     for _ in range(repeats):
         fresh = copy.deepcopy(args)
         start = time.perf_counter()

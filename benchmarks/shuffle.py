@@ -1,4 +1,4 @@
-"""The shuffle servers' compiled tick (`kernels.shuffle_move`) on its heaviest calls of the SWIM day, replayed alone.
+"""The shuffle servers' compiled tick (`shuffle_move`) on its heaviest calls of the SWIM day, replayed alone.
 
     python benchmarks/shuffle.py [--until 31000] [--keep 20] [--save FILE | --load FILE] [--repeats 5]
 
@@ -31,8 +31,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import scale  # noqa: E402  (benchmarks/scale.py: the trace and its cluster shape)
+from kernel_wrap import patch_kernels  # noqa: E402
 
-from vcloud import kernels  # noqa: E402
+from hadoop_layer.shuffle_queue import queue_dense, shuffle_move  # noqa: E402
 
 
 def _copy(args: tuple) -> tuple:
@@ -42,7 +43,7 @@ def _copy(args: tuple) -> tuple:
 def dense(args: tuple) -> tuple:
     """A sparse kernel call's arguments in the dense form (the queue matrix in place of the rows and counts)."""
     q_col, q_val, q_len, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale = args[:14]
-    queue = kernels.queue_dense(q_col, q_val, q_len, held.size)
+    queue = queue_dense(q_col, q_val, q_len, held.size)
     return queue, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale, args[-1]
 
 
@@ -70,13 +71,12 @@ def capture(until: float, keep: int) -> list[tuple]:
     from scenarios.settings import validate
 
     slowest: list[tuple[float, int, tuple]] = []  # a heap of (seconds, call number, arguments)
-    move = kernels.shuffle_move
     calls = [0]
 
     def timed(*args):
         before = _copy(args)
         start = time.perf_counter()
-        out = move(*args)
+        out = shuffle_move(*args)
         spent = time.perf_counter() - start
         calls[0] += 1
         entry = (spent, calls[0], before)
@@ -86,13 +86,13 @@ def capture(until: float, keep: int) -> list[tuple]:
             heapq.heapreplace(slowest, entry)
         return out
 
-    kernels.shuffle_move = timed  # hadoop_layer/shuffle.py calls it through the module
+    restore = patch_kernels(lambda kernel, name: timed, ["shuffle_move"])
     try:
         scenario = SCENARIOS["trace-replay"]
         model = scenario.build(validate(scenario.Settings, scale.settings(600, scale.jobs_in("day"))), seed=1)
         run_model(model, until, progress=False)
     finally:
-        kernels.shuffle_move = move
+        restore()
     return [dense(args) for _, _, args in sorted(slowest, key=lambda e: e[1])]
 
 
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.save:
             args.save.write_bytes(pickle.dumps(calls))
     laid_out = [sparse(call) for call in calls]
-    kernels.shuffle_move(*_copy(laid_out[0]))  # compiled or loaded before timing
+    shuffle_move(*_copy(laid_out[0]))  # compiled or loaded before timing
     total = 0.0
     print(f"{'served':>6} {'width':>5} {'requests':>8} {'us':>8}")
     for call, mine in zip(calls, laid_out, strict=True):
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
 def _timed_once(call: tuple) -> float:
     fresh = _copy(call)  # the kernel changes its arguments in place
     start = time.perf_counter()
-    kernels.shuffle_move(*fresh)
+    shuffle_move(*fresh)
     return time.perf_counter() - start
 
 

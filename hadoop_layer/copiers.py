@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hadoop_layer.shuffle import DRAINED_MB, ShuffleServer
-from vcloud import kernels
+from hadoop_layer.shuffle_queue import add_row, queue_widened
 from vcloud.model import InvariantError
+from vcloud.numerics import inline, kernel, np_min
 from vcloud.tables import grown
 from vcloud.work import Kind
 
@@ -111,7 +112,7 @@ class CopierShuffle(ShuffleServer):
         cols = job.shuffle_cols
         if not len(cols) or share_mb <= 0:
             return
-        kernels.backlog_add(self.backlog, node, cols, share_mb, self.waiting, self.changed)
+        backlog_add(self.backlog, node, cols, share_mb, self.waiting, self.changed)
         self._look = True
         self.queued_mb += share_mb * len(cols)
 
@@ -138,7 +139,7 @@ class CopierShuffle(ShuffleServer):
         """Also: each (node, reduce) fetch is under way once, the counts are those of the fetches and backlogs."""
         super().check_queues()
         pairs = self.fetch_col * self.nodes + self.fetch_node
-        if (np.diff(pairs) <= 0).any():  # kernels.copiers_release walks them along the queue's rows
+        if (np.diff(pairs) <= 0).any():  # copiers_release walks them along the queue's rows
             raise InvariantError("the fetches are not by column, then node, each once (uniqueHosts)")
         if not np.array_equal(self.in_flight, np.bincount(self.fetch_col, minlength=self.cols)):
             raise InvariantError("a reduce's count of fetches under way is not its fetches'")
@@ -152,7 +153,7 @@ class CopierShuffle(ShuffleServer):
         could (each free copier takes a node if one is not under way), so they would take nothing now. A reduce in
         its JVM start has no copiers yet (ReduceTask.run makes its ReduceCopier once the task runs): it is looked at
         again each tick until its shuffle phase runs (`changed` stays set). Free copiers take nodes in their rotation
-        (module docstring); only the (reduce, node) pairs with a backlog are looked at. Compiled: vcloud/kernels.py
+        (module docstring); only the (reduce, node) pairs with a backlog are looked at. Compiled: vcloud/py
         `copiers_take` (the NumPy form's bits: tests/test_kernels.py).
 
         Not called while no column can be taken from: a column becomes one only by a change (a backlog grows, a copier
@@ -160,13 +161,13 @@ class CopierShuffle(ShuffleServer):
         with a backlog and a free copier is left (the kernel leaves exactly those in their JVM start)."""
         if not self._look:
             return
-        self.fetch_node, self.fetch_col, took, self.q_col, self.q_val = kernels.copiers_take(
+        self.fetch_node, self.fetch_col, took, self.q_col, self.q_val = copiers_take(
             self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
             int(Kind.CPU), self.backlog, self.position, self.next_at, self.col_node, self.fetch_node, self.fetch_col,
             self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len, self._stale, self.col_nnz,
             self.col_big, DRAINED_MB,
         )  # fmt: skip
-        self._look = kernels.copiers_look(self.changed, self.waiting, self.in_flight, self.copiers, self._hi)
+        self._look = copiers_look(self.changed, self.waiting, self.in_flight, self.copiers, self._hi)
         if took:
             self._set_work()
 
@@ -180,7 +181,7 @@ class CopierShuffle(ShuffleServer):
         the send would idle the disk a tick between fetches."""
         if self.fetch_col.size:
             under_way = self.fetch_col.size
-            self.fetch_node, self.fetch_col = kernels.copiers_release(
+            self.fetch_node, self.fetch_col = copiers_release(
                 self.q_col, self.q_val, self.q_len, self.fetch_node, self.fetch_col, self.in_flight, self.changed,
                 DRAINED_MB,
             )  # fmt: skip
@@ -195,3 +196,318 @@ class CopierShuffle(ShuffleServer):
         host's disk, its NIC and the receiving host's NIC at full rate (the disk alone on the same node)."""
         to = self.col_node[cols]
         return np.where(nodes == to, self.disk_mb[nodes], np.minimum(self.send_mb[nodes], self.nic_mb[to]))
+
+
+@inline
+def _take_in_rotation(
+    cum: float,
+    r: int,
+    mb: float,
+    v: int,
+    to: int,
+    free: int,
+    disk_mb: np.ndarray,
+    send_mb: np.ndarray,
+    nic_mb: np.ndarray,
+) -> tuple[float, bool]:
+    """A crowded reduce's `r`-th candidate in rotation order, node `v` with `mb` for it (`cum`: the costs of those
+    before it, summed in that order): the sum with its cost (`mb` over what one stream moves in a tick: the serving
+    disk on the reduce's own node `to`, else the serving node's send and the reduce's NIC), and whether a copier takes
+    it (the time taken before it is below the free copiers', or fewer than those were taken)."""
+    cost = mb / (disk_mb[v] if v == to else np_min(send_mb[v], nic_mb[to]))
+    cum = cost if r == 0 else cum + cost
+    return cum, (cum - cost < free) or (r < free)
+
+
+@kernel
+def copiers_look(changed: np.ndarray, waiting: np.ndarray, in_flight: np.ndarray, copiers: int, hi: int) -> bool:
+    """Some of the first `hi` reduce columns changed, has a backlog and a free copier: `copiers_take` may take a node
+    at the next look (`CopierShuffle.before_tick`; NumPy's `(changed & (waiting > 0) & (in_flight < copiers)).any()`
+    was five calls a tick)."""
+    for c in range(hi):  # noqa: SIM110  (a loop: numba compiles no generator for any())
+        if changed[c] and waiting[c] > 0 and in_flight[c] < copiers:
+            return True
+    return False
+
+
+@kernel
+def copiers_take(
+    copiers: int,
+    changed: np.ndarray,
+    waiting: np.ndarray,
+    in_flight: np.ndarray,
+    col_row: np.ndarray,
+    item_kind: np.ndarray,
+    starting: int,
+    backlog: np.ndarray,
+    position: np.ndarray,
+    next_at: np.ndarray,
+    to_node: np.ndarray,
+    fetch_node: np.ndarray,
+    fetch_col: np.ndarray,
+    disk_mb: np.ndarray,
+    send_mb: np.ndarray,
+    nic_mb: np.ndarray,
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    stale: np.ndarray,
+    col_nnz: np.ndarray,
+    col_big: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray]:
+    """`hadoop_layer.copiers.CopierShuffle.before_tick`: the reduce columns whose backlog or copiers changed, that
+    have a backlog, a free copier and a running shuffle phase (the kind of their item row, `col_row`, is not
+    `starting`: the JVM start) are looked at; their free
+    copiers take nodes in rotation (`_take`'s rule: each free copier at least one node, more while the copier-ticks
+    spent before a node are below the free copiers). Changes the per-column state, `backlog`, the sparse queue's read
+    rows (`queue[node, c] += backlog[c, node]`, `shuffle_move`'s layout, with its column counts) and `stale` in place;
+    returns the fetches under way (`fetch_node`, `fetch_col`: by column, then node, as they come, the new ones among
+    them: `copiers_release` walks them along the queue's rows; their order moves no number), whether any node was
+    taken and the queue's rows (widened if a read row had no room). The NumPy form's bits: cost = MB / one stream's
+    MB a tick, the costs before a node summed in rotation order as np.cumsum does (less the node's own).
+
+    A column's candidates are its nodes with a backlog (`waiting` counts them) but those with a fetch under way
+    (uniqueHosts), so their number is known before its row is read, and the scan of the row stops at the last one;
+    a crowded reduce's few candidates are put in rotation order by insertion, and one with many (hundreds on a busy
+    cluster) walks its rotation instead (the inverse of `position`'s row): they come in its order without a sort.
+    Only the nodes taken are kept."""
+    n, n_cols = backlog.shape[1], changed.size
+    cols = np.empty(n_cols, np.int64)
+    m = 0
+    for c in range(n_cols):
+        if changed[c] and waiting[c] > 0 and in_flight[c] < copiers and item_kind[col_row[c]] != starting:
+            cols[m] = c
+            m += 1
+    if m == 0:
+        return fetch_node, fetch_col, False, q_col, q_val
+    k_of = np.full(n_cols, -1, np.int64)
+    for j in range(m):
+        changed[cols[j]] = False
+        k_of[cols[j]] = j
+    # the looked-at columns' fetches under way, grouped by column (`first_busy[j]:first_busy[j + 1]`); their nodes'
+    # backlogs are not candidates
+    count = np.zeros(m, np.int64)
+    first_busy = np.zeros(m + 1, np.int64)
+    for f in range(fetch_col.size):
+        j = k_of[fetch_col[f]]
+        if j >= 0:
+            first_busy[j + 1] += 1
+            if backlog[fetch_col[f], fetch_node[f]] > 0:
+                count[j] -= 1
+    for j in range(m):
+        first_busy[j + 1] += first_busy[j]
+    busy_nodes = np.empty(first_busy[m], np.int64)
+    at_busy = first_busy[:m].copy()
+    for f in range(fetch_col.size):
+        j = k_of[fetch_col[f]]
+        if j >= 0:
+            busy_nodes[at_busy[j]] = fetch_node[f]
+            at_busy[j] += 1
+    total = 0
+    crowded = False  # some reduce has more nodes than free copiers: it takes them in rotation order
+    for j in range(m):
+        c = cols[j]
+        count[j] += waiting[c]
+        total += count[j]
+        crowded = crowded or count[j] > copiers - in_flight[c]
+    if total == 0:
+        return fetch_node, fetch_col, False, q_col, q_val
+    # the nodes taken, by reduce: one with no more candidates than free copiers takes them all (found by node); a
+    # crowded one walks its rotation from where it stopped and takes each candidate while the time taken before it is
+    # below the free copiers' (or fewer than those were taken): the costs summed in rotation order as np.cumsum does,
+    # less the node's own. Each candidate's `at` is its place in the rotation from where it stopped.
+    k, node, at = np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.int64)
+    busy = np.zeros(n, np.bool_)
+    node_at = np.empty(n, np.int64)  # a crowded reduce's rotation: the node at each place
+    e = 0
+    for j in range(m):
+        if count[j] == 0:
+            continue
+        c = cols[j]
+        for f in range(first_busy[j], first_busy[j + 1]):
+            busy[busy_nodes[f]] = True
+        row, shift, free, to = backlog[c], next_at[c], copiers - in_flight[c], to_node[c]
+        if count[j] <= max(free, 24):  # found by node (stopping at the last candidate), then, if crowded, put in
+            first = e  # rotation order by insertion and taken while time is left
+            for v in range(n):
+                if row[v] > 0 and not busy[v]:
+                    place = position[c, v] - shift
+                    k[e], node[e], at[e] = j, v, place + n if place < 0 else place
+                    e += 1
+                    if e - first == count[j]:
+                        break
+            if count[j] > free:
+                for i in range(first + 1, e):
+                    place, v = at[i], node[i]
+                    p = i - 1
+                    while p >= first and at[p] > place:
+                        at[p + 1], node[p + 1] = at[p], node[p]
+                        p -= 1
+                    at[p + 1], node[p + 1] = place, v
+                cum, kept = 0.0, first
+                for i in range(first, e):
+                    v = node[i]
+                    cum, take = _take_in_rotation(cum, i - first, row[v], v, to, free, disk_mb, send_mb, nic_mb)
+                    if take:
+                        k[kept], node[kept], at[kept] = j, v, at[i]
+                        kept += 1
+                e = kept
+        else:  # many: walk the rotation, the candidates coming in its order
+            for v in range(n):
+                node_at[position[c, v]] = v
+            cum, r = 0.0, 0
+            for a in range(n):
+                place = shift + a
+                v = node_at[place - n if place >= n else place]
+                if row[v] > 0 and not busy[v]:
+                    cum, take = _take_in_rotation(cum, r, row[v], v, to, free, disk_mb, send_mb, nic_mb)
+                    if take:
+                        k[e], node[e], at[e] = j, v, a
+                        e += 1
+                    r += 1
+                    if r == count[j]:
+                        break
+        for f in range(first_busy[j], first_busy[j + 1]):
+            busy[busy_nodes[f]] = False
+    n_new = e
+    extra = np.zeros(n, np.int64)  # new entries per read row
+    for f in range(n_new):
+        extra[node[f]] += 1
+    need = 0
+    for v in range(n):
+        if extra[v]:
+            need = max(need, q_len[v] + extra[v])
+    if need > q_col.shape[1]:
+        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+    last = np.full(m, -1, np.int64)
+    taken = np.zeros(m, np.int64)
+    new_c, new_v = np.empty(n_new, np.int64), np.empty(n_new, np.int64)  # by column, then node
+    for f in range(n_new):
+        j = k[f]
+        new_c[f], new_v[f] = cols[j], node[f]
+        taken[j] += 1
+        last[j] = max(last[j], at[f])
+    for j in range(m):
+        c = cols[j]
+        in_flight[c] += taken[j]
+        waiting[c] -= taken[j]
+        if taken[j] > 0:
+            next_at[c] = (next_at[c] + last[j] + 1) % n
+    if crowded:  # a crowded column's nodes came in rotation order: by node within each column
+        lo = 0
+        while lo < n_new:
+            hi = lo + 1
+            while hi < n_new and new_c[hi] == new_c[lo]:
+                hi += 1
+            if hi - lo > 24:
+                new_v[lo:hi] = np.sort(new_v[lo:hi])
+            else:
+                for i in range(lo + 1, hi):
+                    v = new_v[i]
+                    p = i - 1
+                    while p >= lo and new_v[p] > v:
+                        new_v[p + 1] = new_v[p]
+                        p -= 1
+                    new_v[p + 1] = v
+            lo = hi
+    # queue[node, c] += backlog[c, node], row by row: the new fetches by node (a counting sort: by column within)
+    start = np.zeros(n + 1, np.int64)
+    for f in range(n_new):
+        start[new_v[f] + 1] += 1
+    for v in range(n):
+        start[v + 1] += start[v]
+    add_col, add_val = np.empty(n_new, np.int64), np.empty(n_new)
+    at_v = start[:n].copy()
+    for f in range(n_new):
+        v, c = new_v[f], new_c[f]
+        add_col[at_v[v]], add_val[at_v[v]] = c, backlog[c, v]
+        backlog[c, v] = 0.0
+        at_v[v] += 1
+    place = np.empty(n_new, np.int64)
+    for v in range(n):
+        if start[v + 1] > start[v]:
+            add_row(q_col, q_val, q_len, v, add_col, add_val, start[v], start[v + 1], place, col_nnz, col_big,
+                     drained_mb)  # fmt: skip
+            stale[v] = True
+    new_node = np.empty(fetch_node.size + n_new, np.int64)
+    new_col = np.empty(fetch_col.size + n_new, np.int64)
+    i = o = 0  # the new fetches put at their places among those under way (no pair in both): a few among many
+    for f in range(n_new):
+        c, v = new_c[f], new_v[f]
+        lo, hi = i, fetch_node.size  # the first fetch under way after (c, v)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if fetch_col[mid] < c or (fetch_col[mid] == c and fetch_node[mid] < v):
+                lo = mid + 1
+            else:
+                hi = mid
+        span = lo - i
+        new_node[o : o + span] = fetch_node[i:lo]
+        new_col[o : o + span] = fetch_col[i:lo]
+        o += span
+        new_node[o], new_col[o] = v, c
+        o += 1
+        i = lo
+    new_node[o:] = fetch_node[i:]
+    new_col[o:] = fetch_col[i:]
+    return new_node, new_col, True, q_col, q_val
+
+
+@kernel
+def copiers_release(
+    q_col: np.ndarray,
+    q_val: np.ndarray,
+    q_len: np.ndarray,
+    fetch_node: np.ndarray,
+    fetch_col: np.ndarray,
+    in_flight: np.ndarray,
+    changed: np.ndarray,
+    drained_mb: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue cell (sparse: `shuffle_move`'s
+    layout) is drained free their copier (the reduce's count under way drops, its copiers look again); returns the
+    fetches still under way, in order. The fetches come by column, then node (`copiers_take`), so each node's come by
+    column: each is found by walking its node's row from where that node's last one stopped (one pass, no search)."""
+    k = fetch_node.size
+    keep = np.empty(k, np.bool_)
+    at = np.zeros(q_len.size, np.int64)  # per row, where the walk is
+    m = 0
+    for f in range(k):
+        v, c = fetch_node[f], fetch_col[f]
+        t = at[v]
+        while t < q_len[v] and q_col[v, t] < c:
+            t += 1
+        at[v] = t
+        keep[f] = not (q_val[v, t] if t < q_len[v] and q_col[v, t] == c else 0.0) <= drained_mb
+        if keep[f]:
+            m += 1
+        else:
+            in_flight[fetch_col[f]] -= 1
+            changed[fetch_col[f]] = True
+    if m == k:
+        return fetch_node, fetch_col
+    nodes, cols = np.empty(m, np.int64), np.empty(m, np.int64)
+    m = 0
+    for f in range(k):
+        if keep[f]:
+            nodes[m], cols[m] = fetch_node[f], fetch_col[f]
+            m += 1
+    return nodes, cols
+
+
+@kernel
+def backlog_add(
+    backlog: np.ndarray, node: int, cols: np.ndarray, share_mb: float, waiting: np.ndarray, changed: np.ndarray
+) -> None:
+    """`hadoop_layer.copiers.CopierShuffle.map_done`'s writes: `share_mb` more in node `node`'s backlog of each reduce
+    column of `cols` (distinct), a column whose backlog there was empty counting one more node in `waiting`, each
+    marked `changed`. One call instead of five NumPy calls (~4 us) at every map's end (140,000 in the SWIM day's
+    first 20,000 s)."""
+    for j in range(cols.size):
+        c = cols[j]
+        had = backlog[c, node]
+        if had == 0:
+            waiting[c] += 1
+        backlog[c, node] = had + share_mb
+        changed[c] = True

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from mesa.time import Priority
 
-from vcloud.kernels import beat_ahead, beat_any_free, beat_first
+from vcloud.numerics import inline, kernel
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -118,7 +118,7 @@ class HeartbeatClock:
     # ---- beating --------------------------------------------------------------------------------------
     def _fire(self) -> None:
         model = self.model
-        earliest = None  # `kernels.beat_first` of the clock as it is (None: to be taken)
+        earliest = None  # `beat_first` of the clock as it is (None: to be taken)
         while True:
             now = float(model.time)
             self.fires += 1
@@ -171,8 +171,8 @@ class HeartbeatClock:
         possible somewhere: `may_back_up` as the state answers it, which the clock can only turn from False to True,
         at the outlook's `until`), beats again at its next beat, as its own event would have done.
 
-        `earliest`: `kernels.beat_first` of the clock as it is (taken here if None). The arrays' part is compiled
-        (`kernels.beat_first`, `beat_any_free`, `beat_ahead`: the NumPy calls they replaced, ~27 us a call, were
+        `earliest`: `beat_first` of the clock as it is (taken here if None). The arrays' part is compiled
+        (`beat_first`, `beat_any_free`, `beat_ahead`: the NumPy calls they replaced, ~27 us a call, were
         ~2 % of the SWIM day); the JobTracker is asked in between, as before. True if it counted beats (and so
         changed `due` and `count`)."""
         until = self._next_event_s()
@@ -194,3 +194,128 @@ class HeartbeatClock:
                                       bool(wants), self.stopped, float(quiet_until), float(map_from),
                                       float(reduce_from))  # fmt: skip
         return True
+
+
+@kernel
+def beat_first(due: np.ndarray, slots: np.ndarray, busy: np.ndarray) -> tuple[float, int, int, bool, bool]:
+    """The earliest due beat: `due.min()`, `due.argmin()` (NaN: the first NaN, as NumPy's), how many rows are due
+    then (`(due <= due.min()).sum()`: 1 unless ties, which random offsets never make) and whether that tracker has a
+    free map and reduce slot (`slots[first] > busy[first]`). No rows: (inf, -1, 0, False, False) where NumPy raises
+    (the chain never runs without trackers). Of tied zeros the first (NumPy's min keeps either, by its SIMD order;
+    beat times are never -0.0: offsets are >= +0.0 and beats come at offset + k x interval, k >= 0). One pass instead
+    of the chain's `np.flatnonzero(due <= now)`, `due.min()` and the look-ahead's `argmin` and row reads, a link
+    each."""
+    n = due.size
+    if n == 0:
+        return np.inf, -1, 0, False, False
+    first, low, ties = 0, due[0], 1
+    if low == low:
+        for i in range(1, n):
+            d = due[i]
+            if d < low:
+                first, low, ties = i, d, 1
+            elif d == low:
+                ties += 1
+            elif d != d:  # NaN: NumPy's min and argmin stop at the first
+                first, low, ties = i, d, 0
+                break
+    else:
+        ties = 0
+    return low, first, ties, slots[first, 0] > busy[first, 0], slots[first, 1] > busy[first, 1]
+
+
+@kernel
+def beat_any_free(due: np.ndarray, until: float, slots: np.ndarray, busy: np.ndarray) -> bool:
+    """Has any tracker due before `until` a free slot: `(slots[rows] > busy[rows]).any()` of
+    `rows = np.flatnonzero(due < until)`, whether the look-ahead asks the JobTracker's outlook."""
+    for i in range(due.size):  # noqa: SIM110  (a loop numba compiles; it stops at the first)
+        if due[i] < until and (slots[i, 0] > busy[i, 0] or slots[i, 1] > busy[i, 1]):
+            return True
+    return False
+
+
+@inline
+def _beat_after(offset: float, interval: float, now: float) -> float:
+    """`HeartbeatClock._next_beats` of one row: the same IEEE operations (`np.floor`, not `math.floor`, which would
+    round to an integer; the count stays a float as NumPy's `k` does)."""
+    k = np.floor((now - offset) / interval) + 1
+    at = offset + k * interval
+    while at <= now:
+        k += 1
+        at = offset + k * interval
+    return at
+
+
+@kernel
+def beat_ahead(
+    due: np.ndarray,
+    count: np.ndarray,
+    offset: np.ndarray,
+    interval: np.ndarray,
+    slots: np.ndarray,
+    busy: np.ndarray,
+    until: float,
+    wants: bool,
+    stopped: bool,
+    quiet_until: float,
+    map_from: float,
+    reduce_from: float,
+) -> int:
+    """The array part of `HeartbeatClock._look_ahead` after the JobTracker's outlook (`wants`, `quiet_until`,
+    `map_from`, `reduce_from`): counts in `count` the beats due before `until` that cannot launch anything, writes
+    `due` (inf: asleep; kept awake: the next beat), and returns how many beats kept their tracker awake. Round by
+    round as the NumPy form went (each round's `until` bounds that round's beats; its kept-awake beats may lower it
+    for the next), rows in tracker order. `until` is only compared with, so which of two equal zeros a `min` keeps
+    does not matter; beat times are never NaN where a `min` is taken (`at < until` holds for them)."""
+    n = due.size
+    rows = np.empty(n, np.int64)
+    at = np.empty(n)
+    free_map = np.empty(n, np.bool_)
+    free_reduce = np.empty(n, np.bool_)
+    m = 0
+    for i in range(n):
+        if due[i] < until:
+            rows[m], at[m] = i, due[i]
+            free_map[m], free_reduce[m] = slots[i, 0] > busy[i, 0], slots[i, 1] > busy[i, 1]
+            m += 1
+    found, low = False, np.inf
+    for j in range(m):
+        may_launch = (free_map[j] and at[j] >= map_from) or (free_reduce[j] and at[j] >= reduce_from)
+        if may_launch and (not found or at[j] < low):
+            found, low = True, at[j]
+    if found and low < until:  # Python's min(until, low)
+        until = low
+    if not wants and quiet_until < until:
+        until = quiet_until
+    wants = wants and not stopped  # a stopped clock wakes nobody
+    kept = 0
+    while True:
+        idle = 0
+        kept_rows = 0
+        for j in range(m):
+            if not at[j] < until:
+                continue
+            i = rows[j]
+            count[i] += 1
+            idle += 1
+            if wants and (free_map[j] or free_reduce[j]):
+                rows[kept_rows], at[kept_rows] = i, at[j]
+                free_map[kept_rows], free_reduce[kept_rows] = free_map[j], free_reduce[j]
+                kept_rows += 1
+            else:
+                due[i] = np.inf
+        if idle == 0 or not wants:
+            break
+        m = kept_rows
+        found = False
+        for j in range(m):
+            i = rows[j]
+            at[j] = _beat_after(offset[i], interval[i], at[j])
+            due[i] = at[j]
+            later = (free_map[j] and at[j] >= map_from) or (free_reduce[j] and at[j] >= reduce_from)
+            if later and (not found or at[j] < low):
+                found, low = True, at[j]
+        kept += m
+        if found and low < until:
+            until = low
+    return kept

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.ledger import RunningLedger
+from hadoop_layer.ledger import RunningLedger, running_entries
 from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind, TaskState
-from vcloud import kernels
 from vcloud.work import ItemState
 
 if TYPE_CHECKING:
@@ -235,7 +234,7 @@ class ClusterView:
         layout = (model.items.layout, *key[1:])  # rows and tags change only with the layout (start_item, stop_item)
         if self._rows[0] != layout:
             extra_gid, extra = _ending_entries(ending, releasing)
-            rows, gid, kind, job, start, attempts, tasks = kernels.running_entries(
+            rows, gid, kind, job, start, attempts, tasks = running_entries(
                 model.items.tag, model.items.n, np.array(extra_gid, dtype=np.int64), model.task_kind, model.task_job,
                 model.task_start,
             )  # fmt: skip

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hadoop_layer.tasks import TaskKind, TaskState
+from vcloud.numerics import ascending_order, kernel
 
 if TYPE_CHECKING:
     from hadoop_layer.tasks import Job
@@ -134,3 +135,44 @@ class RunningLedger:
         if self._order is None:
             self._order = sorted(self._of, key=fifo_key)
         return self._order
+
+
+@kernel
+def running_entries(
+    tag: np.ndarray, n: int, extra_gid: np.ndarray, task_kind: np.ndarray, task_job: np.ndarray, task_start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """`hadoop_layer.interfaces.ClusterView.running_arrays`' entries in one pass: the rows of the first `n` whose tag
+    (a task gid) is not 0, ascending; their gids, then `extra_gid`'s; each entry's task kind, job and first launch,
+    how many entries its task has, and the number of distinct tasks. Integer gathers and counts: the NumPy form's
+    values (np.flatnonzero, fancy indexing, np.sort's distinct count, np.bincount(gid)[gid]; tests/test_kernels.py),
+    without its ten calls at every change of the item table's rows (FlexSlot: most ticks)."""
+    m = 0
+    for r in range(n):
+        if tag[r] != 0:
+            m += 1
+    total = m + extra_gid.size
+    rows, gid = np.empty(m, np.int64), np.empty(total, np.int64)
+    j = 0
+    for r in range(n):
+        if tag[r] != 0:
+            rows[j], gid[j] = r, tag[r]
+            j += 1
+    for e in range(extra_gid.size):
+        gid[m + e] = extra_gid[e]
+    kind, job, start = np.empty(total, task_kind.dtype), np.empty(total, np.int64), np.empty(total)
+    for e in range(total):
+        g = gid[e]
+        kind[e], job[e], start[e] = task_kind[g], task_job[g], task_start[g]
+    attempts = np.ones(total, np.int64)
+    order = ascending_order(gid)
+    tasks, a = 0, 0
+    while a < total:  # each run of equal gids: one task, its entries' count
+        b = a + 1
+        while b < total and gid[order[b]] == gid[order[a]]:
+            b += 1
+        tasks += 1
+        if b - a > 1:
+            for c in range(a, b):
+                attempts[order[c]] = b - a
+        a = b
+    return rows, gid, kind, job, start, attempts, tasks

@@ -26,7 +26,7 @@ crosses the serving disk, then the serving NIC, then the receiving NIC, each sta
 most. A reduce whose JVM is still starting holds what arrives until its shuffle phase runs.
 The shuffle phase is closed when the last map is done and nothing is left for it in any queue.
 
-Each tick is one compiled pass over the served rows' requests (`kernels.shuffle_move`), no Python loop over tasks;
+Each tick is one compiled pass over the served rows' requests (`shuffle_move`), no Python loop over tasks;
 a node's items start the first time it serves, and columns open and close, on events.
 """
 
@@ -37,8 +37,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hadoop_layer.shuffle_queue import (
+    closing_drained,
+    held_ready,
+    queue_add,
+    queue_dense,
+    queue_drop_col,
+    resum_rows,
+    serving_rows,
+    shuffle_move,
+)
 from hadoop_layer.tasks import SETUP, SHUFFLE
-from vcloud import WorkItem, kernels
+from vcloud import WorkItem
 from vcloud.model import InvariantError
 from vcloud.tables import grown
 from vcloud.work import Kind, Phase, disk
@@ -193,7 +203,7 @@ class ShuffleServer(ShuffleMode):
     def queue(self) -> np.ndarray:
         """Both queues as one dense (2 x nodes) x columns matrix, rows 0..n-1 read, n..2n-1 send: a copy, for
         inspection, tests and invariants."""
-        return kernels.queue_dense(self.q_col, self.q_val, self.q_len, self.cols)
+        return queue_dense(self.q_col, self.q_val, self.q_len, self.cols)
 
     @property
     def read_q(self) -> np.ndarray:
@@ -205,13 +215,13 @@ class ShuffleServer(ShuffleMode):
 
     def _add(self, rows: np.ndarray, cols: np.ndarray, amount: np.ndarray) -> None:
         """`queue[rows, cols] += amount` (distinct cells) on the sparse queue."""
-        self.q_col, self.q_val = kernels.queue_add(
+        self.q_col, self.q_val = queue_add(
             self.q_col, self.q_val, self.q_len, rows, cols, amount, self.col_nnz, self.col_big, DRAINED_MB
         )
 
     def _drop_col(self, c: int) -> np.ndarray:
         """Empty reduce column `c` (its rows become stale); returns the column as it was, dense."""
-        return kernels.queue_drop_col(self.q_col, self.q_val, self.q_len, c, self._stale, self.col_nnz, self.col_big)
+        return queue_drop_col(self.q_col, self.q_val, self.q_len, c, self._stale, self.col_nnz, self.col_big)
 
     @property
     def busy(self) -> bool:
@@ -341,13 +351,13 @@ class ShuffleServer(ShuffleMode):
         else:
             self._row_sum[:] = want
             self._stale[:] = False
-        rows, rows_want, idle = kernels.serving_rows(self.serve_row, want)
+        rows, rows_want, idle = serving_rows(self.serve_row, want)
         model.set_remaining_rows(rows, rows_want, counted=False)  # no task's progress moves
         self._start_items(want, idle)
         self.left[:] = want
 
     def _start_items(self, want: np.ndarray, idle: np.ndarray) -> None:
-        """Start the items of the rows `idle` (something to serve, no item yet: `kernels.serving_rows`)."""
+        """Start the items of the rows `idle` (something to serve, no item yet: `serving_rows`)."""
         model = self.model
         for i in idle:
             node, stage = int(i) % self.nodes, int(i) // self.nodes
@@ -366,17 +376,17 @@ class ShuffleServer(ShuffleMode):
 
     def _sums(self) -> np.ndarray:
         """Each queue row's sum; only the rows changed since they were last summed are summed again (a row's sum is
-        the same alone as in the matrix: each row is contiguous). Compiled: vcloud/kernels.py `resum_rows`."""
-        kernels.resum_rows(self.q_col, self.q_val, self.q_len, self._width(), self._row_sum, self._stale)
+        the same alone as in the matrix: each row is contiguous). Compiled: `resum_rows`."""
+        resum_rows(self.q_col, self.q_val, self.q_len, self._width(), self._row_sum, self._stale)
         return self._row_sum.copy()
 
     def tick(self) -> None:
         """Move what the servlets read and sent in the tick along the queues and into the reduces' shuffles. Only
         the servers that moved something are touched, and of their rows only the requests; the arithmetic is compiled
-        (vcloud/kernels.py `shuffle_move`, the dense NumPy form's bits: tests/test_kernels.py)."""
+        (hadoop_layer/shuffle_queue.py `shuffle_move`, the dense NumPy form's bits: tests/test_kernels.py)."""
         if not self.busy:
             return
-        want, moved, local, rows, rows_want, start, held, self.q_col, self.q_val = kernels.shuffle_move(
+        want, moved, local, rows, rows_want, start, held, self.q_col, self.q_val = shuffle_move(
             self.q_col, self.q_val, self.q_len, self._width(), self.nodes, self.left, self.serve_row,
             self.model.items.remaining, self.col_node, self.held, self.served_read_mb, self.served_sent_mb,
             self._row_sum, self._stale, self.col_nnz, self.col_big, DRAINED_MB,
@@ -385,7 +395,7 @@ class ShuffleServer(ShuffleMode):
         # _set_work(want), its bookkeeping (row sums, stale flags, `left`) done by the kernel
         self.model.set_remaining_rows(rows, rows_want, counted=False)  # no task's progress moves
         if start:
-            self._start_items(want, kernels.serving_rows(self.serve_row, want)[2])
+            self._start_items(want, serving_rows(self.serve_row, want)[2])
         if held:
             moved[self._deliver()] = True
         closing = np.flatnonzero(self.closing & moved)
@@ -409,7 +419,7 @@ class ShuffleServer(ShuffleMode):
     def _deliver(self) -> np.ndarray:
         """Hand held bytes to the reduces whose shuffle phase runs (a reduce still starting keeps them held); returns
         the columns handed over."""
-        cols, rows, held, total = kernels.held_ready(self.held, self.col_row, self.model.items.kind, _CPU)
+        cols, rows, held, total = held_ready(self.held, self.col_row, self.model.items.kind, _CPU)
         if cols.size:
             self.model.add_work_rows(rows, held)
             self.fetched_remote_mb += total
@@ -422,7 +432,7 @@ class ShuffleServer(ShuffleMode):
         if not closing.size:
             return
         # the pending MB of each (its cells in the rows that may hold something, and its held MB): compiled
-        drained = kernels.closing_drained(
+        drained = closing_drained(
             self.q_col, self.q_val, self.q_len, self._row_sum, self._stale, self.held, closing, self.col_nnz,
             self.col_big, DRAINED_MB,
         )  # fmt: skip

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hadoop_layer.config import HadoopConfig
-from hadoop_layer.copiers import CopierShuffle
+from hadoop_layer.copiers import CopierShuffle, copiers_take
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
@@ -165,7 +165,6 @@ def test_copiers_are_not_asked_only_when_they_would_take_nothing(monkeypatch):
     from scenarios.registry import SCENARIOS
     from scenarios.runner import run_model
     from scenarios.settings import validate
-    from vcloud import kernels
     from vcloud.work import Kind
 
     swim = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
@@ -185,7 +184,7 @@ def test_copiers_are_not_asked_only_when_they_would_take_nothing(monkeypatch):
                 self.fetch_col, self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len,
                 self._stale, self.col_nnz, self.col_big, 1e-9)]  # fmt: skip
             before = [a.copy() if isinstance(a, np.ndarray) else a for a in state]
-            assert not kernels.copiers_take(*state)[2]
+            assert not copiers_take(*state)[2]
             for a, b in zip(state, before, strict=True):
                 assert not isinstance(a, np.ndarray) or np.array_equal(a, b)
         original(self)

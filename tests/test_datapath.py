@@ -7,6 +7,7 @@ from hadoop_layer.datanode import DataNodes, read_streams, write_streams
 from tests.helpers import busy
 from vcloud import CloudModel, Phase, Physics, WorkItem
 from vcloud.memory import MemorySettings
+from vcloud.numerics import cum_before
 from vcloud.pagecache import PageCacheSettings
 from vcloud.work import Device, disk, nic
 
@@ -246,9 +247,8 @@ def test_the_page_caches_resident_files_are_those_holding_data_and_evictions_see
 
 
 def test_evict_s_running_sums_are_each_group_s_earlier_amounts_in_order():
-    """`_cum_before` (evict's and write_back's oldest-first budget) equals the loop that adds each group's earlier
+    """`cum_before` (evict's and write_back's oldest-first budget) equals the loop that adds each group's earlier
     amounts (0 at a group's first row), from the same running sum."""
-    from vcloud.kernels import _cum_before
 
     rng = np.random.default_rng(7)
     for _ in range(200):
@@ -258,8 +258,8 @@ def test_evict_s_running_sums_are_each_group_s_earlier_amounts_in_order():
         cum = np.cumsum(amount)
         start = {g: i for i, g in reversed(list(enumerate(group)))}
         expected = [cum[i] - amount[i] - (cum[start[g]] - amount[start[g]]) for i, g in enumerate(group)]
-        assert _cum_before(group, amount).tolist() == expected
-    assert _cum_before(np.array([3, 3, 5]), np.array([1.0, 2.0, 4.0])).tolist() == [0.0, 1.0, 0.0]
+        assert cum_before(group, amount).tolist() == expected
+    assert cum_before(np.array([3, 3, 5]), np.array([1.0, 2.0, 4.0])).tolist() == [0.0, 1.0, 0.0]
 
 
 def test_resident_merges_rows_touched_twice_in_one_call_once_and_in_order():

@@ -1,4 +1,4 @@
-"""The heartbeat clock's compiled parts (vcloud/kernels.py `beat_first`, `beat_any_free`, `beat_ahead`) against the
+"""The heartbeat clock's compiled parts (`beat_first`, `beat_any_free`, `beat_ahead`) against the
 NumPy forms they replaced in hadoop_layer/heartbeats.py, bit for bit: ties, asleep trackers (inf), empty selections.
 """
 
@@ -9,8 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hadoop_layer.heartbeats import HeartbeatClock
-from vcloud.kernels import _beat_after, beat_ahead, beat_any_free, beat_first
+from hadoop_layer.heartbeats import HeartbeatClock, _beat_after, beat_ahead, beat_any_free, beat_first
 
 # few distinct values, so ties (and 0.0 against -0.0) are common; inf: asleep
 DUE = [0.0, -0.0, 0.25, 0.5, 0.75, 1.0, 1.0 / 3, 2.0 / 3, 1.5, math.inf]

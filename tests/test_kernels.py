@@ -5,22 +5,36 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vcloud import kernels
-from vcloud.arrays import run_starts
-from vcloud.kernels import (
-    _by_group_then,
-    account,
-    asks,
+from hadoop_layer.copiers import backlog_add, copiers_look, copiers_release, copiers_take
+from hadoop_layer.ledger import running_entries
+from hadoop_layer.shuffle_queue import (
     closing_drained,
-    copiers_take,
-    cpu_setup,
-    lag_bounds,
-    least,
-    np_sum,
-    np_sum_sparse,
-    rates,
+    held_ready,
+    queue_add,
+    queue_dense,
+    queue_drop_col,
+    resum_rows,
+    serving_rows,
     shuffle_move,
 )
+from policies.speculation.lag_bounds import running_lag_bounds
+from vcloud.accounting import account
+from vcloud.arrays import run_starts
+from vcloud.hostpool import cpu_setup, host_pool_share
+from vcloud.items import (
+    demand,
+    demand_inputs,
+    find_idle_rows,
+    flatten_streams,
+    item_progress,
+    progress,
+    set_remaining,
+    stream_groups,
+)
+from vcloud.memory import memory_stage, reclaim
+from vcloud.numerics import ascending_order, by_group_then, distinct_ascending, np_sum, np_sum_sparse
+from vcloud.pagecache import cache_files_update, cache_fit, cache_settle, cache_stage, evict_files, write_back_files
+from vcloud.sharing import asks, least, pipeline, rates, share_cpu, share_io
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.waterfill import waterfill
 from vcloud.work import Device, Kind
@@ -300,14 +314,14 @@ def file_tables(draw):
 @settings(max_examples=300, deadline=None)
 @given(file_tables())
 def test_evict_and_write_back_are_numpys_bits(case):
-    from vcloud.kernels import evict, write_back
+
 
     files, resident, vm_rows, budget = case
     mine, theirs = {k: v.copy() for k, v in files.items()}, {k: v.copy() for k, v in files.items()}
-    evict(mine["vm"], mine["cached_mb"], mine["dirty_mb"], mine["active"], mine["last_access_s"], resident, vm_rows,
-          budget)  # fmt: skip
+    evict_files(mine["vm"], mine["cached_mb"], mine["dirty_mb"], mine["active"], mine["last_access_s"], resident,
+                vm_rows, budget)  # fmt: skip
     numpy_evict(theirs, resident, vm_rows, budget)
-    write_back(mine["vm"], mine["dirty_mb"], mine["dirty_since_s"], resident, budget)
+    write_back_files(mine["vm"], mine["dirty_mb"], mine["dirty_since_s"], resident, budget)
     numpy_write_back(theirs, resident, budget)
     assert all(same_bits(mine[k], theirs[k]) for k in files)
 
@@ -365,7 +379,7 @@ def vm_memories(draw):
 @settings(max_examples=300, deadline=None)
 @given(vm_memories())
 def test_reclaim_is_numpys_bits(args):
-    from vcloud.kernels import reclaim
+
 
     assert all(same_bits(a, b) for a, b in zip(reclaim(*args), numpy_reclaim(*args), strict=True))
 
@@ -374,7 +388,7 @@ def test_host_pool_spare_goes_by_taxed_shares():
     # one host pool of 3000 MB, two 4 GB VMs of equal shares: A holds nothing (f = 1: counts as all touched), B holds
     # 1000 MB it never touched (f = 0: taxed, weight S / k = S / 4). Base: what each holds (0, 1000); the spare 2000
     # goes 4 : 1 -> A 1600, B 400: targets 1600 and 1400
-    from vcloud.kernels import reclaim
+
 
     vm = np.zeros(2)
     got = reclaim(1.0, 8.0, 64.0, 64.0, 0.65, 0.75, np.full(2, 4096.0), np.full(2, np.inf), np.full(2, 4096.0),
@@ -472,7 +486,7 @@ def cache_ticks(draw):
 @settings(max_examples=300, deadline=None)
 @given(cache_ticks())
 def test_cache_stages_are_numpys_bits(c):
-    from vcloud.kernels import cache_files_update, cache_fit, cache_settle
+
 
     n_vm, k, r = c["n_vm"], c["f_file"].size, np.arange(c["files"]["vm"].size)
     mine, theirs = ({key: v.copy() for key, v in c["files"].items()} for _ in range(2))
@@ -529,14 +543,14 @@ def host_pools(draw):
 @settings(max_examples=300, deadline=None)
 @given(host_pools())
 def test_host_pool_share_is_numpys_bits(args):
-    from vcloud.kernels import host_pool_share
+
 
     assert same_bits(host_pool_share(*args), numpy_host_pool_share(*args))
 
 
 def python_pipeline(rounds, any_multi, firsts, items, streams, vms, pools, io):
     """stage_pipeline's loop as it was written in Python around NumPy calls (the kernels for the pieces)."""
-    from vcloud.kernels import share_cpu, share_io
+
 
     def close(a, b):
         return bool((np.abs(a - b) <= 1e-8 + 1e-5 * np.abs(b)).all())
@@ -570,7 +584,7 @@ def python_pipeline(rounds, any_multi, firsts, items, streams, vms, pools, io):
 @settings(max_examples=200, deadline=None)
 @given(layouts(), st.integers(1, 4), st.integers(1, 2))
 def test_pipeline_rounds_are_the_python_loops_bits(c, rounds, n_vm):
-    from vcloud.kernels import pipeline, share_cpu, share_io
+
 
     n, k = c["n"], c["item"].size
     rng = np.random.default_rng(n * 31 + k)
@@ -650,7 +664,7 @@ def demands(draw):
 @settings(max_examples=300, deadline=None)
 @given(demands())
 def test_demand_is_numpys_bits(args):
-    from vcloud.kernels import demand
+
 
     with np.errstate(invalid="ignore"):
         expect = numpy_demand(*args)
@@ -743,7 +757,7 @@ def _copies(args):
 
 
 def sparse_queue(dense, room=0, drained=1e-9):
-    """A dense queue in the sparse layout of `kernels.shuffle_move` (each row's nonzero cells at ascending columns)
+    """A dense queue in the sparse layout of `shuffle_move` (each row's nonzero cells at ascending columns)
     with its column counts; `room` spare places in the fullest row (0: a kernel adding an entry there must widen)."""
     assert not (np.signbit(dense) & (dense == 0)).any()  # the layout has no -0.0 (ShuffleServer's cells never are)
     q_len = np.count_nonzero(dense, axis=1).astype(np.int64)
@@ -824,7 +838,7 @@ def test_np_sum_is_numpys_pairwise_sum():
 
 
 def numpy_lag_bounds(done, size, gid, kind, job, task_start, progress, attempts, max_execs, sure_at, maybe_at):
-    """policies.speculation.hadoop.lag_bounds' arithmetic as the NumPy calls `kernels.lag_bounds` replaced."""
+    """policies.speculation.hadoop.lag_bounds' arithmetic as the NumPy calls `running_lag_bounds` replaced."""
     single = attempts <= max_execs
     weight = progress
     if not single.all():
@@ -889,10 +903,10 @@ def test_lag_bounds_is_numpys_bits(args):
         own = [task_start[maybe & (entered == g)].min(initial=np.inf) for g in groups]
         assert same_bits(by_group[2], np.array(own, dtype=float))
 
-    check(lag_bounds(np.concatenate((done, [5.0, 5.0])), np.concatenate((size, [7.0, 7.0])), gid, kind, job, *rest),
-          numpy_lag_bounds(*args))  # fmt: skip
+    more_done, more_size = np.concatenate((done, [5.0, 5.0])), np.concatenate((size, [7.0, 7.0]))
+    check(running_lag_bounds(more_done, more_size, gid, kind, job, *rest), numpy_lag_bounds(*args))
     cut = 2 * (top - 1)
-    got = lag_bounds(done[:cut], size[:cut], gid, kind, job, *rest)
+    got = running_lag_bounds(done[:cut], size[:cut], gid, kind, job, *rest)
     done[cut:], size[cut:] = 0.0, 1.0
     check(got, numpy_lag_bounds(done, size, gid, kind, job, *rest))
 
@@ -904,7 +918,7 @@ def test_serving_rows_are_numpys(seed, n):
     serve_row = np.where(r.random(n) < 0.5, -1, r.permutation(2 * n + 1)[:n]).astype(np.int64)
     want = r.choice([0.0, -0.0, 1.5, 3.0, np.nan, 1e-300], n)
     live = serve_row >= 0
-    got = kernels.serving_rows(serve_row, want)
+    got = serving_rows(serve_row, want)
     assert np.array_equal(got[0], serve_row[live]) and same_bits(got[1], want[live])
     assert np.array_equal(got[2], np.flatnonzero(~live & (want > 0))) and got[2].dtype == np.int64
 
@@ -922,7 +936,7 @@ def test_held_ready_is_numpys_choice_and_sum(seed, n):
     cols = cols[kind[col_row[cols]] != 1]
     want_mb, want_held = held[cols], held.copy()
     want_held[cols] = 0.0
-    got = kernels.held_ready(held, col_row, kind, 1)
+    got = held_ready(held, col_row, kind, 1)
     assert np.array_equal(got[0], cols) and np.array_equal(got[1], col_row[cols]) and same_bits(got[2], want_mb)
     assert same_bits(np.array([got[3]]), np.array([want_mb.sum()])) and np.array_equal(held, want_held)
 
@@ -934,11 +948,11 @@ def test_copiers_look_is_numpys_any(seed, n, copiers):
     changed, waiting = r.random(n) < 0.5, r.integers(0, 3, n).astype(np.int64)
     in_flight, hi = r.integers(0, copiers + 1, n).astype(np.int64), int(r.integers(0, n + 1))
     want = bool((changed[:hi] & (waiting[:hi] > 0) & (in_flight[:hi] < copiers)).any())
-    assert kernels.copiers_look(changed, waiting, in_flight, copiers, hi) is want
+    assert copiers_look(changed, waiting, in_flight, copiers, hi) is want
 
 
 def numpy_running_entries(tag, n, extra_gid, task_kind, task_job, task_start):
-    """ClusterView.running_arrays' entries as the NumPy calls `kernels.running_entries` replaced."""
+    """ClusterView.running_arrays' entries as the NumPy calls `running_entries` replaced."""
     tag = tag[:n]
     rows = np.flatnonzero(tag)
     gid = np.concatenate((tag[rows], extra_gid)) if extra_gid.size else tag[rows]
@@ -959,7 +973,7 @@ def test_running_entries_are_numpys_values(seed, n, extra, width):
     task_kind = r.integers(0, 2, tasks).astype(np.int8)
     task_job = r.integers(0, 5, tasks).astype(np.int64)
     task_start = np.where(r.random(tasks) < 0.2, np.nan, r.random(tasks) * 100)
-    got = kernels.running_entries(tag, n, extra_gid, task_kind, task_job, task_start)
+    got = running_entries(tag, n, extra_gid, task_kind, task_job, task_start)
     want = numpy_running_entries(tag, n, extra_gid, task_kind, task_job, task_start)
     assert got[6] == want[6]
     for g, w in zip(got[:6], want[:6], strict=True):
@@ -968,7 +982,7 @@ def test_running_entries_are_numpys_values(seed, n, extra, width):
 
 
 def numpy_item_progress(remaining, amount, lo, hi, n):
-    """CloudModel.item_progress as the NumPy calls `kernels.item_progress` replaced."""
+    """CloudModel.item_progress as the NumPy calls `item_progress` replaced."""
     amount = amount[:n]
     with np.errstate(invalid="ignore"):  # inf / inf: NaN, as the kernel's
         done = np.divide(remaining[:n], amount, out=np.zeros(n), where=amount > 0)
@@ -987,12 +1001,12 @@ def test_item_progress_is_numpys_bits(seed, n):
     remaining = r.choice([0.0, -0.0, 0.1, 0.5, 1.0, 1 / 3, 7.0, -1.0, np.inf, np.nan], size)
     amount = r.choice([0.0, -0.0, 0.5, 1.0, 1 / 3, 7.0, -2.0, np.inf], size)
     lo, hi = r.choice([0.0, 1 / 3, 0.25, 0.5, 2 / 3, 1.0], (2, size))
-    got = kernels.item_progress(remaining, amount, lo, hi, n)
+    got = item_progress(remaining, amount, lo, hi, n)
     assert got.shape == (n,) and same_bits(got, numpy_item_progress(remaining, amount, lo, hi, n))
 
 
 def numpy_set_remaining(rows, remaining, item_remaining, phase_amount):
-    """CloudModel.set_remaining_rows as the NumPy calls `kernels.set_remaining` replaced."""
+    """CloudModel.set_remaining_rows as the NumPy calls `set_remaining` replaced."""
     if np.any(remaining < 0):
         return False
     phase_amount[rows] += remaining - item_remaining[rows]
@@ -1014,7 +1028,7 @@ def test_set_remaining_is_numpys_bits(seed, n, negative):
     mine, theirs = (item_remaining.copy(), phase_amount.copy()), (item_remaining.copy(), phase_amount.copy())
     with np.errstate(invalid="ignore"):  # inf - inf: NaN, as the kernel's
         want = numpy_set_remaining(rows, remaining, *theirs)
-    assert kernels.set_remaining(rows, remaining, *mine) == want
+    assert set_remaining(rows, remaining, *mine) == want
     assert same_bits(mine[0], theirs[0]) and same_bits(mine[1], theirs[1])
 
 
@@ -1033,13 +1047,13 @@ def test_resum_rows_is_numpys_bits(seed, rows, width):
         want_sum[at] = queue[at, :width].sum(axis=1)
         want_stale[at] = False
     q_col, q_val, q_len, _, _ = sparse_queue(queue)
-    kernels.resum_rows(q_col, q_val, q_len, width, row_sum, stale)
+    resum_rows(q_col, q_val, q_len, width, row_sum, stale)
     assert same_bits(row_sum, want_sum) and np.array_equal(stale, want_stale)
 
 
 def numpy_copiers_take(copiers, changed, waiting, in_flight, col_row, item_kind, starting, backlog, position, next_at,
                        to_node, fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale):  # fmt: skip
-    """CopierShuffle.before_tick and _take as the NumPy calls `kernels.copiers_take` replaced."""
+    """CopierShuffle.before_tick and _take as the NumPy calls `copiers_take` replaced."""
     cols = np.flatnonzero(changed & (waiting > 0) & (in_flight < copiers))
     cols = cols[item_kind[col_row[cols]] != starting]
     if not cols.size:
@@ -1177,7 +1191,7 @@ def test_cpu_setup_is_numpys_bits(cloud):
 
 
 def numpy_pool_arrays(hosts, vms, floor_mhz: float) -> tuple[np.ndarray, ...]:
-    """`kernels.cpu_setup`'s pool arrays as the NumPy calls it replaced: each VM pooled or not, each host's pool limit
+    """`cpu_setup`'s pool arrays as the NumPy calls it replaced: each VM pooled or not, each host's pool limit
     (0: no pool) and reservation, the first level's items (the host pools, then every VM) and weights (the pool: what
     its VMs are entitled to; a VM outside the pool its own entitlement; a pooled VM 0), each VM's shares in its pool."""
     n_host, n_vm = hosts.n, vms.n
@@ -1198,7 +1212,7 @@ def rack_count(hosts: HostTable) -> int:
 
 
 def numpy_rack_uplink_mbps(hosts: HostTable, physics) -> np.ndarray:
-    """`kernels.demand_inputs`' rack uplinks as the NumPy calls it replaced: each rack's bandwidth per direction, its
+    """`demand_inputs`' rack uplinks as the NumPy calls it replaced: each rack's bandwidth per direction, its
     hosts' NICs over the oversubscription (inf: no limit)."""
     if physics.rack_oversubscription is None:
         return np.full(rack_count(hosts), np.inf)
@@ -1207,7 +1221,7 @@ def numpy_rack_uplink_mbps(hosts: HostTable, physics) -> np.ndarray:
 
 
 def numpy_flat_streams(items):
-    """vcloud.engine.flat_streams as the NumPy calls `kernels.flat_streams` replaced (field name -> value)."""
+    """vcloud.engine.flat_streams as the NumPy calls `flatten_streams` replaced (field name -> value)."""
     n, width = items.n, items.width
     svm = items.stream_vm[:n].ravel()
     at = np.flatnonzero(svm >= 0)
@@ -1262,7 +1276,7 @@ def test_distinct_ascending_is_numpys_unique(ids, seed):
     elif seed % 3 == 2 and ids:  # wide, each id repeated: a busy tick's file streams (several read one file)
         values = r.choice(values, size=int(r.integers(1, 300)))
     want, inverse = np.unique(values, return_inverse=True)
-    got = kernels._distinct_ascending(values)
+    got = distinct_ascending(values)
     assert np.array_equal(got[0], want) and np.array_equal(got[1], inverse) and got[1].dtype == np.int64
 
 
@@ -1274,7 +1288,7 @@ def test_ascending_order_is_numpys_stable_argsort(ids, seed):
     values = np.array(ids, dtype=np.int64)
     if seed % 2 and ids:
         values = r.choice(values, size=int(r.integers(1, 400)))
-    assert np.array_equal(kernels._ascending_order(values), np.argsort(values, kind="stable"))
+    assert np.array_equal(ascending_order(values), np.argsort(values, kind="stable"))
 
 
 @settings(max_examples=300, deadline=None)
@@ -1286,7 +1300,7 @@ def test_flat_streams_is_numpys(items, seed):
     if seed % 2:
         rows = rows[np.random.default_rng(seed).random(items.n) < 0.6]
     live = items.take(rows, ("kind", "need_cpu", *ItemTable.WIDE))
-    got = kernels.flat_streams(items.stream_vm, items.stream_device, items.stream_file, items.stream_need,
+    got = flatten_streams(items.stream_vm, items.stream_device, items.stream_file, items.stream_need,
                               items.stream_write, items.stream_hit, rows, live.need_cpu, live.kind, live.n,
                               int(Device.DISK), int(Kind.WAIT), int(Kind.LOAD))  # fmt: skip
     want = numpy_flat_streams(live)
@@ -1301,18 +1315,18 @@ def test_flat_streams_is_numpys(items, seed):
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(0, 120))
 def test_by_group_then_is_the_two_stable_sorts(seed, n_groups, m):
-    """kernels._by_group_then (bucket by group, each group by key) against NumPy's stable argsort by key, then by
+    """by_group_then (bucket by group, each group by key) against NumPy's stable argsort by key, then by
     group: groups small (insertion sort) and large (argsort), keys with ties, -0.0 and NaN."""
     r = np.random.default_rng(seed)
     group = r.integers(0, n_groups, m).astype(np.int64)
     key = r.choice([0.0, -0.0, 1.0, 2.5, np.nan, 7.0, -3.0], m) if seed % 2 else r.random(m)
     order = np.argsort(key, kind="stable")
     want = order[np.argsort(group[order], kind="stable")]
-    assert np.array_equal(_by_group_then(group, key, n_groups), want)
+    assert np.array_equal(by_group_then(group, key, n_groups), want)
 
 
 def numpy_progress(dt, rate, remaining, has_load, is_load):
-    """vcloud.engine.stage_progress as the NumPy calls `kernels.progress` replaced."""
+    """vcloud.engine.stage_progress as the NumPy calls `progress` replaced."""
     n = rate.size
     progress = rate * dt
     done = progress >= remaining
@@ -1340,7 +1354,7 @@ def test_progress_is_numpys_bits(seed, n, dt):
     has_load = bool(is_load.any())
     remaining[is_load] = np.inf
     mine, theirs = remaining.copy(), remaining.copy()
-    got, want = kernels.progress(dt, rate, mine, has_load, is_load), numpy_progress(dt, rate, theirs, has_load, is_load)
+    got, want = progress(dt, rate, mine, has_load, is_load), numpy_progress(dt, rate, theirs, has_load, is_load)
     assert same_bits(got[0], want[0]) and same_bits(got[1], want[1]) and np.array_equal(got[2], want[2])
     assert got[2].dtype == want[2].dtype and same_bits(mine, theirs)
 
@@ -1349,7 +1363,7 @@ def test_progress_is_numpys_bits(seed, n, dt):
 @given(vm_memories(), st.integers(0, 2**32 - 1), st.booleans())
 def test_memory_stage_is_the_sums_then_reclaim(args, seed, count_files):
     """kernels.memory_stage against its parts as the engine called them: used and active MB by np.bincount over the
-    items, the resident files' cached MB likewise, then kernels.reclaim (tested against NumPy above), and the VM
+    items, the resident files' cached MB likewise, then reclaim (tested against NumPy above), and the VM
     columns it writes."""
     (dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool, vm_host,
      pool_limit, balloon, touched, _used, _active, _cached) = args  # fmt: skip
@@ -1366,11 +1380,11 @@ def test_memory_stage_is_the_sums_then_reclaim(args, seed, count_files):
     cached = np.bincount(file_vm[resident], file_cached[resident], minlength=n_vm).astype(float)
     if not count_files:
         cached = np.zeros(n_vm)
-    want = kernels.reclaim(dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares,
+    want = reclaim(dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares,
                            in_pool, vm_host, pool_limit, balloon, touched, used, active, cached)  # fmt: skip
     state = tuple(np.full(n_vm + 2, 7.0) for _ in range(5))  # VM columns with spare capacity
     state[0][:n_vm], state[4][:n_vm] = balloon, touched
-    got = kernels.memory_stage(
+    got = memory_stage(
         dt, (inflate, free_rate, deflate, max_fraction, idle_tax),
         (os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host), state, pool_limit, item_vm, item_mem,
         item_active, file_vm, file_cached, resident, count_files,
@@ -1390,7 +1404,7 @@ def test_idle_rows_is_numpys(seed, n):
     need_cpu = r.choice([0.0, 0.0, 2.0], size)
     rows = np.flatnonzero(open_[:n])
     want = rows[(remaining[rows] == 0) & (need_cpu[rows] == 0)]
-    got = kernels.idle_rows(open_, remaining, need_cpu, n)
+    got = find_idle_rows(open_, remaining, need_cpu, n)
     assert got.dtype == want.dtype and np.array_equal(got, want)
 
 
@@ -1403,7 +1417,7 @@ def test_copiers_release_is_numpys(args):
     queue[fetch_node, fetch_col] = np.select([third == 0, third == 1], [0.0, 1e-10], queue[fetch_node, fetch_col])
     mine_flight, mine_changed = in_flight.copy(), changed.copy()
     q_col, q_val, q_len, _, _ = sparse_queue(queue)
-    got = kernels.copiers_release(q_col, q_val, q_len, fetch_node, fetch_col, mine_flight, mine_changed, 1e-9)
+    got = copiers_release(q_col, q_val, q_len, fetch_node, fetch_col, mine_flight, mine_changed, 1e-9)
     done = queue[fetch_node, fetch_col] <= 1e-9
     want_flight, want_changed = in_flight.copy(), changed.copy()
     if done.any():
@@ -1430,7 +1444,7 @@ def test_demand_inputs_are_numpys_bits(seed, oversubscription):
     need, factor = r.choice([0.5, 1.0, 1 / 3], k), r.choice([0.0, 1.0, 0.7, 1 / 3], k)
     swapped = r.choice([0.0, 10.0, 1e3 / 3, 1e6], n_vm)
     physics = Physics(rack_oversubscription=oversubscription)
-    got = kernels.demand_inputs(hosts.core_mhz[:n_host], hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host],
+    got = demand_inputs(hosts.core_mhz[:n_host], hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host],
                                 hosts.rack[:n_host], oversubscription or 0.0, vm_host, vm, need, factor, swapped,
                                 physics.swap_touch_rate)  # fmt: skip
     core_mhz_vm = hosts.core_mhz[:n_host][vm_host]
@@ -1463,7 +1477,7 @@ def test_stream_groups_are_numpys_bits(seed):
     item = r.integers(0, n, k).astype(np.int64)
     io_mbps_max = r.choice([0.0, -0.0, 50.0, np.inf, np.nan], n)
     io_bw = r.choice([0.0, -0.0, 80.0, 125.0, np.inf], 2 * n_host + 2 * rack_count(hosts))
-    got = kernels.stream_groups(host, device, hosts.rack[:n_host], rack_count(hosts), int(Device.UPLINK), io_mbps_max,
+    got = stream_groups(host, device, hosts.rack[:n_host], rack_count(hosts), int(Device.UPLINK), io_mbps_max,
                                 item, io_bw)  # fmt: skip
     want = numpy_stream_groups(hosts, host, device, io_mbps_max, item, io_bw)
     assert np.array_equal(got[0], want[0]) and same_bits(got[1], want[1])
@@ -1480,9 +1494,9 @@ def test_cache_stage_places_cache_fit_among_the_streams(c, others):
     rest = (c["vm_cached"], c["f_file"], c["f_item"], c["f_vm"], c["f_write"], c["f_hit"])
     total = k + others
     file_rows = np.sort(np.random.default_rng(k + 7 * others).permutation(total)[:k]).astype(np.int64)
-    got = kernels.cache_stage(*fit, tuple(mine[col] for col in FILE_COLUMNS), r, rest[0],
+    got = cache_stage(*fit, tuple(mine[col] for col in FILE_COLUMNS), r, rest[0],
                               (total, file_rows, *rest[1:]), c["remaining"])  # fmt: skip
-    cap, wb_want, factor, bonus = kernels.cache_fit(*fit, tuple(theirs[col] for col in FILE_COLUMNS), r, *rest,
+    cap, wb_want, factor, bonus = cache_fit(*fit, tuple(theirs[col] for col in FILE_COLUMNS), r, *rest,
                                                     c["remaining"])  # fmt: skip
     s_factor, s_bonus = np.ones(total), np.zeros(total)
     s_factor[file_rows], s_bonus[file_rows] = factor, bonus
@@ -1528,15 +1542,15 @@ def test_queue_add_and_drop_col_are_the_dense_forms(seed, n, cols, room):
     cells = r.choice(2 * n * cols, size=int(r.integers(0, 2 * n * cols)), replace=False)
     rows, at = (cells // cols).astype(np.int64), (cells % cols).astype(np.int64)
     amount = np.where(r.random(cells.size) < 0.2, 0.0, r.random(cells.size) * 10.0 ** r.integers(-12, 3))
-    q_col, q_val = kernels.queue_add(q_col, q_val, q_len, rows, at, amount, col_nnz, col_big, 1e-9)
+    q_col, q_val = queue_add(q_col, q_val, q_len, rows, at, amount, col_nnz, col_big, 1e-9)
     queue[rows, at] += amount
     assert same_bits(dense_of(q_col, q_val, q_len, cols, col_nnz, col_big), queue)
-    assert same_bits(kernels.queue_dense(q_col, q_val, q_len, cols), queue)
+    assert same_bits(queue_dense(q_col, q_val, q_len, cols), queue)
     c = int(r.integers(0, cols))
     stale = r.random(2 * n) < 0.3
     want_stale = stale | (queue[:, c] != 0)
     want_read, want_send = queue[:n, c].sum(), queue[n:, c].sum()
-    column = kernels.queue_drop_col(q_col, q_val, q_len, c, stale, col_nnz, col_big)
+    column = queue_drop_col(q_col, q_val, q_len, c, stale, col_nnz, col_big)
     assert same_bits(column, queue[:, c].copy()) and np.array_equal(stale, want_stale)
     assert same_bits(np.array([column[:n].sum(), column[n:].sum()]), np.array([want_read, want_send]))
     queue[:, c] = 0.0
@@ -1563,7 +1577,7 @@ def test_backlog_add_is_map_dones_numpy_form(seed, n_cols, n_nodes, share):
     cols = rng.permutation(n_cols)[: int(rng.integers(0, n_cols + 1))].astype(np.int64)  # distinct, any order
     expected = [a.copy() for a in (backlog, waiting, changed)]
     numpy_backlog_add(*expected[:1], node, cols, share, *expected[1:])
-    kernels.backlog_add(backlog, node, cols, share, waiting, changed)
+    backlog_add(backlog, node, cols, share, waiting, changed)
     for got, want in zip((backlog, waiting, changed), expected, strict=True):
         assert got.dtype == want.dtype and np.array_equal(got, want)
     assert np.array_equal(np.signbit(backlog), np.signbit(expected[0]))

@@ -1,4 +1,4 @@
-"""The page cache's compiled bookkeeping (vcloud/kernels.py `cache_touch`, `cache_resident`) against the NumPy forms
+"""The page cache's compiled bookkeeping (vcloud/pagecache.py `cache_touch`, `cache_resident`) against the NumPy forms
 they replaced in vcloud/pagecache.py (`PageCache.touch`, `resident`), bit for bit: random inputs with empty ones and
 repeats."""
 
@@ -6,9 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vcloud import kernels
 from vcloud.arrays import run_starts
-from vcloud.pagecache import PageCache
+from vcloud.pagecache import PageCache, cache_resident, cache_touch
 
 
 def rows_of(n: int, max_size: int = 40):
@@ -59,7 +58,7 @@ def test_cache_touch_is_numpy_s(data):
     maybe = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
     rows = data.draw(rows_of(n))
     mine = maybe.copy()
-    new = kernels.cache_touch(mine, rows)
+    new = cache_touch(mine, rows)
     same_bits(new, rows[~maybe[rows]])
     expected = maybe.copy()
     expected[rows] = True
@@ -87,7 +86,7 @@ def test_cache_resident_is_numpy_s_rebuild(case):
     expected_maybe = maybe.copy()
     expected_maybe[rows[~keep]] = False
     mine = maybe.copy()
-    same_bits(kernels.cache_resident(kept, added, cached, dirty, mine), rows[keep])
+    same_bits(cache_resident(kept, added, cached, dirty, mine), rows[keep])
     same_bits(mine, expected_maybe)
 
 

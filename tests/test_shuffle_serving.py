@@ -8,10 +8,10 @@ from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.shuffle import ShuffleServer
+from hadoop_layer.shuffle_queue import queue_dense
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.fifo import FifoScheduler
 from tests.helpers import small_cluster
-from vcloud import kernels
 from vcloud.pagecache import PageCacheSettings
 
 
@@ -202,7 +202,7 @@ def _wide_queue(room: int, lengths: list[int]):
 def test_rows_far_wider_than_their_fullest_are_narrowed_to_twice_it(room, lengths, kept):
     # under a quarter of the room in use: twice the fullest row, at least 32; else left alone; 64 or less: left alone
     server = _wide_queue(room, lengths)
-    before = kernels.queue_dense(server.q_col, server.q_val, server.q_len, 100)
+    before = queue_dense(server.q_col, server.q_val, server.q_len, 100)
     server._narrow()
     assert server.q_col.shape == server.q_val.shape == (len(lengths), kept)
-    assert np.array_equal(kernels.queue_dense(server.q_col, server.q_val, server.q_len, 100), before)
+    assert np.array_equal(queue_dense(server.q_col, server.q_val, server.q_len, 100), before)

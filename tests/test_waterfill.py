@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vcloud.waterfill import divvy, waterfill, waterfill_reference
+from vcloud.waterfill import divvy, fill, waterfill, waterfill_reference
 
 
 def test_small_demand_is_served_and_the_rest_is_split_by_weight():
@@ -100,7 +100,7 @@ def test_integer_inputs_are_shared_as_floats():
 
 
 def rounds_of_all_groups(group, weight, cap, capacity, cap_sum):
-    """The water-fill as `kernels.fill` did it before it filled group by group: every round passes over the rows of all
+    """The water-fill as `fill` did it before it filled group by group: every round passes over the rows of all
     groups, and every group's capacity is clipped at 0 after each round (plain loops; the oracle of the next test)."""
     n, n_groups = cap.size, capacity.size
     weighted = weight is not None
@@ -138,7 +138,7 @@ def rounds_of_all_groups(group, weight, cap, capacity, cap_sum):
             break
         for k in range(n_groups):
             r = remaining[k] - sums[k]
-            remaining[k] = r if (r > 0.0 or r != r) else 0.0  # kernels.np_max(r, 0.0)
+            remaining[k] = r if (r > 0.0 or r != r) else 0.0  # np_max(r, 0.0)
         rows = kept
     return alloc
 
@@ -148,7 +148,6 @@ def rounds_of_all_groups(group, weight, cap, capacity, cap_sum):
 def test_fill_group_by_group_is_the_rounds_of_all_groups_bit_for_bit(seed, n_groups, n, weighted, given_sum):
     """Groups that settle after one round and after many, ties, tiny and huge caps, capacities below 0 and -0.0 (a
     settled group's capacity clipped while others go on)."""
-    from vcloud.kernels import fill
 
     r = np.random.default_rng(seed)
     group = r.integers(0, n_groups, n).astype(np.int64)

@@ -121,7 +121,7 @@ class VM(Agent):
 
 class ChargeTotals:
     """What a work item's readers ask of its charges, from `charged(column)` (a running or stopped item, or an ended
-    attempt's row: hadoop_layer/ended.py)."""
+    item's row kept by the layer above)."""
 
     __slots__ = ()
 
@@ -148,8 +148,8 @@ class WorkItem(ChargeTotals, Agent):
     killed) the charges are copied to the model's `ended_charges`. `on_finish(item)` is called when the last phase ends.
     """
 
-    # Defaults kept on the class and set on an item only when they differ: a Hadoop attempt's attributes then stay
-    # within CPython's shared-key instance layout (TaskAttempt); past it each attempt holds its own dict (0.8 KB).
+    # Defaults kept on the class and set on an item only when they differ: a subclass's instances then stay
+    # within CPython's shared-key instance layout; past it each attempt holds its own dict (0.8 KB).
     threads = 1.0
     io_mbps_max = math.inf
     name = ""

@@ -12,7 +12,7 @@ stages with plain loops, and the oracle test compares the two stage by stage, so
   cpu       each host's cores go to its VMs by entitlement (weighted max-min, capped by min(demand, limit));
             each VM's grant goes to its threads (CFS: equal per thread, capped by want);
   io        each host's datastore bandwidth goes to the streams on it (equal per stream, swap streams
-            included), each NIC's likewise; a stream may sit on another VM's host (a DataNode serving);
+            included), each NIC's likewise; a stream may sit on another VM's host (a storage daemon serving);
   pipeline  a phase advances at one rate, its bottleneck's: min over its needs of grant / need per unit.
             What a multi-resource phase cannot use goes to other work: the cpu and io stages run again, each
             need asking what the phase's other needs let it use (`Physics.pipeline_rounds`, stage_pipeline);
@@ -25,7 +25,7 @@ bounds is runnable for the share of the tick its CPU work takes at the CPU rate 
 blocked (iowait) for the rest. Steal is runnable vCPU time the hypervisor did not deliver (capped by the VM's
 vCPUs: threads beyond that wait in the guest run queue, which is not steal). Iowait is idle vCPU time while a
 thread of the VM is blocked on I/O, at most one vCPU per blocked thread, as Linux counts it; a datastore
-stream served for another VM's item (a DataNode read) blocks a daemon thread of the serving VM for the share
+stream served for another VM's item (a remote block read) blocks a daemon thread of the serving VM for the share
 of the tick its requests are outstanding, and that iowait is the VM's, no item's.
 """
 
@@ -37,9 +37,14 @@ from operator import attrgetter
 
 import numpy as np
 
-from vcloud import kernels, memory
-from vcloud.memory import MemorySettings
-from vcloud.pagecache import FileTable, PageCache
+from vcloud import memory
+from vcloud.accounting import account
+from vcloud.hostpool import cpu_setup
+from vcloud.items import demand, demand_inputs, find_idle_rows, flatten_streams, progress, stream_groups
+from vcloud.memory import MemorySettings, memory_stage
+from vcloud.numerics import sum_by
+from vcloud.pagecache import FileTable, PageCache, cache_files_update, cache_settle, cache_stage
+from vcloud.sharing import pipeline, share_cpu, share_io
 from vcloud.tables import HostTable, ItemTable, VMTable
 from vcloud.work import Device, Kind
 
@@ -113,7 +118,7 @@ class Streams:
     wait_rows: np.ndarray  # ... the WAIT and LOAD items (a row's kind changes only with the layout)
     load_rows: np.ndarray
     # set by the first tick that uses them (hosts and VMs stay where they are; a row's ceiling is set at its start):
-    group: np.ndarray | None = None  # each stream's row of `io_bw` (kernels.stream_groups) ...
+    group: np.ndarray | None = None  # each stream's row of `io_bw` (vcloud/items.py `stream_groups`) ...
     ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
     shared_rows: np.ndarray | None = None  # the io stage's groups: the streams', then each VM's datastore twice
 
@@ -182,7 +187,7 @@ class TickState:
     vm_limit: np.ndarray = field(default=None)
     vm_weight: np.ndarray = field(default=None)  # entitlement + floor
     host_mhz: np.ndarray = field(default=None)
-    pools: tuple = ()  # host-local pools' arrays for vcloud/kernels.py `share_cpu` (empty arrays: none)
+    pools: tuple = ()  # host-local pools' arrays for vcloud/sharing.py `share_cpu` (empty arrays: none)
     swap_got1: np.ndarray = field(default=None)
     wb_got1: np.ndarray = field(default=None)
     vm_cached: np.ndarray | None = None  # per VM: cached MB as the memory stage counted it (None: not counted)
@@ -206,15 +211,15 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
     n_vm, n = vms.n, items.n
     vm = items.vm[:n]
     os_mem = vms.os_mem_mb[:n_vm]
-    used = os_mem + kernels.sum_by(vm, items.mem_mb[:n], n_vm)
-    active = os_mem * vms.os_active_fraction[:n_vm] + kernels.sum_by(vm, items.mem_active_mb[:n], n_vm)
+    used = os_mem + sum_by(vm, items.mem_mb[:n], n_vm)
+    active = os_mem * vms.os_active_fraction[:n_vm] + sum_by(vm, items.mem_active_mb[:n], n_vm)
     swapped = np.maximum(used - vms.mem_granted_mb[:n_vm], 0.0)
     return used, active, swapped
 
 
 def flat_streams(items: ItemTable) -> Streams:
     """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases). Ordered by
-    item, then column; built in one compiled pass (vcloud/kernels.py `flat_streams`)."""
+    item, then column; built in one compiled pass (vcloud/items.py `flatten_streams`)."""
     cached = getattr(items, "_flat_streams", None)
     if cached is not None and cached[0] == items.layout:
         return cached[1]
@@ -225,7 +230,7 @@ def flat_streams(items: ItemTable) -> Streams:
 
 def _flat_streams_of(table: ItemTable, rows: np.ndarray, items: ItemTable) -> Streams:
     """The streams of `items` (CPU needs and kinds), which are rows `rows` of `table`'s stream columns."""
-    return Streams(*kernels.flat_streams(
+    return Streams(*flatten_streams(
         table.stream_vm, table.stream_device, table.stream_file, table.stream_need, table.stream_write,
         table.stream_hit, rows, items.need_cpu, items.kind, items.n, _DISK, _WAIT, _LOAD,
     ))  # fmt: skip
@@ -242,18 +247,18 @@ MIN_IDLE_ROWS = 128
 
 
 def idle_rows(items: ItemTable) -> np.ndarray:
-    """Rows whose phase is open with nothing left and needs no CPU (a daemon's drained queue, a shuffle waiting for
-    map outputs), ascending. Every stage but memory gives such a row exact zeros: no CPU want (threads count only
+    """Rows whose phase is open with nothing left and needs no CPU (a daemon's drained queue, a consumer waiting for
+    its producers), ascending. Every stage but memory gives such a row exact zeros: no CPU want (threads count only
     with a CPU need), no stream want (nothing left), no grant, no progress (at most its 0 left), no charge, no
     write-back share and no dirty headroom (it writes nothing); the tick adds 0.0 for it wherever it sums."""
-    return kernels.idle_rows(items.open, items.remaining, items.need_cpu, items.n)
+    return find_idle_rows(items.open, items.remaining, items.need_cpu, items.n)
 
 
 def live_items(items: ItemTable) -> ItemTable:
     """The table the tick works on: `items` itself, or, when many rows idle (`idle_rows`, MIN_IDLE_ROWS), a copy of
     the other rows' columns in table order (`rows`: their rows in `items`). Every sum of the tick then adds the same
     values in the same order without the exact zeros of the idle rows, so the numbers are bit for bit the same; on
-    the SWIM day ~96 % of the rows are idle shuffle servers. The copy's streams are kept while the layout and the idle
+    a busy day ~96 % of the rows can be idle queue servers. The copy's streams are kept while the layout and the idle
     rows stay."""
     if items.n < MIN_IDLE_ROWS:  # (so fewer idle rows: not looked for)
         return items
@@ -289,7 +294,7 @@ def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     files = cache.files if count else _NO_FILES
     resident = cache.resident() if count else _NO_ROWS
     (st.used, st.active, cached, st.target, st.balloon, st.guest_mem, st.hv_swap, st.held, st.stall, st.swapped,
-     st.heap_touched) = kernels.memory_stage(
+     st.heap_touched) = memory_stage(
         st.dt, memory.rates(settings),
         (vms.os_mem_mb[:n_vm], vms.os_active_fraction[:n_vm], vms.mem_mb[:n_vm], vms.mem_limit_cfg_mb[:n_vm],
          vms.mem_granted_mb[:n_vm], vms.mem_shares[:n_vm], vms.in_pool[:n_vm], vms.host[:n_vm]),
@@ -317,7 +322,7 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
         st.wb_want = np.zeros(n_vm)
         return
     cfg, n_host = cache.settings, hosts.n
-    st.cache_cap, st.wb_want, st.s_factor, st.s_bonus = kernels.cache_stage(
+    st.cache_cap, st.wb_want, st.s_factor, st.s_bonus = cache_stage(
         st.dt, st.now, cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s, st.guest_mem, st.used,
         hosts.disk_mbps[:n_host], st.vm_host, _file_columns(files), cache.resident(),
         _NO_VALUES if st.vm_cached is None else st.vm_cached,
@@ -325,7 +330,7 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     )  # fmt: skip
 
 
-# the page cache's file columns in the order vcloud/kernels.py takes them
+# the page cache's file columns in the order the kernel takes them
 _file_columns = attrgetter("vm", "size_mb", "cached_mb", "dirty_mb", "dirty_since_s", "last_access_s", "active")
 
 
@@ -338,7 +343,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     is_load = st.is_load
     fs = st.streams
     oversubscription = physics.rack_oversubscription
-    st.core_mhz_vm, st.core_mhz, io_bw, s_need, st.swap_want = kernels.demand_inputs(
+    st.core_mhz_vm, st.core_mhz, io_bw, s_need, st.swap_want = demand_inputs(
         hosts.core_mhz[:n_host], hosts.disk_mbps[:n_host], hosts.nic_mbps[:n_host], hosts.rack[:n_host],
         0.0 if oversubscription is None else oversubscription, vm_host, vm, fs.need, st.s_factor, st.swapped,
         physics.swap_touch_rate,
@@ -346,7 +351,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     core_mhz, s_item, s_vm = st.core_mhz, fs.item, fs.vm
     if fs.group is None:
         racks = (io_bw.size - 2 * n_host) // 2  # io_bw: datastores, NICs, then each rack's uplink out and in
-        fs.group, fs.ceiling = kernels.stream_groups(
+        fs.group, fs.ceiling = stream_groups(
             vm_host[s_vm], fs.device, hosts.rack[:n_host], racks, _UPLINK, items.io_mbps_max[:n], s_item, io_bw
         )
     s_group, s_base, load_want = fs.group, fs.ceiling, _NO_VALUES
@@ -360,7 +365,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         load_want = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[fs.item.size :]])
     columns = (items.threads[:n], items.need_cpu[:n], core_mhz, items.load_cpu_mhz[:n], items.remaining[:n],
                items.open[:n])  # fmt: skip
-    st.want_cpu, st.cpu_weight, st.s_want, st.s_full = kernels.demand(
+    st.want_cpu, st.cpu_weight, st.s_want, st.s_full = demand(
         st.dt, fs.item.size, st.has_load, columns, vm, is_load, st.stall, s_item, s_need, s_base, fs.need, st.s_bonus,
         load_want,
     )  # fmt: skip
@@ -372,14 +377,14 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
     n_host, n_vm = hosts.n, vms.n
     # what the rounds of the pipeline stage share again, and vSphere's host-local pools (vcloud/hostpool.py;
     # empty arrays: none): computed once per tick, in one compiled call
-    st.vm_vcpu_mhz, st.vm_weight, st.host_mhz, st.pools = kernels.cpu_setup(
+    st.vm_vcpu_mhz, st.vm_weight, st.host_mhz, st.pools = cpu_setup(
         vms.vcpus[:n_vm], st.core_mhz_vm, vms.cpu_entitlement_mhz[:n_vm], ENTITLEMENT_FLOOR_MHZ, hosts.cores[:n_host],
         hosts.core_mhz[:n_host], hosts.pool_cpu_limit_mhz[:n_host], hosts.pool_cpu_reservation_mhz[:n_host],
         vms.in_pool[:n_vm], st.vm_host, vms.cpu_shares[:n_vm],
     )  # fmt: skip
     st.vm_limit = vms.cpu_limit_mhz[:n_vm]
     # host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)
-    st.vm_got1, st.got_cpu1 = kernels.share_cpu(
+    st.vm_got1, st.got_cpu1 = share_cpu(
         st.want_cpu, st.cpu_weight, items.vm[: items.n], st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight,
         st.host_mhz, st.pools,
     )  # fmt: skip
@@ -393,16 +398,16 @@ def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, ph
         if fs.shared_rows is None:
             fs.shared_rows = np.concatenate((st.s_group, st.vm_host, st.vm_host))
         st.io_group = fs.shared_rows
-    st.got_io1, st.swap_got1, st.wb_got1 = kernels.share_io(st.s_want, st.swap_want, st.wb_want, st.io_group, st.io_bw)
+    st.got_io1, st.swap_got1, st.wb_got1 = share_io(st.s_want, st.swap_want, st.wb_want, st.io_group, st.io_bw)
 
 
 def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     """Rounds of sharing in which each need of a multi-resource phase asks only what the phase's other needs let it
     use: what a phase cannot use goes to the phases that can (a Jacobi iteration toward the allocation where every
     phase's grants match one rate; `Physics.pipeline_rounds` rounds at most, fewer once the rates settle;
-    vcloud/kernels.py `pipeline`)."""
+    vcloud/sharing.py `pipeline`)."""
     fs, n = st.streams, items.n
-    st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got, st.runnable_mhz = kernels.pipeline(
+    st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got, st.runnable_mhz = pipeline(
         physics.pipeline_rounds, fs.any_multi, (st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),
         (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, fs.wait_rows, fs.load_rows),
         (fs.item, fs.starts, fs.owners, fs.multi, st.s_want, st.s_need, st.s_bonus),
@@ -413,18 +418,18 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
 
 def stage_progress(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
     """Items advance; a phase that runs out of work in the tick (open ones wait for more; loads never) ends at its
-    interpolated time (vcloud/kernels.py `progress`)."""
-    st.progress, st.frac_dt, st.done_rows = kernels.progress(
+    interpolated time (vcloud/items.py `progress`)."""
+    st.progress, st.frac_dt, st.done_rows = progress(
         st.dt, st.rate, items.remaining[: items.n], st.has_load, st.is_load
     )
 
 
 def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    """What each item and VM did in the tick, and each guest's /proc/stat accounting (vcloud/kernels.py `account`:
+    """What each item and VM did in the tick, and each guest's /proc/stat accounting (vcloud/accounting.py `account`:
     CPU and I/O per item and VM, the share of the tick each item's threads were runnable, blocked on I/O or stalled
     on page-ins; steal and iowait per VM attributed to items in proportion to what each contributed)."""
     n_vm, n = vms.n, items.n
-    kernels.account(
+    account(
         st.dt, hosts.n, st.streams.item.size, st.has_load, items.vm[:n], st.is_load, items.need_cpu[:n],
         items.threads[:n], items.open[:n], items.sys_fraction[:n], st.core_mhz, st.progress, st.rate, st.want_cpu,
         st.frac_dt, st.got_cpu, st.got_cpu1, st.runnable_mhz, st.s_item, st.s_vm, st.s_group, st.s_need, st.s_bonus,
@@ -437,7 +442,7 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     vms.swap_mb[:n_vm] = st.swapped
 
 
-# the columns stage_account adds to or sets, in the order vcloud/kernels.py `account` takes them
+# the columns stage_account adds to or sets, in the order vcloud/accounting.py `account` takes them
 _ITEM_SUMS = ("io_mb", "sys_s", "usr_s", "steal_s", "iowait_s")
 _VM_NOW = ("cpu_demand_mhz", "cpu_used_mhz", "disk_mbps", "net_mbps")
 _VM_SUMS = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "cpu_used_mhz_s", "cpu_demand_mhz_s", "cpu_ready_mhz_s",
@@ -455,12 +460,12 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
     if fs.any_file:
         n = items.n
         cache.touch(fs.f_touched)  # the files the tick's streams read or wrote (a handful of the table)
-        kernels.cache_files_update(
+        cache_files_update(
             st.dt, st.now, st.progress, st.s_factor, st.s_bonus, fs.file_rows, fs.f_item, fs.f_vm, fs.f_need,
             fs.f_write, fs.f_touched, fs.f_inv, columns, (items.read_disk_mb[:n], items.read_cache_mb[:n]),
             (vms.read_disk_mb[:n_vm], vms.read_cache_mb[:n_vm], vms.cache_touched_mb[:n_vm]), physics.memory.reclaim,
         )  # fmt: skip
-    cached, dirty = kernels.cache_settle(st.dt, columns, cache.resident(), st.wb_got, st.cache_cap, RECLAIM_BATCH)
+    cached, dirty = cache_settle(st.dt, columns, cache.resident(), st.wb_got, st.cache_cap, RECLAIM_BATCH)
     vms.cache_mb[:n_vm] = cached
     vms.dirty_mb[:n_vm] = dirty
 

@@ -44,6 +44,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vcloud.numerics import clip_scalar, kernel, np_max, np_min, sum_at, sum_by
+from vcloud.waterfill import fill
+
 # vSphere 5.1 Resource Management guide, "Sample Overhead Memory on Virtual Machines" (MB)
 OVERHEAD_MEM_MB = (256.0, 1024.0, 4096.0, 16384.0)
 OVERHEAD_VCPUS = (1.0, 2.0, 4.0, 8.0)
@@ -88,7 +91,7 @@ def overhead_mb(mem_mb: float, vcpus: int) -> float:
 
 
 def rates(settings: MemorySettings) -> tuple[float, float, float, float, float]:
-    """The balloon's rates and cap and the idle tax, in the order vcloud/kernels.py `memory_stage` takes them."""
+    """The balloon's rates and cap and the idle tax, in the order vcloud/memory.py `memory_stage` takes them."""
     return (settings.balloon_inflate_mb_s, settings.balloon_free_mb_s, settings.balloon_deflate_mb_s,
             settings.balloon_max_fraction, settings.idle_tax)  # fmt: skip
 
@@ -112,3 +115,127 @@ def write_state(st, vms) -> None:
     vms.hv_swap_mb[:n_vm] = st.hv_swap
     vms.mem_held_mb[:n_vm] = st.held
     vms.mem_touched_mb[:n_vm] = st.heap_touched
+
+
+@kernel
+def reclaim(
+    dt: float,
+    inflate_mb_s: float,
+    free_mb_s: float,
+    deflate_mb_s: float,
+    max_fraction: float,
+    idle_tax: float,
+    size: np.ndarray,
+    limit_cfg: np.ndarray,
+    granted: np.ndarray,
+    shares: np.ndarray,
+    in_pool: np.ndarray,
+    vm_host: np.ndarray,
+    pool_limit: np.ndarray,
+    balloon: np.ndarray,
+    touched: np.ndarray,
+    used: np.ndarray,
+    active: np.ndarray,
+    cached: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`vcloud.memory.reclaim`'s arithmetic per VM: the target (per VM, or by shares with the idle tax inside a
+    host-local pool), the balloon's step, what the guest and the hypervisor swap. Returns target, balloon, guest
+    memory, hypervisor swap, held, stall, swapped and touched heap memory."""
+    n_vm, n_host = size.size, pool_limit.size
+    held_before, top, target = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        held_before[v] = np_min(used[v], size[v] - balloon[v]) + cached[v]
+        top[v] = np_min(size[v], limit_cfg[v])
+        target[v] = np_min(granted[v], top[v])
+    finite = np.empty(n_host, np.bool_)
+    any_finite = False
+    for h in range(n_host):
+        finite[h] = np.isfinite(pool_limit[h])
+        any_finite = any_finite or finite[h]
+    if any_finite:  # host-local pools: first what each pooled VM holds, then the pool's spare, by taxed shares
+        k = 1.0 / (1.0 - idle_tax)
+        weight, keep, more = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
+        pooled = np.empty(n_vm, np.bool_)
+        capacity = np.empty(n_host)
+        for h in range(n_host):
+            capacity[h] = pool_limit[h] if finite[h] else 0.0
+        for v in range(n_vm):
+            pooled[v] = in_pool[v] and finite[vm_host[v]]
+            f = clip_scalar(touched[v] / held_before[v] if held_before[v] > 0 else 1.0, 0.0, 1.0)
+            weight[v] = shares[v] / (f + k * (1.0 - f)) * (1.0 if pooled[v] else 0.0)
+            keep[v] = np_min(held_before[v], top[v]) if pooled[v] else 0.0
+        base = fill(vm_host, weight, keep, capacity, np.zeros(0))
+        spare = np.zeros(n_host)
+        for v in range(n_vm):
+            spare[vm_host[v]] += base[v]
+        for h in range(n_host):
+            spare[h] = np_max(capacity[h] - spare[h], 0.0)
+        for v in range(n_vm):
+            more[v] = top[v] - base[v] if pooled[v] else 0.0
+        extra = fill(vm_host, weight, more, spare, np.zeros(0))
+        for v in range(n_vm):
+            if pooled[v]:
+                target[v] = base[v] + extra[v]
+    new_balloon, guest, hv_swap, held = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
+    stall, swapped, heap_touched = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        # the balloon toward balloon + (held - target), within 0 .. max fraction of the VM: inflating it takes the
+        # guest's free MB at the non-sleeping rate, then reclaims at the sleeping rate; deflating, the free rate
+        free = np_max(size[v] - balloon[v] - used[v] - cached[v], 0.0)
+        want = np_min(np_max(balloon[v] + (held_before[v] - target[v]), 0.0), max_fraction * size[v]) - balloon[v]
+        quick = np_min(np_min(np_max(want, 0.0), free), free_mb_s * dt)
+        slow = np_min(want - quick, inflate_mb_s * (dt - quick / free_mb_s))
+        new_balloon[v] = balloon[v] + (quick + slow if want > 0 else np_max(want, -deflate_mb_s * dt))
+        guest[v] = size[v] - new_balloon[v]
+        guest_swap = np_max(used[v] - guest[v], 0.0)
+        resident = used[v] - guest_swap
+        held[v] = resident + np_min(cached[v], np_max(guest[v] - used[v], 0.0))
+        hv_swap[v] = np_max(held[v] - target[v], 0.0)
+        s = guest_swap / used[v] if used[v] > 0 else 0.0
+        s += hv_swap[v] / held[v] if held[v] > 0 else 0.0
+        stall[v] = np_min(s, 1.0)
+        swapped[v] = guest_swap + hv_swap[v]
+        heap_touched[v] = np_min(active[v], resident)
+    return target, new_balloon, guest, hv_swap, held, stall, swapped, heap_touched
+
+
+@kernel
+def memory_stage(
+    dt: float,
+    rates: tuple,
+    vm_config: tuple,
+    vm_state: tuple,
+    pool_limit: np.ndarray,
+    item_vm: np.ndarray,
+    item_mem: np.ndarray,
+    item_active: np.ndarray,
+    file_vm: np.ndarray,
+    file_cached: np.ndarray,
+    resident: np.ndarray,
+    count_files: bool,
+) -> tuple:
+    """`vcloud.engine.stage_memory` with reclamation in one call: each VM's used and active MB (OS + its items' heaps,
+    summed in item order), its page cache's MB (if `count_files`: the resident files', in file order; else zeros),
+    then `reclaim`, whose balloon, target, hypervisor swap, held and touched MB are written to the VM columns
+    `vm_state` (balloon_mb, mem_target_mb, hv_swap_mb, mem_held_mb, mem_touched_mb). `rates`: the balloon's
+    inflate, free and deflate rates, its maximum fraction and the idle tax; `vm_config`: os_mem_mb,
+    os_active_fraction, mem_mb, mem_limit_cfg_mb, mem_granted_mb, mem_shares, in_pool, host (the VMs' rows only).
+    Returns used, active, cached and `reclaim`'s eight arrays."""
+    inflate, free_rate, deflate, max_fraction, idle_tax = rates
+    os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host = vm_config
+    balloon_mb, target_mb, hv_swap_mb, held_mb, touched_mb = vm_state
+    n_vm = size.size
+    heap, heap_active = sum_by(item_vm, item_mem, n_vm), sum_by(item_vm, item_active, n_vm)
+    used, active = np.empty(n_vm), np.empty(n_vm)
+    for v in range(n_vm):
+        used[v] = os_mem[v] + heap[v]
+        active[v] = os_mem[v] * os_active[v] + heap_active[v]
+    cached = sum_at(file_vm, file_cached, resident, n_vm) if count_files else np.zeros(n_vm)
+    target, balloon, guest, hv_swap, held, stall, swapped, touched = reclaim(
+        dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool, vm_host,
+        pool_limit, balloon_mb[:n_vm], touched_mb[:n_vm], used, active, cached,
+    )  # fmt: skip
+    for v in range(n_vm):
+        balloon_mb[v], target_mb[v], hv_swap_mb[v] = balloon[v], target[v], hv_swap[v]
+        held_mb[v], touched_mb[v] = held[v], touched[v]
+    return used, active, cached, target, balloon, guest, hv_swap, held, stall, swapped, touched

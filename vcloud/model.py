@@ -35,11 +35,12 @@ import pandas as pd
 from mesa import Model
 from mesa.time import Priority
 
-from vcloud import engine, kernels
+from vcloud import engine
 from vcloud.agents import CHARGES, VM, Host, WorkItem
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
 from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
+from vcloud.items import item_progress, set_remaining
 from vcloud.memory import overhead_mb
 from vcloud.pagecache import PageCache, PageCacheSettings
 from vcloud.tables import EndedCharges, HostTable, ItemTable, VMTable
@@ -268,7 +269,7 @@ class CloudModel(Model):
         """Progress scores of all running items (by row); recomputed after a tick or a change of rows or phases."""
         if self._progress_tick != self.ticks:
             it = self.items
-            self._progress = kernels.item_progress(it.remaining, it.phase_amount, it.progress_lo, it.progress_hi, it.n)
+            self._progress = item_progress(it.remaining, it.phase_amount, it.progress_lo, it.progress_hi, it.n)
             self._progress_tick = self.ticks
             self.progress_version += 1
         return self._progress
@@ -294,7 +295,7 @@ class CloudModel(Model):
         shrinks); their phase amounts change by as much, so work already done stays done. `counted=False`: items
         whose progress nobody reads (daemons' queues): `progress_moves` stays. `rows` are distinct."""
         rows, remaining = np.asarray(rows, dtype=np.int64), np.asarray(remaining, dtype=np.float64)
-        if not kernels.set_remaining(rows, remaining, self.items.remaining, self.items.phase_amount):
+        if not set_remaining(rows, remaining, self.items.remaining, self.items.phase_amount):
             raise ValueError("set_remaining_rows: remaining must be >= 0")
         self._progress_moved(counted)
 

@@ -8,13 +8,14 @@ go as work starts and ends (dense storage, the last row moves into a freed slot)
 from __future__ import annotations
 
 import numpy as np
+from numba import literal_unroll
 
-from vcloud import kernels
+from vcloud.numerics import inline, kernel
 
 
 def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
     """An array of `shape` filled with `fill`, holding `a` (None: nothing yet) in its leading corner: room for more
-    rows or columns of an array kept by position (the shuffle's queues, the task arrays)."""
+    rows or columns of an array kept by position (queues, per-item arrays of the layers above)."""
     dtype = dtype if dtype is not None else (a.dtype if a is not None else np.asarray(fill).dtype)  # np.full's
     # zeros: np.zeros asks the system for zeroed pages, which take no memory until written, so the room not yet used
     # of a column grown by doubling costs nothing (np.full writes every page)
@@ -192,7 +193,7 @@ class ItemTable(Columns):
         "steal_s": np.float64,
         "iowait_s": np.float64,
         "io_mb": np.float64,  # MB through its own VM's datastore and NIC (not streams served elsewhere, not rack links)
-        "read_disk_mb": np.float64,  # file data it read that came from a datastore (its own or a DataNode's)
+        "read_disk_mb": np.float64,  # file data it read that came from a datastore (its own or another VM's)
         "read_cache_mb": np.float64,  # ... and from a page cache
     }
     # the current phase's I/O streams (work.Stream), one per column; vm -1 = no stream in this column
@@ -254,7 +255,7 @@ class ItemTable(Columns):
         )
 
     def _column_groups(self) -> tuple[tuple[tuple[np.ndarray, ...], ...], tuple[tuple[np.ndarray, ...], ...]]:
-        """The columns as `kernels.move_rows` takes them: the one-dimensional ones, then the wide ones, in tuples of
+        """The columns as `move_rows` takes them: the one-dimensional ones, then the wide ones, in tuples of
         one dtype each. Kept with `vm` and `stream_vm` as they were: `_grow` replaces every column and `widen` every
         wide one, so when both are the same objects, so are the others."""
         groups = self._groups
@@ -283,7 +284,7 @@ class ItemTable(Columns):
 
     def remove_rows(self, rows: list[int]) -> list[tuple[object, int]]:
         """Free `rows` (their items' rows now) one after another, each taking the last row's content, with one compiled
-        copy for all of them and every column (`kernels.move_rows`): the tick's ended items (`CloudModel.stop_items`; a
+        copy for all of them and every column (`move_rows`): the tick's ended items (`CloudModel.stop_items`; a
         SWIM day ends most attempts in bursts of 30 to 150 a tick). The table ends as the removals one by one leave it
         (an earlier one may move the item of a later one, which is then removed from its new row). Returns the owners
         that moved and their rows now, by row.
@@ -310,7 +311,7 @@ class ItemTable(Columns):
         freed = range(n, end)
         d = np.array([*dst, *freed], dtype=np.int64)
         s = np.array([*src, *[self._blank_row()] * len(freed)], dtype=np.int64)
-        kernels.move_rows(d, s, *self._column_groups())
+        move_rows(d, s, *self._column_groups())
         for r, o in zip(dst, src, strict=True):
             owner[r] = owner[o]
             moved.append((owner[r], r))
@@ -341,3 +342,30 @@ class EndedCharges:
         self.rows[k : k + m] = values
         self.n = k + m
         return k
+
+
+@inline
+def _move_flat(cols: tuple, dst: np.ndarray, src: np.ndarray) -> None:
+    for col in cols:
+        for j in range(dst.size):
+            col[dst[j]] = col[src[j]]
+
+
+@inline
+def _move_wide(cols: tuple, dst: np.ndarray, src: np.ndarray) -> None:
+    for col in cols:
+        for j in range(dst.size):
+            col[dst[j], :] = col[src[j], :]
+
+
+@kernel
+def move_rows(dst: np.ndarray, src: np.ndarray, flat: tuple, wide: tuple) -> None:
+    """`vcloud.tables.ItemTable.remove_rows`' copies: row `src[j]` of every column into row `dst[j]`. `flat` and
+    `wide` hold the table's one- and two-dimensional columns in tuples of one type each (numba iterates a tuple of
+    one type): a tick's ended items leave with one call, not one NumPy copy a column (29). Each column's copies are
+    made in list order, so a row may be given and later received (a freed row's content moves down, then the row is
+    made blank from the blank row)."""
+    for flat_cols in literal_unroll(flat):
+        _move_flat(flat_cols, dst, src)
+    for wide_cols in literal_unroll(wide):
+        _move_wide(wide_cols, dst, src)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vcloud.kernels import fill
+from vcloud.numerics import kernel, np_max
 
 FloatArray = np.ndarray
 
@@ -99,3 +99,90 @@ def divvy(shares: FloatArray, lower: FloatArray, upper: FloatArray, total: float
     x_max = float(np.max(upper / np.maximum(shares, 1e-300)))
     x = brentq(handed_out, 0.0, x_max, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
     return np.clip(shares * x, lower, upper)
+
+
+@kernel
+def fill(
+    group: np.ndarray, weight: np.ndarray, cap: np.ndarray, capacity: np.ndarray, cap_sum: np.ndarray
+) -> np.ndarray:
+    """`vcloud.waterfill.waterfill` (empty `weight`: equal shares; empty `cap_sum`: computed here). The arithmetic
+    of the NumPy form it replaced, in the same order: sums in item order as `np.bincount` adds."""
+    n, n_groups = cap.size, capacity.size
+    weighted = weight.size > 0
+    if cap_sum.size == 0:
+        cap_sum = np.zeros(n_groups)
+        for i in range(n):
+            cap_sum[group[i]] += cap[i]
+    short = np.empty(n_groups, np.bool_)
+    for j in range(n_groups):
+        short[j] = not (cap_sum[j] <= capacity[j])
+    alloc = np.empty(n)
+    rows = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        c = cap[i]
+        if c > 0 and (not weighted or weight[i] > 0):
+            alloc[i] = c
+            if short[group[i]]:
+                rows[m] = i
+                m += 1
+        else:
+            alloc[i] = 0.0
+    if m == 0:
+        return alloc
+    # Each group's level depends on its own rows alone, so a group is filled to the end before the next (a group that
+    # settles keeps its level: the rounds of the others do not touch it), its rows in item order as before: the same
+    # sums in the same order, without passing over every group's rows as often as the slowest group needs.
+    start = np.zeros(n_groups + 1, np.int64)
+    for j in range(m):
+        start[group[rows[j]] + 1] += 1
+    for k in range(n_groups):
+        start[k + 1] += start[k]
+    ordered = np.empty(m, np.int64)
+    at = start[:n_groups].copy()
+    for j in range(m):
+        k = group[rows[j]]
+        ordered[at[k]] = rows[j]
+        at[k] += 1
+    passes, sizes = np.zeros(n_groups, np.int64), np.zeros(n_groups, np.int64)
+    settled, totals = np.empty(n_groups), np.empty(n_groups)
+    for k in range(n_groups):
+        lo, size = start[k], start[k + 1] - start[k]
+        if size == 0:
+            continue
+        remaining, level = capacity[k], 0.0
+        while True:
+            passes[k] += 1
+            total = 0.0
+            for j in range(lo, lo + size):
+                total += weight[ordered[j]] if weighted else 1.0
+            if total > 0:
+                level = remaining / total
+            taken = 0.0
+            kept = 0
+            for j in range(lo, lo + size):
+                i = ordered[j]
+                offer = weight[i] * level if weighted else level
+                if offer >= cap[i]:
+                    taken += cap[i]
+                else:
+                    ordered[lo + kept] = i
+                    kept += 1
+            if kept == size:
+                for j in range(lo, lo + size):
+                    i = ordered[j]
+                    alloc[i] = weight[i] * level if weighted else level
+                settled[k], totals[k], sizes[k] = remaining, total, size
+                break
+            remaining = np_max(remaining - taken, 0.0)
+            size = kept
+    # The rounds of all groups at once also clipped a settled group's capacity at 0 while others went on: that changes
+    # its level only if it never gave anything out and its capacity was below 0 (or -0.0); as they did, so here.
+    last = passes.max()
+    for k in range(n_groups):
+        if 0 < passes[k] < last and sizes[k] and (settled[k] < 0 or (settled[k] == 0 and np.signbit(settled[k]))):
+            level = np_max(settled[k] - 0.0, 0.0) / totals[k]  # a group with rows has weight
+            for j in range(start[k], start[k] + sizes[k]):
+                i = ordered[j]
+                alloc[i] = weight[i] * level if weighted else level
+    return alloc

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 
 class ItemState(StrEnum):
-    """A work item's life: new -> running -> done | killed (a Hadoop attempt may also end failed)."""
+    """A work item's life: new -> running -> done | killed (a layer above may also end one failed)."""
 
     NEW = "new"
     RUNNING = "running"
@@ -57,8 +57,8 @@ class Device(IntEnum):
 class Stream:
     """`mb_per_unit` MB through `device` of the host of VM row `vm` (-1: the item's own VM) per unit of progress.
 
-    A stream on another VM's host is work done there for this item (a DataNode serving a block, a replica's
-    disk in a write pipeline): it loads that host's device and shows in that VM's disk, network and iowait,
+    A stream on another VM's host is work done there for this item (a storage daemon serving a block, a
+    replica's disk in a write pipeline): it loads that host's device and shows in that VM's disk, network and iowait,
     not in this item's charges. `write` marks data written; `file` names the file the page cache keeps."""
 
     device: Device
@@ -121,7 +121,7 @@ class Phase:
     """One step of a work item. `sys_fraction` of its CPU time is counted as sys rather than usr.
 
     An `open` phase may be given more work while it runs (`CloudModel.add_work`) and only ends once it is
-    closed (`CloudModel.close_phase`) with nothing left: a consumer fed by producers, such as a shuffle.
+    closed (`CloudModel.close_phase`) with nothing left: a consumer fed by producers, such as a queue server.
     While it has nothing to do it waits without demanding anything.
     """
 
@@ -221,10 +221,10 @@ _PHASE_SLOTS = tuple(getattr(Phase, f).__set__ for f in Phase.__slots__)
 
 
 def _merged(streams: tuple[Stream, ...]) -> tuple[Stream, ...]:
-    """`Phase.pipe`'s streams: empty ones dropped (a map's spill when it spills once), those on the same device of the
-    same VM, file and direction merged in order of first appearance (their MB summed in order). A stream with nothing
-    to merge is kept as it is (the merge would make an equal one: 0.0 + x == x). This runs at every task launch: most
-    plans' streams have nothing to merge, found in one pass."""
+    """`Phase.pipe`'s streams: empty ones dropped (a phase's second write when it has none), those on the same device
+    of the same VM, file and direction merged in order of first appearance (their MB summed in order). A stream with
+    nothing to merge is kept as it is (the merge would make an equal one: 0.0 + x == x). This runs at every task
+    launch: most plans' streams have nothing to merge, found in one pass."""
     seen: dict[tuple[Device, int, bool, int], Stream] = {}
     for s in streams:
         if s.mb_per_unit > 0:

@@ -18,7 +18,7 @@ import numpy as np
 from hadoop_layer.interfaces import ClusterView, Launch, Outlook, RunningArrays, SpeculationPolicy
 from hadoop_layer.tasks import Task, TaskKind, TaskState
 from hadoop_layer.tracker import TaskTracker
-from vcloud import kernels
+from policies.speculation.lag_bounds import running_lag_bounds
 from vcloud.work import ItemState
 
 SPECULATIVE_GAP = 0.2
@@ -255,9 +255,9 @@ def lag_bounds(cluster: ClusterView, arrays: RunningArrays) -> tuple[dict[TaskKi
     2 x job number + kind (0 map, 1 reduce), of the jobs and kinds with a running attempt, and each one's own
     "maybe" bound (the backup search passes over a job whose bound is younger than the lag): the rows of one array,
     groups (as floats), averages, bounds. The arithmetic is
-    compiled (vcloud/kernels.py `lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
+    compiled (policies/speculation/lag_bounds.py `running_lag_bounds`; its NumPy form's bits: tests/test_kernels.py)."""
     ledger = cluster.ledger
-    map_sure, map_maybe, reduce_sure, reduce_maybe, by_group = kernels.lag_bounds(
+    map_sure, map_maybe, reduce_sure, reduce_maybe, by_group = running_lag_bounds(
         ledger.finished, ledger.tasks, arrays.gid, arrays.kind, arrays.job, arrays.task_start, arrays.progress,
         arrays.attempts, MAX_TASK_EXECS, SPECULATIVE_GAP + _EPS, SPECULATIVE_GAP - _EPS,
     )  # fmt: skip
