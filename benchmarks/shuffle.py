@@ -33,18 +33,19 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import scale  # noqa: E402  (benchmarks/scale.py: the trace and its cluster shape)
 from kernel_wrap import patch_kernels  # noqa: E402
 
-from hadoop_layer.shuffle_queue import queue_dense, shuffle_move  # noqa: E402
+from hadoop_layer.shuffle_queue import DRAINED_MB, SparseQueue, queue_dense, shuffle_move  # noqa: E402
 
 
 def _copy(args: tuple) -> tuple:
-    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    copied = (a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    return tuple(SparseQueue(*_copy(a)) if isinstance(a, SparseQueue) else a for a in copied)
 
 
 def dense(args: tuple) -> tuple:
     """A sparse kernel call's arguments in the dense form (the queue matrix in place of the rows and counts)."""
-    q_col, q_val, q_len, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale = args[:14]
-    queue = queue_dense(q_col, q_val, q_len, held.size)
-    return queue, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale, args[-1]
+    sq, width, n, left, serve_row, remaining, remote, held, read, sent = args
+    queue = queue_dense(sq.col, sq.val, sq.length, held.size)
+    return queue, width, n, left, serve_row, remaining, remote, held, read, sent, sq.row_sum, sq.stale, DRAINED_MB
 
 
 def sparse(call: tuple) -> tuple:
@@ -60,8 +61,8 @@ def sparse(call: tuple) -> tuple:
         q_col[r, : at.size], q_val[r, : at.size] = at, queue[r, at]
     col_nnz = np.count_nonzero(queue, axis=0).astype(np.int64)
     col_big = np.count_nonzero(queue > drained, axis=0).astype(np.int64)
-    return (q_col, q_val, q_len, width, n, left, serve_row, remaining, remote, held, read, sent, row_sum, stale,
-            col_nnz, col_big, drained)  # fmt: skip
+    queue_record = SparseQueue(q_col, q_val, q_len, row_sum, stale, col_nnz, col_big)
+    return queue_record, width, n, left, serve_row, remaining, remote, held, read, sent
 
 
 def capture(until: float, keep: int) -> list[tuple]:

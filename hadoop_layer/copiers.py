@@ -25,12 +25,12 @@ fetches (no fetch fails here).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from hadoop_layer.shuffle import DRAINED_MB, ShuffleServer
-from hadoop_layer.shuffle_queue import add_row, queue_widened
+from hadoop_layer.shuffle import ShuffleServer
+from hadoop_layer.shuffle_queue import DRAINED_MB, SparseQueue, add_row, queue_widened
 from vcloud.model import InvariantError
 from vcloud.numerics import inline, kernel, np_min
 from vcloud.tables import grown
@@ -161,11 +161,11 @@ class CopierShuffle(ShuffleServer):
         with a backlog and a free copier is left (the kernel leaves exactly those in their JVM start)."""
         if not self._look:
             return
+        reduces = CopierColumns(self.changed, self.waiting, self.in_flight, self.col_row, self.backlog, self.position,
+                                self.next_at, self.col_node)  # fmt: skip
         self.fetch_node, self.fetch_col, took, self.q_col, self.q_val = copiers_take(
-            self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
-            int(Kind.CPU), self.backlog, self.position, self.next_at, self.col_node, self.fetch_node, self.fetch_col,
-            self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len, self._stale, self.col_nnz,
-            self.col_big, DRAINED_MB,
+            self.copiers, reduces, self.model.items.kind, int(Kind.CPU), self.fetch_node, self.fetch_col,
+            CopyRates(self.disk_mb, self.send_mb, self.nic_mb), self.sparse_queue(),
         )  # fmt: skip
         self._look = copiers_look(self.changed, self.waiting, self.in_flight, self.copiers, self._hi)
         if took:
@@ -182,9 +182,8 @@ class CopierShuffle(ShuffleServer):
         if self.fetch_col.size:
             under_way = self.fetch_col.size
             self.fetch_node, self.fetch_col = copiers_release(
-                self.q_col, self.q_val, self.q_len, self.fetch_node, self.fetch_col, self.in_flight, self.changed,
-                DRAINED_MB,
-            )  # fmt: skip
+                self.q_col, self.q_val, self.q_len, self.fetch_node, self.fetch_col, self.in_flight, self.changed
+            )
             self._look |= self.fetch_col.size < under_way  # a copier freed
 
     def rotation(self, c: int) -> np.ndarray:
@@ -196,6 +195,27 @@ class CopierShuffle(ShuffleServer):
         host's disk, its NIC and the receiving host's NIC at full rate (the disk alone on the same node)."""
         to = self.col_node[cols]
         return np.where(nodes == to, self.disk_mb[nodes], np.minimum(self.send_mb[nodes], self.nic_mb[to]))
+
+
+class CopierColumns(NamedTuple):
+    """Per reduce column: the copiers' state (`CopierShuffle`'s attributes of the same names, `to_node`: col_node)."""
+
+    changed: np.ndarray  # its backlog or copiers changed since it was looked at
+    waiting: np.ndarray  # nodes with a backlog for it
+    in_flight: np.ndarray  # fetches under way
+    col_row: np.ndarray  # its reduce's item row
+    backlog: np.ndarray  # columns x nodes: MB of finished maps not yet fetched
+    position: np.ndarray  # columns x nodes: each node's place in its rotation
+    next_at: np.ndarray  # where its rotation goes on
+    to_node: np.ndarray  # its reduce's node
+
+
+class CopyRates(NamedTuple):
+    """Per node: the MB one fetch stream moves in a tick from its disk, on its send side and into its NIC."""
+
+    disk_mb: np.ndarray
+    send_mb: np.ndarray
+    nic_mb: np.ndarray
 
 
 @inline
@@ -233,28 +253,13 @@ def copiers_look(changed: np.ndarray, waiting: np.ndarray, in_flight: np.ndarray
 @kernel
 def copiers_take(
     copiers: int,
-    changed: np.ndarray,
-    waiting: np.ndarray,
-    in_flight: np.ndarray,
-    col_row: np.ndarray,
+    reduces: CopierColumns,
     item_kind: np.ndarray,
     starting: int,
-    backlog: np.ndarray,
-    position: np.ndarray,
-    next_at: np.ndarray,
-    to_node: np.ndarray,
     fetch_node: np.ndarray,
     fetch_col: np.ndarray,
-    disk_mb: np.ndarray,
-    send_mb: np.ndarray,
-    nic_mb: np.ndarray,
-    q_col: np.ndarray,
-    q_val: np.ndarray,
-    q_len: np.ndarray,
-    stale: np.ndarray,
-    col_nnz: np.ndarray,
-    col_big: np.ndarray,
-    drained_mb: float,
+    rates: CopyRates,
+    queue: SparseQueue,
 ) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray]:
     """`hadoop_layer.copiers.CopierShuffle.before_tick`: the reduce columns whose backlog or copiers changed, that
     have a backlog, a free copier and a running shuffle phase (the kind of their item row, `col_row`, is not
@@ -272,6 +277,11 @@ def copiers_take(
     a crowded reduce's few candidates are put in rotation order by insertion, and one with many (hundreds on a busy
     cluster) walks its rotation instead (the inverse of `position`'s row): they come in its order without a sort.
     Only the nodes taken are kept."""
+    changed, waiting, in_flight, col_row = reduces.changed, reduces.waiting, reduces.in_flight, reduces.col_row
+    backlog, position, next_at, to_node = reduces.backlog, reduces.position, reduces.next_at, reduces.to_node
+    disk_mb, send_mb, nic_mb = rates.disk_mb, rates.send_mb, rates.nic_mb
+    q_col, q_val, q_len, stale = queue.col, queue.val, queue.length, queue.stale
+    col_nnz, col_big = queue.col_nnz, queue.col_big
     n, n_cols = backlog.shape[1], changed.size
     cols = np.empty(n_cols, np.int64)
     m = 0
@@ -427,8 +437,7 @@ def copiers_take(
     place = np.empty(n_new, np.int64)
     for v in range(n):
         if start[v + 1] > start[v]:
-            add_row(q_col, q_val, q_len, v, add_col, add_val, start[v], start[v + 1], place, col_nnz, col_big,
-                     drained_mb)  # fmt: skip
+            add_row(q_col, q_val, q_len, v, add_col, add_val, start[v], start[v + 1], place, col_nnz, col_big)
             stale[v] = True
     new_node = np.empty(fetch_node.size + n_new, np.int64)
     new_col = np.empty(fetch_col.size + n_new, np.int64)
@@ -463,7 +472,6 @@ def copiers_release(
     fetch_col: np.ndarray,
     in_flight: np.ndarray,
     changed: np.ndarray,
-    drained_mb: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """`hadoop_layer.copiers.CopierShuffle._release`: the fetches whose read queue cell (sparse: `shuffle_move`'s
     layout) is drained free their copier (the reduce's count under way drops, its copiers look again); returns the
@@ -479,7 +487,7 @@ def copiers_release(
         while t < q_len[v] and q_col[v, t] < c:
             t += 1
         at[v] = t
-        keep[f] = not (q_val[v, t] if t < q_len[v] and q_col[v, t] == c else 0.0) <= drained_mb
+        keep[f] = not (q_val[v, t] if t < q_len[v] and q_col[v, t] == c else 0.0) <= DRAINED_MB
         if keep[f]:
             m += 1
         else:

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hadoop_layer.shuffle_queue import (
+    DRAINED_MB,
+    SparseQueue,
     closing_drained,
     held_ready,
     queue_add,
@@ -58,7 +60,6 @@ if TYPE_CHECKING:
     from hadoop_layer.tasks import TaskAttempt
 
 _CPU = int(Kind.CPU)  # a reduce's JVM start; its shuffle phase is NET or PIPE
-DRAINED_MB = 1e-9  # a queue entry below this is served (float dust of repeated subtraction)
 _NARROW_FROM = 64  # rows at most this wide are left as they are (ShuffleServer._narrow)
 
 
@@ -213,10 +214,14 @@ class ShuffleServer(ShuffleMode):
     def send_q(self) -> np.ndarray:
         return self.queue[self.nodes :]
 
+    def sparse_queue(self) -> SparseQueue:
+        """The queue as the kernels take it (its rows as they are now)."""
+        return SparseQueue(self.q_col, self.q_val, self.q_len, self._row_sum, self._stale, self.col_nnz, self.col_big)
+
     def _add(self, rows: np.ndarray, cols: np.ndarray, amount: np.ndarray) -> None:
         """`queue[rows, cols] += amount` (distinct cells) on the sparse queue."""
         self.q_col, self.q_val = queue_add(
-            self.q_col, self.q_val, self.q_len, rows, cols, amount, self.col_nnz, self.col_big, DRAINED_MB
+            self.q_col, self.q_val, self.q_len, rows, cols, amount, self.col_nnz, self.col_big
         )
 
     def _drop_col(self, c: int) -> np.ndarray:
@@ -387,9 +392,8 @@ class ShuffleServer(ShuffleMode):
         if not self.busy:
             return
         want, moved, local, rows, rows_want, start, held, self.q_col, self.q_val = shuffle_move(
-            self.q_col, self.q_val, self.q_len, self._width(), self.nodes, self.left, self.serve_row,
-            self.model.items.remaining, self.col_node, self.held, self.served_read_mb, self.served_sent_mb,
-            self._row_sum, self._stale, self.col_nnz, self.col_big, DRAINED_MB,
+            self.sparse_queue(), self._width(), self.nodes, self.left, self.serve_row, self.model.items.remaining,
+            self.col_node, self.held, self.served_read_mb, self.served_sent_mb,
         )  # fmt: skip
         self.fetched_local_mb += local
         # _set_work(want), its bookkeeping (row sums, stale flags, `left`) done by the kernel
@@ -432,10 +436,7 @@ class ShuffleServer(ShuffleMode):
         if not closing.size:
             return
         # the pending MB of each (its cells in the rows that may hold something, and its held MB): compiled
-        drained = closing_drained(
-            self.q_col, self.q_val, self.q_len, self._row_sum, self._stale, self.held, closing, self.col_nnz,
-            self.col_big, DRAINED_MB,
-        )  # fmt: skip
+        drained = closing_drained(self.sparse_queue(), self.held, closing, DRAINED_MB)
         for c in closing[drained]:
             attempt = self.col_attempt[c]
             self._drop_col(int(c))

@@ -8,10 +8,28 @@ it; tests/test_shuffle_serving.py holds the two against each other).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from vcloud.numerics import halving_stack, inline, kernel, np_sum, np_sum_on, np_sum_sparse, np_sum_sparse_on
 from vcloud.waterfill import fill
+
+DRAINED_MB = 1e-9  # a queue entry at most this is served (float dust of repeated subtraction)
+
+
+class SparseQueue(NamedTuple):
+    """The request queues (module docstring): each row's entries, its sum and whether that sum is stale, and each
+    column's count of entries and of entries above DRAINED_MB. `col` and `val` are replaced when rows widen (the
+    kernels that may widen them return the new ones)."""
+
+    col: np.ndarray  # rows x room: each row's ascending reduce columns ...
+    val: np.ndarray  # ... and MB
+    length: np.ndarray  # each row's entries
+    row_sum: np.ndarray
+    stale: np.ndarray
+    col_nnz: np.ndarray
+    col_big: np.ndarray
 
 
 @inline
@@ -40,11 +58,11 @@ def queue_widened(q_col: np.ndarray, q_val: np.ndarray, q_len: np.ndarray, need:
 
 
 @inline
-def _count(col_nnz: np.ndarray, col_big: np.ndarray, c: int, old: float, new: float, drained_mb: float) -> None:
-    """Keep a column's counts of entries (nonzero cells) and of entries above `drained_mb` as cell `c` goes from
+def _count(col_nnz: np.ndarray, col_big: np.ndarray, c: int, old: float, new: float) -> None:
+    """Keep a column's counts of entries (nonzero cells) and of entries above `DRAINED_MB` as cell `c` goes from
     `old` to `new` (0.0: no entry)."""
     col_nnz[c] += (1 if new != 0 else 0) - (1 if old != 0 else 0)
-    col_big[c] += (1 if new > drained_mb else 0) - (1 if old > drained_mb else 0)
+    col_big[c] += (1 if new > DRAINED_MB else 0) - (1 if old > DRAINED_MB else 0)
 
 
 @inline
@@ -57,7 +75,6 @@ def _add_cell(
     x: float,
     col_nnz: np.ndarray,
     col_big: np.ndarray,
-    drained_mb: float,
 ) -> None:
     """`queue[r, c] += x` on the sparse queue (the row has room): an entry grows, or one is put at its place; an entry
     that becomes 0.0 is taken out."""
@@ -66,7 +83,7 @@ def _add_cell(
     if p < length and q_col[r, p] == c:
         old = q_val[r, p]
         new = old + x
-        _count(col_nnz, col_big, c, old, new, drained_mb)
+        _count(col_nnz, col_big, c, old, new)
         if new != 0:
             q_val[r, p] = new
             return
@@ -78,7 +95,7 @@ def _add_cell(
             q_col[r, t], q_val[r, t] = q_col[r, t - 1], q_val[r, t - 1]
         q_col[r, p], q_val[r, p] = c, x
         q_len[r] = length + 1
-        _count(col_nnz, col_big, c, 0.0, x, drained_mb)
+        _count(col_nnz, col_big, c, 0.0, x)
 
 
 @inline
@@ -94,7 +111,6 @@ def add_row(
     place: np.ndarray,
     col_nnz: np.ndarray,
     col_big: np.ndarray,
-    drained_mb: float,
 ) -> None:
     """`queue[r, c] += x` for `add_val[lo:hi]` (> 0) at the distinct ascending columns `add_col[lo:hi]` (the row has
     room): entries grow; the new ones go to their places in one backward pass from the row's end, which moves only
@@ -109,7 +125,7 @@ def add_row(
         if p < length and rc[p] == c:
             old = rv[p]
             rv[p] = old + add_val[k]
-            _count(col_nnz, col_big, c, old, rv[p], drained_mb)
+            _count(col_nnz, col_big, c, old, rv[p])
             place[k] = -1
         else:
             place[k] = p
@@ -125,7 +141,7 @@ def add_row(
             w -= 1
             i -= 1
         rc[w], rv[w] = add_col[k], add_val[k]
-        _count(col_nnz, col_big, add_col[k], 0.0, add_val[k], drained_mb)
+        _count(col_nnz, col_big, add_col[k], 0.0, add_val[k])
         w -= 1
     q_len[r] = length + new
 
@@ -140,7 +156,6 @@ def queue_add(
     amount: np.ndarray,
     col_nnz: np.ndarray,
     col_big: np.ndarray,
-    drained_mb: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """`queue[rows, cols] += amount` on the sparse queue (distinct cells; an amount of 0.0 makes no entry). Returns
     its rows, widened if some row had no room."""
@@ -154,7 +169,7 @@ def queue_add(
     if need > q_col.shape[1]:
         q_col, q_val = queue_widened(q_col, q_val, q_len, need)
     for i in range(rows.size):
-        _add_cell(q_col, q_val, q_len, rows[i], cols[i], amount[i], col_nnz, col_big, drained_mb)
+        _add_cell(q_col, q_val, q_len, rows[i], cols[i], amount[i], col_nnz, col_big)
     return q_col, q_val
 
 
@@ -213,7 +228,6 @@ def _merge_row(
     tmp_val: np.ndarray,
     col_nnz: np.ndarray,
     col_big: np.ndarray,
-    drained_mb: float,
 ) -> None:
     """Row `r` of the sparse queue plus `add_val[lo:hi]` at the ascending columns `add_col[lo:hi]` (each cell
     `queue[r, c] += x`), its entries that are 0.0 taken out: one merge of the two sorted lists through `tmp_*`."""
@@ -232,13 +246,13 @@ def _merge_row(
             k += 1
             if new == 0:
                 continue
-            _count(col_nnz, col_big, c, 0.0, new, drained_mb)
+            _count(col_nnz, col_big, c, 0.0, new)
         else:
             c, old = rc[i], rv[i]  # an entry, maybe 0.0 (served in full this tick): counted among the entries
             new = old + add_val[k]
             i += 1
             k += 1
-            col_big[c] += (1 if new > drained_mb else 0) - (1 if old > drained_mb else 0)
+            col_big[c] += (1 if new > DRAINED_MB else 0) - (1 if old > DRAINED_MB else 0)
             if new == 0:
                 col_nnz[c] -= 1
                 continue
@@ -251,9 +265,7 @@ def _merge_row(
 
 @kernel
 def shuffle_move(
-    q_col: np.ndarray,
-    q_val: np.ndarray,
-    q_len: np.ndarray,
+    queue: SparseQueue,
     width: int,
     n: int,
     left: np.ndarray,
@@ -263,11 +275,6 @@ def shuffle_move(
     held: np.ndarray,
     served_read_mb: np.ndarray,
     served_sent_mb: np.ndarray,
-    row_sum: np.ndarray,
-    stale: np.ndarray,
-    col_nnz: np.ndarray,
-    col_big: np.ndarray,
-    drained_mb: float,
 ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, bool, bool, np.ndarray, np.ndarray]:
     """`hadoop_layer.shuffle.ShuffleServer.tick`'s arithmetic on the sparse queue (row r's requests: `q_val[r,
     :q_len[r]]` at the ascending reduce columns `q_col[r, :q_len[r]]`, all below `width`; `n` serving nodes: rows 0..n-1
@@ -277,7 +284,7 @@ def shuffle_move(
     Then the changed and stale rows are summed again (`row_sum`, `stale`), rows left with float dust are emptied,
     entries that reached 0.0 are taken out, and `left` becomes what each row has left (`ShuffleServer._set_work`'s
     bookkeeping). The queue, `held`, the served totals, `row_sum`, `stale`, `left` and the column counts (`col_nnz`:
-    entries, `col_big`: entries above `drained_mb`) change in place. Returns each row's MB left, the reduce columns
+    entries, `col_big`: entries above `DRAINED_MB`) change in place. Returns each row's MB left, the reduce columns
     whose queues or held bytes changed (they may have drained), the MB fetched on the serving node, the running items'
     rows and their MB left (in row order), whether a row with no item has something to serve, whether any bytes are
     held, and the queue's rows (widened if a send row had no room).
@@ -288,6 +295,8 @@ def shuffle_move(
     node read added). Only the served rows' entries are read, each served row's in one pass while they are at hand
     (its share of the served MB, its sums, what it sends on or holds, and the entries left): a row served in full is
     emptied at once; then the read rows' bytes join their send rows."""
+    q_col, q_val, q_len, row_sum, stale = queue.col, queue.val, queue.length, queue.row_sum, queue.stale
+    col_nnz, col_big = queue.col_nnz, queue.col_big
     rows2 = 2 * n
     done = np.empty(rows2)
     for i in range(rows2):
@@ -359,7 +368,7 @@ def shuffle_move(
                 c = rc[t]
                 moved[c] = True
                 col_nnz[c] -= 1
-                if rv[t] > drained_mb:
+                if rv[t] > DRAINED_MB:
                     col_big[c] -= 1
             q_len[s] = 0
         else:  # taken off; the entries that reach 0.0 are taken out
@@ -370,7 +379,7 @@ def shuffle_move(
                 if g != 0:
                     new = old - g
                     moved[c] = True
-                    if old > drained_mb and not new > drained_mb:
+                    if old > DRAINED_MB and not new > DRAINED_MB:
                         col_big[c] -= 1
                 if new != 0:
                     rc[o], rv[o] = c, new
@@ -394,7 +403,7 @@ def shuffle_move(
         hi = fq
         while hi < n_fetched and f_pos[hi] < (i + 1) * width:
             hi += 1
-        _merge_row(q_col, q_val, q_len, n + s, f_col, fetched, fq, hi, tmp_col, tmp_val, col_nnz, col_big, drained_mb)
+        _merge_row(q_col, q_val, q_len, n + s, f_col, fetched, fq, hi, tmp_col, tmp_val, col_nnz, col_big)
         stale[n + s] = True
         fq = hi
     for r in range(rows2):
@@ -403,11 +412,11 @@ def shuffle_move(
             stale[r] = False
     want = row_sum.copy()
     for r in range(rows2):
-        if want[r] > 0 and want[r] <= drained_mb:  # float dust of repeated subtraction: served
+        if want[r] > 0 and want[r] <= DRAINED_MB:  # float dust of repeated subtraction: served
             for t in range(q_len[r]):
                 c = q_col[r, t]
                 moved[c] = True
-                _count(col_nnz, col_big, c, q_val[r, t], 0.0, drained_mb)
+                _count(col_nnz, col_big, c, q_val[r, t], 0.0)
             q_len[r] = 0
             want[r] = row_sum[r] = 0.0
     n_live, start = 0, False
@@ -430,24 +439,15 @@ def shuffle_move(
 
 
 @kernel
-def closing_drained(
-    q_col: np.ndarray,
-    q_val: np.ndarray,
-    q_len: np.ndarray,
-    row_sum: np.ndarray,
-    stale: np.ndarray,
-    held: np.ndarray,
-    closing: np.ndarray,
-    col_nnz: np.ndarray,
-    col_big: np.ndarray,
-    drained_mb: float,
-) -> np.ndarray:
+def closing_drained(queue: SparseQueue, held: np.ndarray, closing: np.ndarray, drained_mb: float) -> np.ndarray:
     """`hadoop_layer.shuffle.ShuffleServer._close_drained`'s test per closing reduce column: is what it still has
     pending (its cells in the rows that may hold something, `row_sum > 0` or `stale`, plus what is held for it) at most
     `drained_mb`? A sum of cells >= 0 is at least its largest (rounding is monotonic), so a column with an entry above
     `drained_mb` (`col_big`) is not drained, and one without entries has its held bytes pending (0.0 + x is x); only a
     column of float dust is summed, as NumPy sums the gathered `queue[np.ix_(rows, closing)]` along its rows (one
     column: pairwise, a contiguous array; more: row after row, each column alone)."""
+    q_col, q_val, q_len, row_sum, stale = queue.col, queue.val, queue.length, queue.row_sum, queue.stale
+    col_nnz, col_big = queue.col_nnz, queue.col_big
     k, n_rows = closing.size, row_sum.size
     out = np.empty(k, np.bool_)
     for j in range(k):

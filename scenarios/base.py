@@ -9,14 +9,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import ConfigDict, Field, create_model, model_validator
 
 from policies.allocators import ALLOCATORS
 from policies.registry import Entry, build, choices, group_of
 from scenarios import limits as L
 from scenarios.settings import renamed_groups
 from vcloud import CloudAllocator, CloudModel, Physics
-from vcloud.memory import MemorySettings
 from vcloud.pagecache import PageCacheSettings
 
 # rows of a big table built, converted and written at once (`Scenario.part_makers`): a trace row is 86 B, a tasks
@@ -28,33 +27,6 @@ TASK_PART_ROWS = 1 << 15
 def _whole(make: Callable[[], pd.DataFrame]) -> Iterator[pd.DataFrame]:
     """A table that is not made in parts: its frame as its one part."""
     yield make()
-
-
-class PageCacheConfig(BaseModel):
-    """The guests' page cache (vcloud/pagecache.py): Linux 2.6.24's vm.* defaults, the FlexSlot guests' kernel."""
-
-    model_config = ConfigDict(extra="forbid")
-    enabled: bool = Field(True, description="free guest memory caches file data (off: every read and write hits disk)")
-    dirty_ratio: float = Field(0.10, ge=0, le=1, description="vm.dirty_ratio: writers throttled above this share")
-    dirty_background_ratio: float = Field(0.05, ge=0, le=1, description="vm.dirty_background_ratio: write-back")
-    dirty_expire_s: float = Field(30.0, ge=0, le=86400, description="vm.dirty_expire_centisecs / 100")
-
-
-class MemoryConfig(BaseModel):
-    """ESX memory reclamation (vcloud/memory.py): vSphere 5.1's defaults and the Linux balloon driver's rates."""
-
-    model_config = ConfigDict(extra="forbid")
-    reclaim: bool = Field(
-        True, description="balloon, guest and hypervisor swap toward each VM's memory target (off: granted at once)"
-    )
-    overhead: bool = Field(True, description="per-VM overhead memory (vSphere 5.1 sample table), paid from the pool")
-    balloon_inflate_mb_s: float = Field(8.0, gt=0, le=100_000, description="vmw_balloon: 2048 4-KB pages a second")
-    balloon_free_mb_s: float = Field(
-        64.0, gt=0, le=100_000, description="vmw_balloon: 16384 4-KB pages a second while the guest has free memory"
-    )
-    balloon_deflate_mb_s: float = Field(64.0, gt=0, le=100_000, description="vmw_balloon: 16384 4-KB pages a second")
-    balloon_max_fraction: float = Field(0.65, ge=0, le=1, description="Mem.CtlMaxPercent: the balloon's ceiling")
-    idle_tax: float = Field(0.75, ge=0, lt=1, description="Mem.IdleTax: idle pages cost 1 / (1 - tax) active ones")
 
 
 def policy_fields(field: str, registry: dict[str, Entry], default: str) -> dict[str, Any]:
@@ -69,42 +41,31 @@ def policy_fields(field: str, registry: dict[str, Entry], default: str) -> dict[
 
 
 AllocatorName = choices(ALLOCATORS)  # for scenarios that choose another default allocator
-_Allocators = create_model(
-    "_Allocators", __config__=ConfigDict(extra="forbid"), **policy_fields("allocator", ALLOCATORS, "drs")
+# the cloud's mechanisms' settings as vcloud declares them (Physics, MemorySettings, PageCacheSettings), beside the
+# allocator and its knobs from the registry
+_CloudMechanisms = create_model(
+    "_CloudMechanisms",
+    __config__=ConfigDict(extra="forbid"),
+    **policy_fields("allocator", ALLOCATORS, "drs"),
+    **{name: (field.annotation, field) for name, field in Physics.model_fields.items()},
+    page_cache=(PageCacheSettings, Field(default_factory=PageCacheSettings, description="the guests' page cache")),
 )
 
 
-class CloudSettings(_Allocators):
-    """Settings every cloud scenario has: the allocator and its knobs (from the registry), the clock, the trace."""
+class CloudSettings(_CloudMechanisms):
+    """Settings every cloud scenario has: the allocator and its knobs (from the registry), the cloud's mechanisms
+    (from vcloud), the clock, the trace."""
 
     model_config = ConfigDict(extra="forbid")
     renamed: ClassVar[dict[str, str]] = {}  # old name of a settings group -> its name now (still accepted)
     dt: float = Field(1.0, ge=L.MIN_DT_S, le=60, description="tick length, simulated seconds")
     trace_interval_s: float = Field(10.0, ge=L.MIN_DT_S, le=L.DAY_S, description="per-VM trace collection interval")
-    swap_touch_rate: float = Field(0.2, ge=0, le=1, description="fraction of swapped MB paged in per second")
-
-    page_cache: PageCacheConfig = Field(default_factory=PageCacheConfig)
-    memory: MemoryConfig = Field(default_factory=MemoryConfig)
-    pipeline_rounds: int = Field(
-        3, ge=1, le=50, description="sharing rounds of pipelined phases (vcloud Physics; 1: no redistribution)"
-    )
-    rack_oversubscription: float | None = Field(
-        None,
-        ge=1,
-        le=1000,
-        description="a rack's hosts' NIC bandwidth over its uplink to the core, each way (None: no rack limit)",
-    )
 
     def cloud_physics(self) -> dict[str, Any]:
         """The cloud's mechanisms as `CloudModel` takes them (one place for every scenario)."""
         return {
-            "physics": Physics(
-                self.swap_touch_rate,
-                self.pipeline_rounds,
-                MemorySettings(**self.memory.model_dump()),
-                rack_oversubscription=self.rack_oversubscription,
-            ),
-            "page_cache": PageCacheSettings(**self.page_cache.model_dump()),
+            "physics": Physics(**{name: getattr(self, name) for name in Physics.model_fields}),
+            "page_cache": self.page_cache,
         }
 
     length_field: ClassVar[str] = "the run's length"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scenarios.outputs import commit_dir, temp_dir
+from vcloud.numerics import say_if_compiling
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,6 +57,8 @@ def run_model(
     collection (13 % of a SWIM day's CPU on 600 slaves)."""
     from tqdm import tqdm
 
+    if progress:
+        say_if_compiling()
     model.start()
     if horizon_s is not None and math.isfinite(horizon_s):
         model.tracer.reserve(math.ceil((horizon_s - float(model.time)) / model.tracer.interval_s) + 2)

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from hadoop_layer.config import HadoopConfig
-from hadoop_layer.copiers import CopierShuffle, copiers_take
+from hadoop_layer.copiers import CopierColumns, CopierShuffle, CopyRates, copiers_take
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
+from hadoop_layer.shuffle_queue import SparseQueue
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.fifo import FifoScheduler
 from vcloud.pagecache import PageCacheSettings
@@ -178,15 +179,30 @@ def test_copiers_are_not_asked_only_when_they_would_take_nothing(monkeypatch):
             asked[0] += 1
         else:
             skipped[0] += 1
-            state = [a.copy() if isinstance(a, np.ndarray) else a for a in (
-                self.copiers, self.changed, self.waiting, self.in_flight, self.col_row, self.model.items.kind,
-                int(Kind.CPU), self.backlog, self.position, self.next_at, self.col_node, self.fetch_node,
-                self.fetch_col, self.disk_mb, self.send_mb, self.nic_mb, self.q_col, self.q_val, self.q_len,
-                self._stale, self.col_nnz, self.col_big, 1e-9)]  # fmt: skip
-            before = [a.copy() if isinstance(a, np.ndarray) else a for a in state]
-            assert not copiers_take(*state)[2]
-            for a, b in zip(state, before, strict=True):
-                assert not isinstance(a, np.ndarray) or np.array_equal(a, b)
+            copy = lambda a: a.copy() if isinstance(a, np.ndarray) else a  # noqa: E731
+            reduces = CopierColumns(
+                *map(
+                    copy,
+                    (
+                        self.changed,
+                        self.waiting,
+                        self.in_flight,
+                        self.col_row,
+                        self.backlog,
+                        self.position,
+                        self.next_at,
+                        self.col_node,
+                    ),
+                )
+            )
+            queue = SparseQueue(*map(copy, self.sparse_queue()))
+            rates = CopyRates(self.disk_mb, self.send_mb, self.nic_mb)
+            fetches = (self.fetch_node.copy(), self.fetch_col.copy())
+            before = [copy(a) for a in (*reduces, *queue, *fetches)]
+            assert not copiers_take(self.copiers, reduces, self.model.items.kind, int(Kind.CPU), *fetches, rates,
+                                    queue)[2]  # fmt: skip
+            for a, b in zip((*reduces, *queue, *fetches), before, strict=True):
+                assert np.array_equal(a, b)
         original(self)
 
     monkeypatch.setattr(CopierShuffle, "before_tick", checked)

@@ -5,9 +5,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hadoop_layer.copiers import backlog_add, copiers_look, copiers_release, copiers_take
+from hadoop_layer.copiers import CopierColumns, CopyRates, backlog_add, copiers_look, copiers_release, copiers_take
 from hadoop_layer.ledger import running_entries
 from hadoop_layer.shuffle_queue import (
+    SparseQueue,
     closing_drained,
     held_ready,
     queue_add,
@@ -18,10 +19,13 @@ from hadoop_layer.shuffle_queue import (
     shuffle_move,
 )
 from policies.speculation.lag_bounds import running_lag_bounds
-from vcloud.accounting import account
+from vcloud.accounting import ItemCharges, ItemUse, StreamUse, VMCounters, VMTickState, VMUse, account
 from vcloud.arrays import run_starts
-from vcloud.hostpool import cpu_setup, host_pool_share
+from vcloud.hostpool import HostPools, cpu_setup, host_pool_share
 from vcloud.items import (
+    ItemDemand,
+    StreamColumns,
+    StreamDemand,
     demand,
     demand_inputs,
     find_idle_rows,
@@ -31,11 +35,36 @@ from vcloud.items import (
     set_remaining,
     stream_groups,
 )
-from vcloud.memory import memory_stage, reclaim
+from vcloud.memory import BalloonRates, VMMemory, VMMemoryState, memory_stage, reclaim
 from vcloud.numerics import ascending_order, by_group_then, distinct_ascending, np_sum, np_sum_sparse
-from vcloud.pagecache import cache_files_update, cache_fit, cache_settle, cache_stage, evict_files, write_back_files
-from vcloud.sharing import asks, least, pipeline, rates, share_cpu, share_io
-from vcloud.tables import HostTable, ItemTable, VMTable
+from vcloud.pagecache import (
+    DirtyLimits,
+    FileColumns,
+    FileStreams,
+    GuestRoom,
+    ItemReads,
+    VMReads,
+    cache_files_update,
+    cache_fit,
+    cache_settle,
+    cache_stage,
+    evict_files,
+    write_back_files,
+)
+from vcloud.sharing import (
+    DeviceShares,
+    Grants,
+    PipelineItems,
+    PipelineStreams,
+    VMCores,
+    asks,
+    least,
+    pipeline,
+    rates,
+    share_cpu,
+    share_io,
+)
+from vcloud.tables import HostTable, ItemTable, VMTable, columns
 from vcloud.waterfill import waterfill
 from vcloud.work import Device, Kind
 
@@ -242,7 +271,8 @@ def test_account_is_numpys_bits(args):
     import copy
 
     mine, theirs = copy.deepcopy(args), copy.deepcopy(args)
-    account(*mine)
+    account(*mine[:4], ItemUse(*mine[4:18]), StreamUse(*mine[18:27]), VMUse(*mine[27:32]), ItemCharges(*mine[32]),
+            VMTickState(*mine[33]), VMCounters(*mine[34]))  # fmt: skip
     with np.errstate(divide="ignore", invalid="ignore"):
         numpy_account(*theirs)
     for a, b in zip(mine[-3:], theirs[-3:], strict=True):
@@ -315,7 +345,6 @@ def file_tables(draw):
 @given(file_tables())
 def test_evict_and_write_back_are_numpys_bits(case):
 
-
     files, resident, vm_rows, budget = case
     mine, theirs = {k: v.copy() for k, v in files.items()}, {k: v.copy() for k, v in files.items()}
     evict_files(mine["vm"], mine["cached_mb"], mine["dirty_mb"], mine["active"], mine["last_access_s"], resident,
@@ -376,12 +405,20 @@ def vm_memories(draw):
             np.minimum(arr(n_vm), 0.65 * size), arr(n_vm), arr(n_vm), arr(n_vm), arr(n_vm))  # fmt: skip
 
 
+def reclaim_of(dt, inflate, free, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool,
+               vm_host, pool_limit, balloon, touched, used, active, cached):  # fmt: skip
+    """`reclaim` called with the arguments of its NumPy form (the records built from them)."""
+    none = np.zeros(size.size)
+    vms = VMMemory(none, none, size, limit_cfg, granted, shares, in_pool, vm_host)
+    rates = BalloonRates(inflate, free, deflate, max_fraction, idle_tax)
+    return reclaim(dt, rates, vms, pool_limit, balloon, touched, used, active, cached)
+
+
 @settings(max_examples=300, deadline=None)
 @given(vm_memories())
 def test_reclaim_is_numpys_bits(args):
 
-
-    assert all(same_bits(a, b) for a, b in zip(reclaim(*args), numpy_reclaim(*args), strict=True))
+    assert all(same_bits(a, b) for a, b in zip(reclaim_of(*args), numpy_reclaim(*args), strict=True))
 
 
 def test_host_pool_spare_goes_by_taxed_shares():
@@ -389,9 +426,8 @@ def test_host_pool_spare_goes_by_taxed_shares():
     # 1000 MB it never touched (f = 0: taxed, weight S / k = S / 4). Base: what each holds (0, 1000); the spare 2000
     # goes 4 : 1 -> A 1600, B 400: targets 1600 and 1400
 
-
     vm = np.zeros(2)
-    got = reclaim(1.0, 8.0, 64.0, 64.0, 0.65, 0.75, np.full(2, 4096.0), np.full(2, np.inf), np.full(2, 4096.0),
+    got = reclaim_of(1.0, 8.0, 64.0, 64.0, 0.65, 0.75, np.full(2, 4096.0), np.full(2, np.inf), np.full(2, 4096.0),
                   np.ones(2), np.ones(2, bool), np.zeros(2, np.int64), np.array([3000.0]), vm, vm,
                   np.array([0.0, 1000.0]), vm, vm)  # fmt: skip
     np.testing.assert_allclose(got[0], [1600.0, 1400.0])
@@ -461,6 +497,22 @@ def numpy_cache_update(dt, now, progress, s_factor, s_bonus, file_rows, f_item, 
 FILE_COLUMNS = ("vm", "size_mb", "cached_mb", "dirty_mb", "dirty_since_s", "last_access_s", "active")
 
 
+def file_streams_of(f_file, f_item, f_vm, f_write, f_hit, rows=None, f_need=None):
+    """The `FileStreams` record of the NumPy forms' per-stream arrays."""
+    touched, inv = np.unique(f_file, return_inverse=True)
+    rows = np.arange(f_file.size, dtype=np.int64) if rows is None else rows
+    need = np.zeros(f_file.size) if f_need is None else f_need
+    return FileStreams(rows, f_file, f_item, f_vm, need, f_write, f_hit, touched, inv.astype(np.int64))
+
+
+def cache_fit_of(dt, now, dirty_ratio, background_ratio, expire_s, guest_mem, used, disk_mbps, vm_host, files,
+                 resident, vm_cached, f_file, f_item, f_vm, f_write, f_hit, remaining):  # fmt: skip
+    """`cache_fit` called with the arguments of its NumPy form (`files`: the columns in FILE_COLUMNS' order)."""
+    return cache_fit(dt, now, DirtyLimits(dirty_ratio, background_ratio, expire_s),
+                     GuestRoom(guest_mem, used, vm_host, disk_mbps), FileColumns(*files), resident, vm_cached,
+                     file_streams_of(f_file, f_item, f_vm, f_write, f_hit), remaining)  # fmt: skip
+
+
 @st.composite
 def cache_ticks(draw):
     """A file table on a few VMs (every file resident), file streams reading and writing them, a tick's grants."""
@@ -487,13 +539,12 @@ def cache_ticks(draw):
 @given(cache_ticks())
 def test_cache_stages_are_numpys_bits(c):
 
-
     n_vm, k, r = c["n_vm"], c["f_file"].size, np.arange(c["files"]["vm"].size)
     mine, theirs = ({key: v.copy() for key, v in c["files"].items()} for _ in range(2))
     # now 35: a file dirty since 0, 5 or 6 is 35, 30 (a tie with dirty_expire_s) or 29 s old
     fit = (1.0, 35.0, 0.1, 0.05, 30.0, c["guest_mem"], c["used"], np.full(3, 50.0), np.zeros(n_vm, np.int64))
     rest = (c["vm_cached"], c["f_file"], c["f_item"], c["f_vm"], c["f_write"], c["f_hit"], c["remaining"])
-    got = cache_fit(*fit, tuple(mine[col] for col in FILE_COLUMNS), r, *rest)
+    got = cache_fit_of(*fit, tuple(mine[col] for col in FILE_COLUMNS), r, *rest)
     expect = numpy_cache_fit(*fit, theirs, r, *rest)
     assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
     cap, _, factor, bonus = expect
@@ -501,8 +552,11 @@ def test_cache_stages_are_numpys_bits(c):
     their_sums = [tuple(a.copy() for a in s) for s in sums]
     update = (1.0, 10.0, c["progress"], factor, bonus, np.arange(k), c["f_item"], c["f_vm"], c["f_need"],
               c["f_write"], c["u"], c["inv"])  # fmt: skip
-    cache_files_update(*update, tuple(mine[col] for col in FILE_COLUMNS), *sums, True)
-    got = cache_settle(1.0, tuple(mine[col] for col in FILE_COLUMNS), r, c["wb_got"], cap, 0.02)
+    touched_streams = FileStreams(np.arange(k), c["f_file"], c["f_item"], c["f_vm"], c["f_need"], c["f_write"],
+                                  c["f_hit"], c["u"], c["inv"])  # fmt: skip
+    mine_files = FileColumns(*(mine[col] for col in FILE_COLUMNS))
+    cache_files_update(*update[:5], touched_streams, mine_files, ItemReads(*sums[0]), VMReads(*sums[1]), True)
+    got = cache_settle(1.0, mine_files, r, c["wb_got"], cap, 0.02)
     expect = numpy_cache_update(*update, theirs, *their_sums, True, c["wb_got"], cap, 0.02)
     assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
     assert all(same_bits(a, b) for s, t in zip(sums, their_sums, strict=True) for a, b in zip(s, t, strict=True))
@@ -544,13 +598,11 @@ def host_pools(draw):
 @given(host_pools())
 def test_host_pool_share_is_numpys_bits(args):
 
-
     assert same_bits(host_pool_share(*args), numpy_host_pool_share(*args))
 
 
 def python_pipeline(rounds, any_multi, firsts, items, streams, vms, pools, io):
     """stage_pipeline's loop as it was written in Python around NumPy calls (the kernels for the pieces)."""
-
 
     def close(a, b):
         return bool((np.abs(a - b) <= 1e-8 + 1e-5 * np.abs(b)).all())
@@ -570,7 +622,7 @@ def python_pipeline(rounds, any_multi, firsts, items, streams, vms, pools, io):
                 break
             asked = (want, ask_io)
             if not (want == shared_cpu).all():
-                got_cpu = share_cpu(want, cpu_weight, vm, *vms, pools)[1]
+                got_cpu = share_cpu(want, cpu_weight, vm, VMCores(*vms), HostPools(*pools))[1]
                 shared_cpu = want
             if not (ask_io == shared_io).all():
                 got_io, swap_got, wb_got = share_io(ask_io, *io)
@@ -585,7 +637,6 @@ def python_pipeline(rounds, any_multi, firsts, items, streams, vms, pools, io):
 @given(layouts(), st.integers(1, 4), st.integers(1, 2))
 def test_pipeline_rounds_are_the_python_loops_bits(c, rounds, n_vm):
 
-
     n, k = c["n"], c["item"].size
     rng = np.random.default_rng(n * 31 + k)
     vm = rng.integers(0, n_vm, n)
@@ -598,7 +649,7 @@ def test_pipeline_rounds_are_the_python_loops_bits(c, rounds, n_vm):
     io = (np.zeros(n_vm), np.zeros(n_vm), np.concatenate((rng.integers(0, 2, k), np.zeros(2 * n_vm, np.int64))),
           np.array([50.0, 80.0]))  # fmt: skip
     weight = np.where(need_cpu > 0, 1.0, 0.0)
-    got_cpu1 = share_cpu(want_cpu, weight, vm, *vms, pools)[1]
+    got_cpu1 = share_cpu(want_cpu, weight, vm, VMCores(*vms), HostPools(*pools))[1]
     firsts = (got_cpu1, *share_io(s_want, *io))
     args = (
         rounds,
@@ -610,7 +661,9 @@ def test_pipeline_rounds_are_the_python_loops_bits(c, rounds, n_vm):
         pools,
         io,
     )
-    got, expect = pipeline(*args), python_pipeline(*args)
+    rounds_, multi, firsts, items, streams, vms, pools, io = args
+    records = (Grants(*firsts), PipelineItems(*items), PipelineStreams(*streams), VMCores(*vms), HostPools(*pools))
+    got, expect = pipeline(rounds_, multi, *records, DeviceShares(*io)), python_pipeline(*args)
     assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
 
 
@@ -665,10 +718,11 @@ def demands(draw):
 @given(demands())
 def test_demand_is_numpys_bits(args):
 
-
     with np.errstate(invalid="ignore"):
         expect = numpy_demand(*args)
-    assert all(same_bits(a, b) for a, b in zip(demand(*args), expect, strict=True))
+    dt, k, has_load, items, vm, is_load, stall, *streams = args
+    got = demand(dt, k, has_load, ItemDemand(*items, vm, is_load), stall, StreamDemand(*streams))
+    assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
 
 
 def numpy_shuffle_move(queue, width, n, left, serve_row, remaining, col_node, held, served_read, served_sent, row_sum,
@@ -801,7 +855,9 @@ def test_shuffle_move_is_the_dense_numpy_forms_bits(args, room):
     widened when a send row had no room) and its column counts."""
     theirs = _copies(args)
     mine = sparse_args(_copies(args), room)
-    got = shuffle_move(*mine)
+    q_col, q_val, q_len, width, n, left, serve_row, remaining, col_node, held, read, sent, row_sum, stale = mine[:14]
+    queue = SparseQueue(q_col, q_val, q_len, row_sum, stale, *mine[14:16])
+    got = shuffle_move(queue, width, n, left, serve_row, remaining, col_node, held, read, sent)
     want, moved, local, rows, rows_want, start, held = got[:7]
     want_np, moved_np, local_np, rows_np, rows_want_np, start_np, held_np = numpy_shuffle_move(*theirs)
     assert same_bits(want, want_np) and np.array_equal(moved, moved_np)
@@ -1128,6 +1184,16 @@ def copier_states(draw):
         fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale  # fmt: skip
 
 
+def copiers_take_of(copiers, changed, waiting, in_flight, col_row, item_kind, starting, backlog, position, next_at,
+                    to_node, fetch_node, fetch_col, disk_mb, send_mb, nic_mb, q_col, q_val, q_len, stale, col_nnz,
+                    col_big):  # fmt: skip
+    """`copiers_take` called with the arguments of its NumPy form and the sparse queue (the records built from them)."""
+    reduces = CopierColumns(changed, waiting, in_flight, col_row, backlog, position, next_at, to_node)
+    queue = SparseQueue(q_col, q_val, q_len, np.zeros(q_len.size), stale, col_nnz, col_big)
+    rates = CopyRates(disk_mb, send_mb, nic_mb)
+    return copiers_take(copiers, reduces, item_kind, starting, fetch_node, fetch_col, rates, queue)
+
+
 @settings(max_examples=400, deadline=None)
 @given(copier_states(), st.sampled_from([0, 1, 64]))
 def test_copiers_take_is_numpys_bits(args, room):
@@ -1136,7 +1202,7 @@ def test_copiers_take_is_numpys_bits(args, room):
     mine, theirs = _copies(args), _copies(args)
     queue = mine[16]
     q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, room)
-    got = copiers_take(*mine[:16], q_col, q_val, q_len, mine[17], col_nnz, col_big, 1e-9)
+    got = copiers_take_of(*mine[:16], q_col, q_val, q_len, mine[17], col_nnz, col_big)
     want = numpy_copiers_take(*theirs)
     by_col = np.lexsort((want[0], want[1]))  # the kernel keeps them by column, then node (their order moves nothing)
     assert got[2] == want[2] and np.array_equal(got[0], want[0][by_col]) and np.array_equal(got[1], want[1][by_col])
@@ -1300,11 +1366,9 @@ def test_flat_streams_is_numpys(items, seed):
     if seed % 2:
         rows = rows[np.random.default_rng(seed).random(items.n) < 0.6]
     live = items.take(rows, ("kind", "need_cpu", *ItemTable.WIDE))
-    got = flatten_streams(items.stream_vm, items.stream_device, items.stream_file, items.stream_need,
-                              items.stream_write, items.stream_hit, rows, live.need_cpu, live.kind, live.n,
-                              int(Device.DISK), int(Kind.WAIT), int(Kind.LOAD))  # fmt: skip
+    got = flatten_streams(columns(StreamColumns, items), rows, live.need_cpu, live.kind, live.n)
     want = numpy_flat_streams(live)
-    assert len(got) == len(want)
+    assert got._fields == tuple(want)
     for value, (name, expected) in zip(got, want.items(), strict=True):
         if isinstance(expected, np.ndarray):
             assert value.dtype == expected.dtype and np.array_equal(value, expected), name
@@ -1380,13 +1444,14 @@ def test_memory_stage_is_the_sums_then_reclaim(args, seed, count_files):
     cached = np.bincount(file_vm[resident], file_cached[resident], minlength=n_vm).astype(float)
     if not count_files:
         cached = np.zeros(n_vm)
-    want = reclaim(dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares,
+    want = reclaim_of(dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares,
                            in_pool, vm_host, pool_limit, balloon, touched, used, active, cached)  # fmt: skip
     state = tuple(np.full(n_vm + 2, 7.0) for _ in range(5))  # VM columns with spare capacity
     state[0][:n_vm], state[4][:n_vm] = balloon, touched
     got = memory_stage(
-        dt, (inflate, free_rate, deflate, max_fraction, idle_tax),
-        (os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host), state, pool_limit, item_vm, item_mem,
+        dt, BalloonRates(inflate, free_rate, deflate, max_fraction, idle_tax),
+        VMMemory(os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host), VMMemoryState(*state),
+        pool_limit, item_vm, item_mem,
         item_active, file_vm, file_cached, resident, count_files,
     )  # fmt: skip
     assert all(same_bits(a, b) for a, b in zip(got, (used, active, cached, *want), strict=True))
@@ -1417,7 +1482,7 @@ def test_copiers_release_is_numpys(args):
     queue[fetch_node, fetch_col] = np.select([third == 0, third == 1], [0.0, 1e-10], queue[fetch_node, fetch_col])
     mine_flight, mine_changed = in_flight.copy(), changed.copy()
     q_col, q_val, q_len, _, _ = sparse_queue(queue)
-    got = copiers_release(q_col, q_val, q_len, fetch_node, fetch_col, mine_flight, mine_changed, 1e-9)
+    got = copiers_release(q_col, q_val, q_len, fetch_node, fetch_col, mine_flight, mine_changed)
     done = queue[fetch_node, fetch_col] <= 1e-9
     want_flight, want_changed = in_flight.copy(), changed.copy()
     if done.any():
@@ -1494,10 +1559,12 @@ def test_cache_stage_places_cache_fit_among_the_streams(c, others):
     rest = (c["vm_cached"], c["f_file"], c["f_item"], c["f_vm"], c["f_write"], c["f_hit"])
     total = k + others
     file_rows = np.sort(np.random.default_rng(k + 7 * others).permutation(total)[:k]).astype(np.int64)
-    got = cache_stage(*fit, tuple(mine[col] for col in FILE_COLUMNS), r, rest[0],
-                              (total, file_rows, *rest[1:]), c["remaining"])  # fmt: skip
-    cap, wb_want, factor, bonus = cache_fit(*fit, tuple(theirs[col] for col in FILE_COLUMNS), r, *rest,
-                                                    c["remaining"])  # fmt: skip
+    dt, now, dirty_ratio, background_ratio, expire_s, guest_mem, used, disk_mbps, vm_host = fit
+    got = cache_stage(dt, now, DirtyLimits(dirty_ratio, background_ratio, expire_s),
+                      GuestRoom(guest_mem, used, vm_host, disk_mbps), FileColumns(*(mine[col] for col in FILE_COLUMNS)),
+                      r, rest[0], total, file_streams_of(*rest[1:], rows=file_rows), c["remaining"])  # fmt: skip
+    cap, wb_want, factor, bonus = cache_fit_of(*fit, tuple(theirs[col] for col in FILE_COLUMNS), r, *rest,
+                                               c["remaining"])  # fmt: skip
     s_factor, s_bonus = np.ones(total), np.zeros(total)
     s_factor[file_rows], s_bonus[file_rows] = factor, bonus
     assert all(same_bits(a, b) for a, b in zip(got, (cap, wb_want, s_factor, s_bonus), strict=True))
@@ -1525,7 +1592,7 @@ def test_closing_drained_is_numpys_gathered_sum(seed, n_rows, cols, k):
     pending = queue[np.ix_(rows, closing)].sum(axis=0) + held[closing]
     drained = float(r.choice(pending)) if r.random() < 0.7 else 1e-9
     q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, drained=drained)
-    got = closing_drained(q_col, q_val, q_len, row_sum, stale, held, closing, col_nnz, col_big, drained)
+    got = closing_drained(SparseQueue(q_col, q_val, q_len, row_sum, stale, col_nnz, col_big), held, closing, drained)
     assert np.array_equal(got, pending <= drained)
 
 
@@ -1542,7 +1609,7 @@ def test_queue_add_and_drop_col_are_the_dense_forms(seed, n, cols, room):
     cells = r.choice(2 * n * cols, size=int(r.integers(0, 2 * n * cols)), replace=False)
     rows, at = (cells // cols).astype(np.int64), (cells % cols).astype(np.int64)
     amount = np.where(r.random(cells.size) < 0.2, 0.0, r.random(cells.size) * 10.0 ** r.integers(-12, 3))
-    q_col, q_val = queue_add(q_col, q_val, q_len, rows, at, amount, col_nnz, col_big, 1e-9)
+    q_col, q_val = queue_add(q_col, q_val, q_len, rows, at, amount, col_nnz, col_big)
     queue[rows, at] += amount
     assert same_bits(dense_of(q_col, q_val, q_len, cols, col_nnz, col_big), queue)
     assert same_bits(queue_dense(q_col, q_val, q_len, cols), queue)

@@ -6,9 +6,90 @@ hypervisor gave to others, iowait idle time with an I/O of the VM outstanding. T
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from vcloud.numerics import kernel, np_max, np_min
+
+
+class ItemUse(NamedTuple):
+    """Per running item: what it is and what the tick's stages gave it."""
+
+    vm: np.ndarray
+    is_load: np.ndarray  # a LOAD phase (a background tenant)
+    need_cpu: np.ndarray  # megacycles per unit of progress
+    threads: np.ndarray
+    fed: np.ndarray  # an open phase: a queue fed by others
+    sys_fraction: np.ndarray
+    core_mhz: np.ndarray  # its host's core MHz
+    progress: np.ndarray  # units done in the tick
+    rate: np.ndarray
+    want_cpu: np.ndarray
+    frac_dt: np.ndarray  # seconds in its phase
+    got_cpu: np.ndarray  # MHz, the last sharing round's
+    got_cpu1: np.ndarray  # MHz, the first round's (competing as a runnable thread)
+    runnable_mhz: np.ndarray  # its CPU rate while runnable
+
+
+class StreamUse(NamedTuple):
+    """Per I/O stream (the items' first, then the LOAD items' disk streams): where it ran and what it got."""
+
+    item: np.ndarray
+    vm: np.ndarray  # the VM whose host's device carries it
+    group: np.ndarray  # its device's row of io_bw: datastores, NICs, rack uplinks
+    need: np.ndarray  # MB per unit
+    bonus: np.ndarray  # MB/s a write may dirty in the cache
+    want: np.ndarray
+    full: np.ndarray  # its want at full speed
+    got: np.ndarray  # MB/s, the last round's
+    got1: np.ndarray  # MB/s, the first round's
+
+
+class VMUse(NamedTuple):
+    """Per VM: its vCPUs, core speed, page-in stall and what its swap and write-back streams got."""
+
+    vcpus: np.ndarray
+    core_mhz: np.ndarray
+    stall: np.ndarray
+    swap_got: np.ndarray
+    wb_got: np.ndarray
+
+
+class ItemCharges(NamedTuple):
+    """The item table's columns the tick adds to (each field a column of that name)."""
+
+    io_mb: np.ndarray
+    sys_s: np.ndarray
+    usr_s: np.ndarray
+    steal_s: np.ndarray
+    iowait_s: np.ndarray
+
+
+class VMTickState(NamedTuple):
+    """The VM table's columns the tick sets (each field a column of that name)."""
+
+    cpu_demand_mhz: np.ndarray
+    cpu_used_mhz: np.ndarray
+    disk_mbps: np.ndarray
+    net_mbps: np.ndarray
+
+
+class VMCounters(NamedTuple):
+    """The VM table's cumulative columns the tick adds to (each field a column of that name)."""
+
+    usr_s: np.ndarray
+    sys_s: np.ndarray
+    steal_s: np.ndarray
+    iowait_s: np.ndarray
+    idle_s: np.ndarray
+    cpu_used_mhz_s: np.ndarray
+    cpu_demand_mhz_s: np.ndarray
+    cpu_ready_mhz_s: np.ndarray
+    disk_mb: np.ndarray
+    net_mb: np.ndarray
+    swap_io_mb: np.ndarray
+    writeback_mb: np.ndarray
 
 
 @kernel
@@ -17,46 +98,46 @@ def account(
     n_host: int,
     k: int,
     has_load: bool,
-    vm: np.ndarray,
-    is_load: np.ndarray,
-    need_cpu: np.ndarray,
-    threads: np.ndarray,
-    fed: np.ndarray,
-    sys_fraction: np.ndarray,
-    core_mhz: np.ndarray,
-    progress: np.ndarray,
-    rate: np.ndarray,
-    want_cpu: np.ndarray,
-    frac_dt: np.ndarray,
-    got_cpu: np.ndarray,
-    got_cpu1: np.ndarray,
-    runnable_mhz: np.ndarray,
-    s_item: np.ndarray,
-    s_vm: np.ndarray,
-    s_group: np.ndarray,
-    s_need: np.ndarray,
-    s_bonus: np.ndarray,
-    s_want: np.ndarray,
-    s_full: np.ndarray,
-    got_io: np.ndarray,
-    got_io1: np.ndarray,
-    vcpus: np.ndarray,
-    core_mhz_vm: np.ndarray,
-    stall: np.ndarray,
-    swap_got: np.ndarray,
-    wb_got: np.ndarray,
-    item_out: tuple,
-    vm_now: tuple,
-    vm_sum: tuple,
+    items: ItemUse,
+    streams: StreamUse,
+    vms: VMUse,
+    item_out: ItemCharges,
+    vm_now: VMTickState,
+    vm_sum: VMCounters,
 ) -> None:
     """`vcloud.engine.stage_account`: what each item and VM did in the tick, and the guest's /proc/stat accounting
-    per VM. Adds to the item columns (io_mb, sys_s, usr_s, steal_s, iowait_s) and the VM counters (`vm_sum`), and
-    sets the VM's state of the tick (`vm_now`: cpu_demand_mhz, cpu_used_mhz, disk_mbps, net_mbps)."""
+    per VM. Adds to the item columns (`item_out`) and the VM counters (`vm_sum`), and sets the VM's state of the
+    tick (`vm_now`); `k`: the streams of the items (the LOAD items' disk streams follow them)."""
+    vm, is_load, need_cpu, threads, fed = items.vm, items.is_load, items.need_cpu, items.threads, items.fed
+    sys_fraction, core_mhz, progress, rate, want_cpu = (
+        items.sys_fraction,
+        items.core_mhz,
+        items.progress,
+        items.rate,
+        items.want_cpu,
+    )
+    frac_dt, got_cpu, got_cpu1, runnable_mhz = items.frac_dt, items.got_cpu, items.got_cpu1, items.runnable_mhz
+    s_item, s_vm, s_group, s_need, s_bonus = streams.item, streams.vm, streams.group, streams.need, streams.bonus
+    s_want, s_full, got_io, got_io1 = streams.want, streams.full, streams.got, streams.got1
+    vcpus, core_mhz_vm, stall, swap_got, wb_got = vms.vcpus, vms.core_mhz, vms.stall, vms.swap_got, vms.wb_got
     n, n_vm, n_s = need_cpu.size, vcpus.size, s_item.size
-    io_mb, sys_s_out, usr_s_out, steal_s_out, iowait_s_out = item_out
-    cpu_demand_mhz, cpu_used_mhz, disk_mbps, net_mbps = vm_now
-    usr_vm, sys_vm, steal_vm, iowait_vm, idle_vm, used_mhz_s, demand_mhz_s, ready_mhz_s = vm_sum[:8]
-    disk_mb, net_mb, swap_io_mb, writeback_mb = vm_sum[8:]
+    io_mb, sys_s_out, usr_s_out = item_out.io_mb, item_out.sys_s, item_out.usr_s
+    steal_s_out, iowait_s_out = item_out.steal_s, item_out.iowait_s
+    cpu_demand_mhz, cpu_used_mhz, disk_mbps, net_mbps = (
+        vm_now.cpu_demand_mhz,
+        vm_now.cpu_used_mhz,
+        vm_now.disk_mbps,
+        vm_now.net_mbps,
+    )
+    usr_vm, sys_vm, steal_vm, iowait_vm, idle_vm = (
+        vm_sum.usr_s,
+        vm_sum.sys_s,
+        vm_sum.steal_s,
+        vm_sum.iowait_s,
+        vm_sum.idle_s,
+    )
+    used_mhz_s, demand_mhz_s, ready_mhz_s = vm_sum.cpu_used_mhz_s, vm_sum.cpu_demand_mhz_s, vm_sum.cpu_ready_mhz_s
+    disk_mb, net_mb, swap_io_mb, writeback_mb = vm_sum.disk_mb, vm_sum.net_mb, vm_sum.swap_io_mb, vm_sum.writeback_mb
 
     # what each item and stream moved in the tick
     cpu_mc = np.empty(n)

@@ -31,51 +31,75 @@ of the tick its requests are outstanding, and that iowait is the VM's, no item's
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from vcloud import memory
-from vcloud.accounting import account
-from vcloud.hostpool import cpu_setup
-from vcloud.items import demand, demand_inputs, find_idle_rows, flatten_streams, progress, stream_groups
-from vcloud.memory import MemorySettings, memory_stage
+from vcloud.accounting import ItemCharges, ItemUse, StreamUse, VMCounters, VMTickState, VMUse, account
+from vcloud.hostpool import HostPools, cpu_setup
+from vcloud.items import (
+    FlatStreams,
+    ItemDemand,
+    StreamColumns,
+    StreamDemand,
+    demand,
+    demand_inputs,
+    find_idle_rows,
+    flatten_streams,
+    progress,
+    stream_groups,
+)
+from vcloud.memory import MemorySettings, VMMemory, VMMemoryState, memory_stage
 from vcloud.numerics import sum_by
-from vcloud.pagecache import FileTable, PageCache, cache_files_update, cache_settle, cache_stage
-from vcloud.sharing import pipeline, share_cpu, share_io
-from vcloud.tables import HostTable, ItemTable, VMTable
-from vcloud.work import Device, Kind
+from vcloud.pagecache import (
+    DirtyLimits,
+    FileColumns,
+    FileStreams,
+    FileTable,
+    GuestRoom,
+    ItemReads,
+    PageCache,
+    VMReads,
+    cache_files_update,
+    cache_settle,
+    cache_stage,
+)
+from vcloud.sharing import (
+    DeviceShares,
+    Grants,
+    PipelineItems,
+    PipelineStreams,
+    VMCores,
+    pipeline,
+    share_cpu,
+    share_io,
+)
+from vcloud.tables import HostTable, ItemTable, VMTable, columns
+from vcloud.work import Device
 
 ENTITLEMENT_FLOOR_MHZ = 1e-6  # a VM with zero entitlement still takes idle cycles (work conserving)
 RECLAIM_BATCH = 0.02  # share of a VM's cache memory freed beyond the excess when its cache overflows (fewer passes)
 
-# the kinds as plain ints: comparing an int8 column with a plain int is cheaper than with an IntEnum member
-_WAIT, _LOAD = int(Kind.WAIT), int(Kind.LOAD)
-_DISK, _UPLINK = int(Device.DISK), int(Device.UPLINK)
+_UPLINK = int(Device.UPLINK)  # a plain int: compiled in as a constant
 
 
-@dataclass(frozen=True)
-class Physics:
+class Physics(BaseModel):
     """Constants of the cloud physics that are not per-host or per-VM configuration."""
 
-    swap_touch_rate: float = 0.2  # fraction of swapped-out MB touched (paged in) per second
-    # sharing rounds of the pipeline stage: 1 = a multi-resource phase keeps what it cannot use (no
-    # redistribution); more = what it cannot use goes to other work, round by round (see stage_pipeline)
-    pipeline_rounds: int = 3
-    memory: MemorySettings = field(default_factory=MemorySettings)  # ESX memory reclamation (vcloud/memory.py)
-    # a rack's hosts' NIC bandwidth over its switch's uplink to the core, each direction (1: non-blocking; None:
-    # no rack limit at all): the oversubscription that makes reads from another rack slower than from the same one
-    rack_oversubscription: float | None = None
-
-    def __post_init__(self) -> None:
-        if not self.swap_touch_rate >= 0:
-            raise ValueError(f"swap_touch_rate must be >= 0, got {self.swap_touch_rate}")
-        if self.rack_oversubscription is not None and not 0 < self.rack_oversubscription < math.inf:
-            raise ValueError(f"rack_oversubscription must be > 0 and finite, got {self.rack_oversubscription}")
-        if not 1 <= self.pipeline_rounds <= 50:
-            raise ValueError(f"pipeline_rounds must be in 1..50, got {self.pipeline_rounds}")
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    swap_touch_rate: float = Field(0.2, ge=0, le=1, description="fraction of swapped MB paged in per second")
+    pipeline_rounds: int = Field(
+        3, ge=1, le=50, description="sharing rounds of pipelined phases (1: a phase keeps what it cannot use)"
+    )
+    memory: MemorySettings = Field(default_factory=MemorySettings, description="ESX memory reclamation")
+    rack_oversubscription: float | None = Field(
+        None,
+        ge=1,
+        le=1000,
+        description="a rack's hosts' NIC bandwidth over its uplink to the core, each way (None: no rack limit)",
+    )
 
 
 @dataclass
@@ -88,36 +112,11 @@ class TickResult:
 
 
 @dataclass
-class Streams:
-    """The running items' I/O streams, flattened: one entry per (item, stream column) in use."""
+class StreamLayout:
+    """The running items' streams (`FlatStreams`) and what the first tick that uses them works out once: hosts and VMs
+    stay where they are, and a row's ceiling is set at its start."""
 
-    item: np.ndarray  # item row
-    col: np.ndarray  # stream column
-    vm: np.ndarray  # the VM whose host's device carries it
-    device: np.ndarray  # work.Device
-    need: np.ndarray  # MB per unit of progress
-    file: np.ndarray  # the file it reads or writes through the page cache (-1: none)
-    write: np.ndarray
-    multi: np.ndarray  # per item: the phase needs more than one resource
-    starts: np.ndarray  # where each item's streams start (the streams are ordered by item) ...
-    owners: np.ndarray  # ... and those items, ascending
-    any_multi: bool
-    file_rows: np.ndarray  # the streams that go through a page-cache file
-    any_file: bool
-    # the file streams' columns (of `file_rows`), and the files they touch: fixed while the layout is
-    f_file: np.ndarray
-    f_item: np.ndarray
-    f_vm: np.ndarray
-    f_need: np.ndarray
-    f_write: np.ndarray
-    f_hit: np.ndarray  # reads: the file's cached share when the phase began (ItemTable.stream_hit)
-    f_touched: np.ndarray  # the files, ascending (np.unique of f_file) ...
-    f_inv: np.ndarray  # ... and each file stream's place among them
-    is_load: np.ndarray  # per item: a LOAD phase (a background tenant) ...
-    has_load: bool
-    wait_rows: np.ndarray  # ... the WAIT and LOAD items (a row's kind changes only with the layout)
-    load_rows: np.ndarray
-    # set by the first tick that uses them (hosts and VMs stay where they are; a row's ceiling is set at its start):
+    flat: FlatStreams
     group: np.ndarray | None = None  # each stream's row of `io_bw` (vcloud/items.py `stream_groups`) ...
     ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
     shared_rows: np.ndarray | None = None  # the io stage's groups: the streams', then each VM's datastore twice
@@ -175,7 +174,8 @@ class TickState:
     dt: float = 1.0
     now: float = 0.0  # the tick's start, s
     cache: PageCache | None = None
-    streams: Streams | None = None
+    streams: FlatStreams | None = None
+    layout: StreamLayout | None = None
     has_load: bool = False
     is_load: np.ndarray = field(default=None)  # per item: a LOAD phase (a background tenant)
     core_mhz_vm: np.ndarray = field(default=None)  # per VM: its host's core MHz ...
@@ -187,7 +187,8 @@ class TickState:
     vm_limit: np.ndarray = field(default=None)
     vm_weight: np.ndarray = field(default=None)  # entitlement + floor
     host_mhz: np.ndarray = field(default=None)
-    pools: tuple = ()  # host-local pools' arrays for vcloud/sharing.py `share_cpu` (empty arrays: none)
+    pools: HostPools | None = None  # host-local pools for vcloud/sharing.py `share_cpu` (empty arrays: none)
+    cores: VMCores | None = None  # per VM (and host) what the sharing rounds read again
     swap_got1: np.ndarray = field(default=None)
     wb_got1: np.ndarray = field(default=None)
     vm_cached: np.ndarray | None = None  # per VM: cached MB as the memory stage counted it (None: not counted)
@@ -217,7 +218,7 @@ def memory_state(vms: VMTable, items: ItemTable) -> tuple[np.ndarray, np.ndarray
     return used, active, swapped
 
 
-def flat_streams(items: ItemTable) -> Streams:
+def flat_streams(items: ItemTable) -> StreamLayout:
     """The items' streams as flat arrays; cached on the table until its layout changes (rows or phases). Ordered by
     item, then column; built in one compiled pass (vcloud/items.py `flatten_streams`)."""
     cached = getattr(items, "_flat_streams", None)
@@ -228,12 +229,9 @@ def flat_streams(items: ItemTable) -> Streams:
     return streams
 
 
-def _flat_streams_of(table: ItemTable, rows: np.ndarray, items: ItemTable) -> Streams:
+def _flat_streams_of(table: ItemTable, rows: np.ndarray, items: ItemTable) -> StreamLayout:
     """The streams of `items` (CPU needs and kinds), which are rows `rows` of `table`'s stream columns."""
-    return Streams(*flatten_streams(
-        table.stream_vm, table.stream_device, table.stream_file, table.stream_need, table.stream_write,
-        table.stream_hit, rows, items.need_cpu, items.kind, items.n, _DISK, _WAIT, _LOAD,
-    ))  # fmt: skip
+    return StreamLayout(flatten_streams(columns(StreamColumns, table), rows, items.need_cpu, items.kind, items.n))
 
 
 # what a tick reads of an item's row besides its streams, and what it writes (live_items)
@@ -295,10 +293,7 @@ def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     resident = cache.resident() if count else _NO_ROWS
     (st.used, st.active, cached, st.target, st.balloon, st.guest_mem, st.hv_swap, st.held, st.stall, st.swapped,
      st.heap_touched) = memory_stage(
-        st.dt, memory.rates(settings),
-        (vms.os_mem_mb[:n_vm], vms.os_active_fraction[:n_vm], vms.mem_mb[:n_vm], vms.mem_limit_cfg_mb[:n_vm],
-         vms.mem_granted_mb[:n_vm], vms.mem_shares[:n_vm], vms.in_pool[:n_vm], vms.host[:n_vm]),
-        (vms.balloon_mb, vms.mem_target_mb, vms.hv_swap_mb, vms.mem_held_mb, vms.mem_touched_mb),
+        st.dt, memory.rates(settings), columns(VMMemory, vms, n_vm), columns(VMMemoryState, vms),
         hosts.pool_mem_limit_mb[: hosts.n], items.vm[:n], items.mem_mb[:n], items.mem_active_mb[:n], files.vm,
         files.cached_mb, resident, count,
     )  # fmt: skip
@@ -323,15 +318,22 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
         return
     cfg, n_host = cache.settings, hosts.n
     st.cache_cap, st.wb_want, st.s_factor, st.s_bonus = cache_stage(
-        st.dt, st.now, cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s, st.guest_mem, st.used,
-        hosts.disk_mbps[:n_host], st.vm_host, _file_columns(files), cache.resident(),
+        st.dt,
+        st.now,
+        DirtyLimits(cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s),
+        GuestRoom(guest_mem=st.guest_mem, used=st.used, vm_host=st.vm_host, disk_mbps=hosts.disk_mbps[:n_host]),
+        columns(FileColumns, files),
+        cache.resident(),
         _NO_VALUES if st.vm_cached is None else st.vm_cached,
-        (fs.item.size, fs.file_rows, fs.f_file, fs.f_item, fs.f_vm, fs.f_write, fs.f_hit), items.remaining[: items.n],
-    )  # fmt: skip
+        fs.item.size,
+        file_streams(fs),
+        items.remaining[: items.n],
+    )
 
 
-# the page cache's file columns in the order the kernel takes them
-_file_columns = attrgetter("vm", "size_mb", "cached_mb", "dirty_mb", "dirty_since_s", "last_access_s", "active")
+def file_streams(fs: FlatStreams) -> FileStreams:
+    return FileStreams(rows=fs.file_rows, file=fs.f_file, item=fs.f_item, vm=fs.f_vm, need=fs.f_need,
+                       write=fs.f_write, hit=fs.f_hit, touched=fs.f_touched, inv=fs.f_inv)  # fmt: skip
 
 
 _NO_VALUES = np.zeros(0)
@@ -349,12 +351,13 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         physics.swap_touch_rate,
     )  # fmt: skip
     core_mhz, s_item, s_vm = st.core_mhz, fs.item, fs.vm
-    if fs.group is None:
+    layout = st.layout
+    if layout.group is None:
         racks = (io_bw.size - 2 * n_host) // 2  # io_bw: datastores, NICs, then each rack's uplink out and in
-        fs.group, fs.ceiling = stream_groups(
+        layout.group, layout.ceiling = stream_groups(
             vm_host[s_vm], fs.device, hosts.rack[:n_host], racks, _UPLINK, items.io_mbps_max[:n], s_item, io_bw
         )
-    s_group, s_base, load_want = fs.group, fs.ceiling, _NO_VALUES
+    s_group, s_base, load_want = layout.group, layout.ceiling, _NO_VALUES
     if st.has_load:  # a load's disk stream after the items' streams
         load = fs.load_rows
         s_item = np.concatenate((s_item, load))
@@ -363,11 +366,17 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         s_group = np.concatenate((s_group, vm_host[vm[load]]))
         s_base = np.minimum(items.io_mbps_max[:n][s_item], io_bw[s_group])
         load_want = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[fs.item.size :]])
-    columns = (items.threads[:n], items.need_cpu[:n], core_mhz, items.load_cpu_mhz[:n], items.remaining[:n],
-               items.open[:n])  # fmt: skip
     st.want_cpu, st.cpu_weight, st.s_want, st.s_full = demand(
-        st.dt, fs.item.size, st.has_load, columns, vm, is_load, st.stall, s_item, s_need, s_base, fs.need, st.s_bonus,
-        load_want,
+        st.dt, fs.item.size, st.has_load,
+        ItemDemand(
+            threads=items.threads[:n], need_cpu=items.need_cpu[:n], core_mhz=core_mhz,
+            load_cpu_mhz=items.load_cpu_mhz[:n], remaining=items.remaining[:n], open=items.open[:n], vm=vm,
+            is_load=is_load,
+        ),
+        st.stall,
+        StreamDemand(
+            item=s_item, need=s_need, base=s_base, logical_need=fs.need, bonus=st.s_bonus, load_want=load_want
+        ),
     )  # fmt: skip
     st.s_item, st.s_group, st.s_vm, st.s_need = s_item, s_group, s_vm, s_need
     st.io_bw = io_bw
@@ -383,21 +392,19 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
         vms.in_pool[:n_vm], st.vm_host, vms.cpu_shares[:n_vm],
     )  # fmt: skip
     st.vm_limit = vms.cpu_limit_mhz[:n_vm]
+    st.cores = VMCores(st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz)
     # host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)
-    st.vm_got1, st.got_cpu1 = share_cpu(
-        st.want_cpu, st.cpu_weight, items.vm[: items.n], st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight,
-        st.host_mhz, st.pools,
-    )  # fmt: skip
+    st.vm_got1, st.got_cpu1 = share_cpu(st.want_cpu, st.cpu_weight, items.vm[: items.n], st.cores, st.pools)
 
 
 def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
-    fs = st.streams
     if st.has_load:
         st.io_group = np.concatenate((st.s_group, st.vm_host, st.vm_host))
     else:
-        if fs.shared_rows is None:
-            fs.shared_rows = np.concatenate((st.s_group, st.vm_host, st.vm_host))
-        st.io_group = fs.shared_rows
+        layout = st.layout
+        if layout.shared_rows is None:
+            layout.shared_rows = np.concatenate((st.s_group, st.vm_host, st.vm_host))
+        st.io_group = layout.shared_rows
     st.got_io1, st.swap_got1, st.wb_got1 = share_io(st.s_want, st.swap_want, st.wb_want, st.io_group, st.io_bw)
 
 
@@ -408,11 +415,12 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     vcloud/sharing.py `pipeline`)."""
     fs, n = st.streams, items.n
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got, st.runnable_mhz = pipeline(
-        physics.pipeline_rounds, fs.any_multi, (st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),
-        (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, fs.wait_rows, fs.load_rows),
-        (fs.item, fs.starts, fs.owners, fs.multi, st.s_want, st.s_need, st.s_bonus),
-        (st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz), st.pools,
-        (st.swap_want, st.wb_want, st.io_group, st.io_bw),
+        physics.pipeline_rounds, fs.any_multi, Grants(st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),
+        PipelineItems(need_cpu=items.need_cpu[:n], vm=items.vm[:n], want_cpu=st.want_cpu, cpu_weight=st.cpu_weight,
+                      wait_rows=fs.wait_rows, load_rows=fs.load_rows),
+        PipelineStreams(item=fs.item, starts=fs.starts, owners=fs.owners, multi=fs.multi, want=st.s_want,
+                        need=st.s_need, bonus=st.s_bonus),
+        st.cores, st.pools, DeviceShares(st.swap_want, st.wb_want, st.io_group, st.io_bw),
     )  # fmt: skip
 
 
@@ -430,24 +438,23 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     on page-ins; steal and iowait per VM attributed to items in proportion to what each contributed)."""
     n_vm, n = vms.n, items.n
     account(
-        st.dt, hosts.n, st.streams.item.size, st.has_load, items.vm[:n], st.is_load, items.need_cpu[:n],
-        items.threads[:n], items.open[:n], items.sys_fraction[:n], st.core_mhz, st.progress, st.rate, st.want_cpu,
-        st.frac_dt, st.got_cpu, st.got_cpu1, st.runnable_mhz, st.s_item, st.s_vm, st.s_group, st.s_need, st.s_bonus,
-        st.s_want, st.s_full, st.got_io, st.got_io1, vms.vcpus[:n_vm], st.core_mhz_vm, st.stall, st.swap_got,
-        st.wb_got,
-        _item_sums(items), _vm_now(vms), _vm_sums(vms),  # whole columns: the kernel writes the first rows only
+        st.dt, hosts.n, st.streams.item.size, st.has_load,
+        ItemUse(
+            vm=items.vm[:n], is_load=st.is_load, need_cpu=items.need_cpu[:n], threads=items.threads[:n],
+            fed=items.open[:n], sys_fraction=items.sys_fraction[:n], core_mhz=st.core_mhz, progress=st.progress,
+            rate=st.rate, want_cpu=st.want_cpu, frac_dt=st.frac_dt, got_cpu=st.got_cpu, got_cpu1=st.got_cpu1,
+            runnable_mhz=st.runnable_mhz,
+        ),
+        StreamUse(
+            item=st.s_item, vm=st.s_vm, group=st.s_group, need=st.s_need, bonus=st.s_bonus, want=st.s_want,
+            full=st.s_full, got=st.got_io, got1=st.got_io1,
+        ),
+        VMUse(vcpus=vms.vcpus[:n_vm], core_mhz=st.core_mhz_vm, stall=st.stall, swap_got=st.swap_got, wb_got=st.wb_got),
+        columns(ItemCharges, items), columns(VMTickState, vms), columns(VMCounters, vms),  # the kernel writes n rows
     )  # fmt: skip
     vms.mem_used_mb[:n_vm] = st.used
     vms.mem_active_mb[:n_vm] = st.active
     vms.swap_mb[:n_vm] = st.swapped
-
-
-# the columns stage_account adds to or sets, in the order vcloud/accounting.py `account` takes them
-_ITEM_SUMS = ("io_mb", "sys_s", "usr_s", "steal_s", "iowait_s")
-_VM_NOW = ("cpu_demand_mhz", "cpu_used_mhz", "disk_mbps", "net_mbps")
-_VM_SUMS = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s", "cpu_used_mhz_s", "cpu_demand_mhz_s", "cpu_ready_mhz_s",
-            "disk_mb", "net_mb", "swap_io_mb", "writeback_mb")  # fmt: skip
-_item_sums, _vm_now, _vm_sums = attrgetter(*_ITEM_SUMS), attrgetter(*_VM_NOW), attrgetter(*_VM_SUMS)
 
 
 def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
@@ -456,16 +463,15 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
     cache, fs, n_vm = st.cache, st.streams, vms.n
     if cache is None or not cache.settings.enabled:
         return
-    columns = _file_columns(cache.files)
+    files = columns(FileColumns, cache.files)
     if fs.any_file:
         n = items.n
         cache.touch(fs.f_touched)  # the files the tick's streams read or wrote (a handful of the table)
         cache_files_update(
-            st.dt, st.now, st.progress, st.s_factor, st.s_bonus, fs.file_rows, fs.f_item, fs.f_vm, fs.f_need,
-            fs.f_write, fs.f_touched, fs.f_inv, columns, (items.read_disk_mb[:n], items.read_cache_mb[:n]),
-            (vms.read_disk_mb[:n_vm], vms.read_cache_mb[:n_vm], vms.cache_touched_mb[:n_vm]), physics.memory.reclaim,
+            st.dt, st.now, st.progress, st.s_factor, st.s_bonus, file_streams(fs), files, columns(ItemReads, items, n),
+            columns(VMReads, vms, n_vm), physics.memory.reclaim,
         )  # fmt: skip
-    cached, dirty = cache_settle(st.dt, columns, cache.resident(), st.wb_got, st.cache_cap, RECLAIM_BATCH)
+    cached, dirty = cache_settle(st.dt, files, cache.resident(), st.wb_got, st.cache_cap, RECLAIM_BATCH)
     vms.cache_mb[:n_vm] = cached
     vms.dirty_mb[:n_vm] = dirty
 
@@ -488,7 +494,8 @@ def begin(
 ) -> TickState:
     st = TickState()
     st.dt, st.cache, st.now = dt, cache, now
-    st.streams = fs = flat_streams(items)
+    st.layout = flat_streams(items)
+    st.streams = fs = st.layout.flat
     st.is_load, st.has_load = fs.is_load, fs.has_load
     st.vm_host = vms.host[: vms.n]
     return st

@@ -18,6 +18,8 @@ modelled (the FlexSlot hosts never run short of memory; vcloud/memory.py).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from vcloud.numerics import kernel, np_min, sum_by
@@ -51,6 +53,17 @@ def share_host_cores_reference(hosts, vms, vm_cap: dict, floor_mhz: float) -> di
                                     level1[0] + floor)  # fmt: skip
         got.update(zip(pooled, inner, strict=True))
     return got
+
+
+class HostPools(NamedTuple):
+    """vSphere's host-local pools as the sharing kernels read them (`cpu_setup`; empty arrays: no host pool)."""
+
+    pooled: np.ndarray  # per VM: in its host's pool
+    limit0: np.ndarray  # per host: the pool's limit (0: none)
+    reservation: np.ndarray  # per host: the pool's reservation
+    group: np.ndarray  # the first level's items: the host pools, then every VM ...
+    weight: np.ndarray  # ... and their weights (a pooled VM: 0)
+    shares: np.ndarray  # per VM: its CPU shares inside its pool (0 outside one)
 
 
 @kernel
@@ -121,7 +134,9 @@ def cpu_setup(
         host_mhz[h] = cores[h] * core_mhz[h]
         any_pool = any_pool or np.isfinite(pool_limit[h])
     if not any_pool:
-        none = (np.zeros(0, np.bool_), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+        none = HostPools(
+            np.zeros(0, np.bool_), np.zeros(0), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+        )
         return vm_vcpu_mhz, weight, host_mhz, none
     pooled = np.empty(n_vm, np.bool_)
     limit0, reservation = np.empty(n_host), pool_reservation.copy()
@@ -136,4 +151,4 @@ def cpu_setup(
         w[n_host + v] = weight[v] * (0.0 if pooled[v] else 1.0)
         group[n_host + v] = h
         shares[v] = cpu_shares[v] * (1.0 if pooled[v] else 0.0)
-    return vm_vcpu_mhz, weight, host_mhz, (pooled, limit0, reservation, group, w, shares)
+    return vm_vcpu_mhz, weight, host_mhz, HostPools(pooled, limit0, reservation, group, w, shares)

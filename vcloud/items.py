@@ -7,33 +7,55 @@ same steps is `vcloud.reference`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from vcloud.numerics import distinct_ascending, kernel, np_min
+from vcloud.work import Device, Kind
+
+# the kinds as plain ints (compiled in as constants)
+_DISK = int(Device.DISK)
+_WAIT, _LOAD = int(Kind.WAIT), int(Kind.LOAD)
+
+
+class ItemDemand(NamedTuple):
+    """Per running item: what sets its standalone wants."""
+
+    threads: np.ndarray
+    need_cpu: np.ndarray  # megacycles per unit
+    core_mhz: np.ndarray  # its host's core MHz
+    load_cpu_mhz: np.ndarray  # a LOAD phase's own CPU want
+    remaining: np.ndarray  # units left in its phase
+    open: np.ndarray  # a queue fed by others: wants no more than it has
+    vm: np.ndarray
+    is_load: np.ndarray
+
+
+class StreamDemand(NamedTuple):
+    """Per stream (the items' `k` first, then the LOAD items' disk streams): what sets its standalone want."""
+
+    item: np.ndarray
+    need: np.ndarray  # disk MB per unit (less what the page cache holds)
+    base: np.ndarray  # its ceiling: the item's per-stream ceiling and the device's bandwidth, the smaller
+    logical_need: np.ndarray  # MB per unit through the page cache (the items' streams)
+    bonus: np.ndarray  # MB/s a write may dirty in the cache (the items' streams)
+    load_want: np.ndarray  # a LOAD stream's want (the LOAD streams)
 
 
 @kernel
 def demand(
-    dt: float,
-    k: int,
-    has_load: bool,
-    items: tuple,
-    vm: np.ndarray,
-    is_load: np.ndarray,
-    stall: np.ndarray,
-    s_item: np.ndarray,
-    s_need: np.ndarray,
-    s_base: np.ndarray,
-    f_need: np.ndarray,
-    s_bonus: np.ndarray,
-    load_want: np.ndarray,
+    dt: float, k: int, has_load: bool, items: ItemDemand, stall: np.ndarray, streams: StreamDemand
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`vcloud.engine.stage_demand`'s arithmetic: each item's standalone CPU want (its threads' cores, less the page-in
-    stall; a load its own) and weight, each stream's standalone MB/s (`s_base`: at most the item's and the device's
-    ceiling; nothing when nothing is left, all of it is cached or all of it fits below the dirty limit; a load
-    stream `load_want`), and an open phase's want of no more than it has. `items`: threads, need_cpu, core_mhz,
-    load_cpu_mhz, remaining, open. Returns want_cpu, cpu_weight, s_want and s_full (the want at full speed)."""
-    threads, need_cpu, core_mhz, load_cpu_mhz, remaining, open_ = items
+    stall of its VM; a load its own) and weight, each stream's standalone MB/s (at most its ceiling; nothing when
+    nothing is left, all of it is cached or all of it fits below the dirty limit; a load stream its `load_want`), and
+    an open phase's want of no more than it has. Returns want_cpu, cpu_weight, s_want and s_full (the want at full
+    speed)."""
+    threads, need_cpu, core_mhz, load_cpu_mhz = items.threads, items.need_cpu, items.core_mhz, items.load_cpu_mhz
+    remaining, open_, vm, is_load = items.remaining, items.open, items.vm, items.is_load
+    s_item, s_need, s_base, f_need = streams.item, streams.need, streams.base, streams.logical_need
+    s_bonus, load_want = streams.bonus, streams.load_want
     n, n_s = need_cpu.size, s_item.size
     want_cpu, cpu_weight = np.empty(n), np.empty(n)
     for i in range(n):
@@ -138,30 +160,59 @@ def stream_groups(
     return group, ceiling
 
 
+class StreamColumns(NamedTuple):
+    """The item table's stream columns (rows: items, columns: an item's streams; each field a column of that name)."""
+
+    stream_vm: np.ndarray  # the VM whose host's device carries it (-1: no stream)
+    stream_device: np.ndarray
+    stream_file: np.ndarray
+    stream_need: np.ndarray
+    stream_write: np.ndarray
+    stream_hit: np.ndarray
+
+
+class FlatStreams(NamedTuple):
+    """The running items' I/O streams, flattened: one entry per (item, stream column) in use, ordered by item, then
+    column; with what the stages need of them per item and per file stream (fixed while the table's layout is)."""
+
+    item: np.ndarray  # item row
+    col: np.ndarray  # stream column
+    vm: np.ndarray  # the VM whose host's device carries it
+    device: np.ndarray  # work.Device
+    need: np.ndarray  # MB per unit of progress
+    file: np.ndarray  # the file it reads or writes through the page cache (-1: none)
+    write: np.ndarray
+    multi: np.ndarray  # per item: the phase needs more than one resource
+    starts: np.ndarray  # where each item's streams start (the streams are ordered by item) ...
+    owners: np.ndarray  # ... and those items, ascending
+    any_multi: bool
+    file_rows: np.ndarray  # the streams that go through a page-cache file
+    any_file: bool
+    f_file: np.ndarray  # per file stream (of `file_rows`): its file, item, VM, MB per unit, direction ...
+    f_item: np.ndarray
+    f_vm: np.ndarray
+    f_need: np.ndarray
+    f_write: np.ndarray
+    f_hit: np.ndarray  # ... and, reads, the file's cached share when the phase began (ItemTable.stream_hit)
+    f_touched: np.ndarray  # the files, ascending (np.unique of f_file) ...
+    f_inv: np.ndarray  # ... and each file stream's place among them
+    is_load: np.ndarray  # per item: a LOAD phase (a background tenant) ...
+    has_load: bool
+    wait_rows: np.ndarray  # ... the WAIT and LOAD items (a row's kind changes only with the layout)
+    load_rows: np.ndarray
+
+
 @kernel
 def flatten_streams(
-    stream_vm: np.ndarray,
-    stream_device: np.ndarray,
-    stream_file: np.ndarray,
-    stream_need: np.ndarray,
-    stream_write: np.ndarray,
-    stream_hit: np.ndarray,
-    rows: np.ndarray,
-    need_cpu: np.ndarray,
-    kind: np.ndarray,
-    n: int,
-    disk: int,
-    wait: int,
-    load: int,
-) -> tuple:
-    """`vcloud.engine.flat_streams`' arrays of `n` items whose streams are rows `rows[:n]` of the stream columns
-    (the item table's own rows, or the live rows of `engine.live_items`: read in place, not copied out first) and
-    whose CPU needs and kinds are `need_cpu` and `kind`: the streams in use (stream_vm >= 0) by item, then column,
-    with their item, column, VM, device, MB per unit, file (-1 unless a datastore stream) and direction; per item
-    whether its phase needs more than one resource (and whether any does); the file streams' places and columns,
-    their files' distinct rows ascending and each one's place among them; where each item's streams start and those
-    items; per item whether it is a LOAD phase (and whether any is), and the WAIT and LOAD rows. Integer gathers
+    columns: StreamColumns, rows: np.ndarray, need_cpu: np.ndarray, kind: np.ndarray, n: int
+) -> FlatStreams:
+    """The streams of `n` items whose streams are rows `rows[:n]` of the stream columns (the item table's own rows,
+    or the live rows of `engine.live_items`: read in place, not copied out first) and whose CPU needs and kinds are
+    `need_cpu` and `kind`: the streams in use (stream_vm >= 0) by item, then column (`FlatStreams`). Integer gathers
     only: the NumPy form's values exactly (tests/test_kernels.py)."""
+    stream_vm, stream_device, stream_file = columns.stream_vm, columns.stream_device, columns.stream_file
+    stream_need, stream_write, stream_hit = columns.stream_need, columns.stream_write, columns.stream_hit
+    disk, wait, load = _DISK, _WAIT, _LOAD
     width = stream_vm.shape[1]
     k = 0
     for i in range(n):
@@ -228,9 +279,9 @@ def flatten_streams(
         if kind[i] == load:
             load_rows[n_load] = i
             n_load += 1
-    return (item, col, vm, device, need, file, write, multi, starts, owners, any_multi, file_rows, n_file > 0,
-            f_file, f_item, f_vm, f_need, f_write, f_hit, f_touched, f_inv, is_load, has_load, wait_rows,
-            load_rows)  # fmt: skip
+    return FlatStreams(item, col, vm, device, need, file, write, multi, starts, owners, any_multi, file_rows,
+                       n_file > 0, f_file, f_item, f_vm, f_need, f_write, f_hit, f_touched, f_inv, is_load, has_load,
+                       wait_rows, load_rows)  # fmt: skip
 
 
 @kernel

@@ -39,10 +39,10 @@ driver starts slower and ramps by 16 pages per cycle); transparent page sharing 
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from vcloud.numerics import clip_scalar, kernel, np_max, np_min, sum_at, sum_by
 from vcloud.waterfill import fill
@@ -58,29 +58,27 @@ OVERHEAD_TABLE_MB = (
 )
 
 
-@dataclass(frozen=True)
-class MemorySettings:
-    """The hypervisor's memory management (see the module docstring). `reclaim=False`: the VM's granted memory is
-    its guest memory at once, without balloon or hypervisor swap, and active memory is the heaps' (the arithmetic
-    before this module)."""
+class MemorySettings(BaseModel):
+    """The hypervisor's memory management (see the module docstring): vSphere 5.1's defaults and the Linux balloon
+    driver's rates. `reclaim=False`: the VM's granted memory is its guest memory at once, without balloon or hypervisor
+    swap, and active memory is the heaps' (the arithmetic before this module)."""
 
-    reclaim: bool = True
-    overhead: bool = True  # per-VM overhead memory, paid from the pool
-    balloon_inflate_mb_s: float = 8.0  # VMW_BALLOON_RATE_ALLOC_MAX: 2048 pages of 4 KB a second
-    balloon_free_mb_s: float = 64.0  # VMW_BALLOON_NOSLEEP_ALLOC_MAX: 16384 pages a second, of free guest memory
-    balloon_deflate_mb_s: float = 64.0  # VMW_BALLOON_RATE_FREE_MAX: 16384 pages a second
-    balloon_max_fraction: float = 0.65  # Mem.CtlMaxPercent
-    idle_tax: float = 0.75  # Mem.IdleTax
-
-    def __post_init__(self) -> None:
-        for name in ("balloon_inflate_mb_s", "balloon_free_mb_s", "balloon_deflate_mb_s"):
-            value = getattr(self, name)
-            if not (value > 0 and math.isfinite(value)):
-                raise ValueError(f"memory {name} must be a positive number, got {value}")
-        if not 0.0 <= self.balloon_max_fraction <= 1.0:
-            raise ValueError(f"memory balloon_max_fraction must be in 0..1, got {self.balloon_max_fraction}")
-        if not 0.0 <= self.idle_tax < 1.0:
-            raise ValueError(f"memory idle_tax must be in 0..1 (1 excluded), got {self.idle_tax}")
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    reclaim: bool = Field(
+        True, description="balloon, guest and hypervisor swap toward each VM's memory target (off: granted at once)"
+    )
+    overhead: bool = Field(True, description="per-VM overhead memory (vSphere 5.1 sample table), paid from the pool")
+    balloon_inflate_mb_s: float = Field(
+        8.0, gt=0, le=100_000, description="VMW_BALLOON_RATE_ALLOC_MAX: 2048 4-KB pages a second"
+    )
+    balloon_free_mb_s: float = Field(
+        64.0, gt=0, le=100_000, description="VMW_BALLOON_NOSLEEP_ALLOC_MAX: 16384 4-KB pages a second of free memory"
+    )
+    balloon_deflate_mb_s: float = Field(
+        64.0, gt=0, le=100_000, description="VMW_BALLOON_RATE_FREE_MAX: 16384 4-KB pages a second"
+    )
+    balloon_max_fraction: float = Field(0.65, ge=0, le=1, description="Mem.CtlMaxPercent: the balloon's ceiling")
+    idle_tax: float = Field(0.75, ge=0, lt=1, description="Mem.IdleTax: idle pages cost 1 / (1 - tax) active ones")
 
 
 def overhead_mb(mem_mb: float, vcpus: int) -> float:
@@ -90,10 +88,42 @@ def overhead_mb(mem_mb: float, vcpus: int) -> float:
     return float(np.interp(mem_mb, OVERHEAD_MEM_MB, by_vcpus))
 
 
-def rates(settings: MemorySettings) -> tuple[float, float, float, float, float]:
-    """The balloon's rates and cap and the idle tax, in the order vcloud/memory.py `memory_stage` takes them."""
-    return (settings.balloon_inflate_mb_s, settings.balloon_free_mb_s, settings.balloon_deflate_mb_s,
-            settings.balloon_max_fraction, settings.idle_tax)  # fmt: skip
+class BalloonRates(NamedTuple):
+    """The balloon driver's rates and cap and the idle memory tax (`MemorySettings`), as a kernel reads them."""
+
+    inflate_mb_s: float
+    free_mb_s: float
+    deflate_mb_s: float
+    max_fraction: float
+    idle_tax: float
+
+
+def rates(settings: MemorySettings) -> BalloonRates:
+    return BalloonRates(settings.balloon_inflate_mb_s, settings.balloon_free_mb_s, settings.balloon_deflate_mb_s,
+                        settings.balloon_max_fraction, settings.idle_tax)  # fmt: skip
+
+
+class VMMemory(NamedTuple):
+    """The VM table's memory configuration, the VMs' rows (each field a column of that name)."""
+
+    os_mem_mb: np.ndarray
+    os_active_fraction: np.ndarray
+    mem_mb: np.ndarray  # configured
+    mem_limit_cfg_mb: np.ndarray
+    mem_granted_mb: np.ndarray  # the allocator's entitlement
+    mem_shares: np.ndarray
+    in_pool: np.ndarray
+    host: np.ndarray
+
+
+class VMMemoryState(NamedTuple):
+    """The VM table's memory state the memory stage writes (each field a column of that name)."""
+
+    balloon_mb: np.ndarray
+    mem_target_mb: np.ndarray
+    hv_swap_mb: np.ndarray
+    mem_held_mb: np.ndarray
+    mem_touched_mb: np.ndarray
 
 
 def no_reclaim(st, vms) -> None:
@@ -120,17 +150,8 @@ def write_state(st, vms) -> None:
 @kernel
 def reclaim(
     dt: float,
-    inflate_mb_s: float,
-    free_mb_s: float,
-    deflate_mb_s: float,
-    max_fraction: float,
-    idle_tax: float,
-    size: np.ndarray,
-    limit_cfg: np.ndarray,
-    granted: np.ndarray,
-    shares: np.ndarray,
-    in_pool: np.ndarray,
-    vm_host: np.ndarray,
+    rates: BalloonRates,
+    vms: VMMemory,
     pool_limit: np.ndarray,
     balloon: np.ndarray,
     touched: np.ndarray,
@@ -141,6 +162,10 @@ def reclaim(
     """`vcloud.memory.reclaim`'s arithmetic per VM: the target (per VM, or by shares with the idle tax inside a
     host-local pool), the balloon's step, what the guest and the hypervisor swap. Returns target, balloon, guest
     memory, hypervisor swap, held, stall, swapped and touched heap memory."""
+    inflate_mb_s, free_mb_s, deflate_mb_s = rates.inflate_mb_s, rates.free_mb_s, rates.deflate_mb_s
+    max_fraction, idle_tax = rates.max_fraction, rates.idle_tax
+    size, limit_cfg, granted, shares = vms.mem_mb, vms.mem_limit_cfg_mb, vms.mem_granted_mb, vms.mem_shares
+    in_pool, vm_host = vms.in_pool, vms.host
     n_vm, n_host = size.size, pool_limit.size
     held_before, top, target = np.empty(n_vm), np.empty(n_vm), np.empty(n_vm)
     for v in range(n_vm):
@@ -202,9 +227,9 @@ def reclaim(
 @kernel
 def memory_stage(
     dt: float,
-    rates: tuple,
-    vm_config: tuple,
-    vm_state: tuple,
+    rates: BalloonRates,
+    vms: VMMemory,
+    state: VMMemoryState,
     pool_limit: np.ndarray,
     item_vm: np.ndarray,
     item_mem: np.ndarray,
@@ -216,14 +241,11 @@ def memory_stage(
 ) -> tuple:
     """`vcloud.engine.stage_memory` with reclamation in one call: each VM's used and active MB (OS + its items' heaps,
     summed in item order), its page cache's MB (if `count_files`: the resident files', in file order; else zeros),
-    then `reclaim`, whose balloon, target, hypervisor swap, held and touched MB are written to the VM columns
-    `vm_state` (balloon_mb, mem_target_mb, hv_swap_mb, mem_held_mb, mem_touched_mb). `rates`: the balloon's
-    inflate, free and deflate rates, its maximum fraction and the idle tax; `vm_config`: os_mem_mb,
-    os_active_fraction, mem_mb, mem_limit_cfg_mb, mem_granted_mb, mem_shares, in_pool, host (the VMs' rows only).
-    Returns used, active, cached and `reclaim`'s eight arrays."""
-    inflate, free_rate, deflate, max_fraction, idle_tax = rates
-    os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host = vm_config
-    balloon_mb, target_mb, hv_swap_mb, held_mb, touched_mb = vm_state
+    then `reclaim`, whose balloon, target, hypervisor swap, held and touched MB are written to `state`. Returns used,
+    active, cached and `reclaim`'s eight arrays."""
+    os_mem, os_active, size = vms.os_mem_mb, vms.os_active_fraction, vms.mem_mb
+    balloon_mb, target_mb, hv_swap_mb = state.balloon_mb, state.mem_target_mb, state.hv_swap_mb
+    held_mb, touched_mb = state.mem_held_mb, state.mem_touched_mb
     n_vm = size.size
     heap, heap_active = sum_by(item_vm, item_mem, n_vm), sum_by(item_vm, item_active, n_vm)
     used, active = np.empty(n_vm), np.empty(n_vm)
@@ -232,9 +254,8 @@ def memory_stage(
         active[v] = os_mem[v] * os_active[v] + heap_active[v]
     cached = sum_at(file_vm, file_cached, resident, n_vm) if count_files else np.zeros(n_vm)
     target, balloon, guest, hv_swap, held, stall, swapped, touched = reclaim(
-        dt, inflate, free_rate, deflate, max_fraction, idle_tax, size, limit_cfg, granted, shares, in_pool, vm_host,
-        pool_limit, balloon_mb[:n_vm], touched_mb[:n_vm], used, active, cached,
-    )  # fmt: skip
+        dt, rates, vms, pool_limit, balloon_mb[:n_vm], touched_mb[:n_vm], used, active, cached
+    )
     for v in range(n_vm):
         balloon_mb[v], target_mb[v], hv_swap_mb[v] = balloon[v], target[v], hv_swap[v]
         held_mb[v], touched_mb[v] = held[v], touched[v]

@@ -41,27 +41,29 @@ _PACKAGES = (
 )
 _STAMP = Path(__file__).resolve().parent / "__pycache__" / "kernel-sources.json"
 _DECORATORS = {"kernel", "inline"}
-
-
-def _is_constant_name(target: ast.expr) -> bool:
-    return isinstance(target, ast.Name) and target.id.lstrip("_").isupper()
+COMPILE_NOTE = "about a minute of CPU"  # a fresh checkout's first flexslot run (docs/performance.md)
 
 
 def _kernel_sources(path: Path) -> list[str]:
-    """The source of each compiled function (decorated `@kernel` or `@inline`) of one module, in file order."""
+    """The source of each compiled function (decorated `@kernel` or `@inline`) of one module, in file order, and of
+    the module-level assignments those functions read (numba compiles a global's value in)."""
     text = path.read_text()
     if "@kernel" not in text and "@inline" not in text:
         return []
     tree = ast.parse(text)
-    found = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and any(
-            isinstance(d, ast.Name) and d.id in _DECORATORS for d in node.decorator_list
-        ):
-            found.append(ast.get_source_segment(text, node) or "")
-        elif isinstance(node, ast.Assign) and all(_is_constant_name(t) for t in node.targets):
-            found.append(ast.get_source_segment(text, node) or "")  # constants a kernel may read (frozen when compiled)
-    return found
+    compiled = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any(isinstance(d, ast.Name) and d.id in _DECORATORS for d in node.decorator_list)
+    ]
+    read = {n.id for node in compiled for n in ast.walk(node) if isinstance(n, ast.Name)}
+    constants = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in read for t in node.targets)
+    ]
+    return [ast.get_source_segment(text, node) or "" for node in sorted(compiled + constants, key=lambda n: n.lineno)]
 
 
 def _module_files(root: Path = _ROOT) -> list[Path]:
@@ -80,19 +82,17 @@ def sources_digest(root: Path = _ROOT) -> str:
     return digest.hexdigest()
 
 
-def _stamp_sources() -> bool:
-    """Drop the source tree's cached kernels if they were built from other kernel sources; True if nothing was
-    cached for these sources yet (the next run compiles). The files' sizes and times are kept beside the digest, so
-    a process whose files did not change reads no source."""
+def _stamp_sources() -> None:
+    """Drop the source tree's cached kernels if they were built from other kernel sources. The files' sizes and
+    times are kept beside the digest, so a process whose files did not change reads no source."""
     try:
         stats = {path: path.stat() for path in _module_files()}
         files = {str(path.relative_to(_ROOT)): [st.st_mtime_ns, st.st_size] for path, st in stats.items()}
         kept = json.loads(_STAMP.read_text()) if _STAMP.exists() else {}
         if kept.get("files") == files:
-            return False
+            return
         current = sources_digest()
-        fresh = kept.get("digest") != current
-        if fresh:
+        if kept.get("digest") != current:
             for package in _PACKAGES:
                 for cached in (_ROOT / package).rglob("__pycache__/*.nb[ic]"):
                     cached.unlink(missing_ok=True)
@@ -101,18 +101,24 @@ def _stamp_sources() -> bool:
         temporary.write_text(json.dumps({"digest": current, "files": files}))
         temporary.replace(_STAMP)  # whole or not at all: processes start side by side (the suite's workers)
     except OSError:  # a read-only tree: numba then caches elsewhere or not at all, as it decides
-        return False
-    return fresh
+        return
 
 
-COMPILING = _stamp_sources() if os.environ.get("NUMBA_DISABLE_JIT") != "1" else False
+def _kernels_cached() -> bool:
+    """Whether any kernel of the source tree is cached for the sources as they are (after `_stamp_sources`)."""
+    return any(any((_ROOT / package).glob("**/__pycache__/*.nbi")) for package in _PACKAGES)
 
 
-def say_if_compiling(estimate_s: float = 60.0) -> None:
+if os.environ.get("NUMBA_DISABLE_JIT") != "1":
+    _stamp_sources()
+COMPILING = bool(_PACKAGES) and os.environ.get("NUMBA_DISABLE_JIT") != "1" and not _kernels_cached()
+
+
+def say_if_compiling() -> None:
     """One line on stderr before a run whose kernels are not compiled yet (a fresh install, or changed kernels)."""
     if COMPILING:
-        print(f"compiling the simulation kernels once (about {estimate_s:.0f} s of CPU; later runs load them)",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(f"compiling the simulation kernels once ({COMPILE_NOTE}); later runs load them", file=sys.stderr,
+              flush=True)  # fmt: skip
 
 
 @inline

@@ -20,31 +20,24 @@ dirty_expire_centisecs 3000.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from vcloud.numerics import by_group_then, cum_before, kernel, np_max, np_min, sum_at, sum_by
 from vcloud.tables import Columns
 
 
-@dataclass(frozen=True)
-class PageCacheSettings:
-    """The guest kernel's page-cache tunables (vm.* sysctls); `enabled=False` models no cache at all."""
+class PageCacheSettings(BaseModel):
+    """The guest kernel's page-cache tunables (vm.* sysctls; Linux 2.6.24's defaults, the FlexSlot guests' kernel);
+    `enabled=False` models no cache at all."""
 
-    enabled: bool = True
-    dirty_ratio: float = 0.10  # vm.dirty_ratio (2.6.24)
-    dirty_background_ratio: float = 0.05  # vm.dirty_background_ratio (2.6.24)
-    dirty_expire_s: float = 30.0  # vm.dirty_expire_centisecs = 3000
-
-    def __post_init__(self) -> None:
-        for name in ("dirty_ratio", "dirty_background_ratio"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"page cache {name} must be in 0..1, got {value}")
-        if not (self.dirty_expire_s >= 0 and math.isfinite(self.dirty_expire_s)):
-            raise ValueError(f"page cache dirty_expire_s must be finite and >= 0, got {self.dirty_expire_s}")
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    enabled: bool = Field(True, description="free guest memory caches file data (off: every read and write hits disk)")
+    dirty_ratio: float = Field(0.10, ge=0, le=1, description="vm.dirty_ratio: writers throttled above this share")
+    dirty_background_ratio: float = Field(0.05, ge=0, le=1, description="vm.dirty_background_ratio: write-back")
+    dirty_expire_s: float = Field(30.0, ge=0, le=86400, description="vm.dirty_expire_centisecs / 100")
 
 
 class FileTable(Columns):
@@ -162,6 +155,64 @@ def write_back(files: FileTable, resident: np.ndarray, wb_mb: np.ndarray) -> Non
     write_back_files(files.vm, files.dirty_mb, files.dirty_since_s, resident, wb_mb)
 
 
+class FileColumns(NamedTuple):
+    """The file table's columns a kernel reads and writes (each field a column of that name)."""
+
+    vm: np.ndarray
+    size_mb: np.ndarray
+    cached_mb: np.ndarray
+    dirty_mb: np.ndarray
+    dirty_since_s: np.ndarray
+    last_access_s: np.ndarray
+    active: np.ndarray
+
+
+class DirtyLimits(NamedTuple):
+    """The guest kernel's dirty-data tunables (`PageCacheSettings`), as a kernel reads them."""
+
+    dirty_ratio: float
+    background_ratio: float
+    expire_s: float
+
+
+class GuestRoom(NamedTuple):
+    """Per VM: the guest's memory, what it holds resident and its host; per host: the datastore's MB/s."""
+
+    guest_mem: np.ndarray
+    used: np.ndarray
+    vm_host: np.ndarray
+    disk_mbps: np.ndarray
+
+
+class FileStreams(NamedTuple):
+    """The tick's streams that go through a page-cache file (`vcloud.items.FlatStreams`' file part)."""
+
+    rows: np.ndarray  # each one's place among all the tick's streams
+    file: np.ndarray
+    item: np.ndarray
+    vm: np.ndarray
+    need: np.ndarray  # MB per unit
+    write: np.ndarray
+    hit: np.ndarray  # reads: the file's cached share when the phase began
+    touched: np.ndarray  # the files, ascending ...
+    inv: np.ndarray  # ... and each stream's place among them
+
+
+class ItemReads(NamedTuple):
+    """The item table's file-read columns, the items' rows (each field a column of that name)."""
+
+    read_disk_mb: np.ndarray
+    read_cache_mb: np.ndarray
+
+
+class VMReads(NamedTuple):
+    """The VM table's file-read columns, the VMs' rows (each field a column of that name)."""
+
+    read_disk_mb: np.ndarray
+    read_cache_mb: np.ndarray
+    cache_touched_mb: np.ndarray
+
+
 @kernel
 def evict_files(
     vm_of: np.ndarray,
@@ -236,30 +287,24 @@ def write_back_files(
 def cache_fit(
     dt: float,
     now: float,
-    dirty_ratio: float,
-    background_ratio: float,
-    expire_s: float,
-    guest_mem: np.ndarray,
-    used: np.ndarray,
-    disk_mbps: np.ndarray,
-    vm_host: np.ndarray,
-    files: tuple,
+    limits: DirtyLimits,
+    room: GuestRoom,
+    files: FileColumns,
     resident: np.ndarray,
     vm_cached: np.ndarray,
-    f_file: np.ndarray,
-    f_item: np.ndarray,
-    f_vm: np.ndarray,
-    f_write: np.ndarray,
-    f_hit: np.ndarray,
+    streams: FileStreams,
     remaining: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`vcloud.engine.stage_cache` once the guests have files: each VM's cache memory (what the guest does not hold
     resident), its excess evicted; the flusher's write-back want; each file stream's disk MB per MB (reads: 1 - the
-    file's cached share) and each writer's share of its VM's headroom below the dirty limit. `files`: the file
-    table's vm, size_mb, cached_mb, dirty_mb, dirty_since_s, last_access_s, active columns. `vm_cached`: each VM's
+    file's cached share) and each writer's share of its VM's headroom below the dirty limit. `vm_cached`: each VM's
     cached MB if the memory stage counted it (else empty). Returns the cache memory, write-back want, disk MB per
     MB and dirty headroom MB/s per file stream."""
-    vm_of, size_mb, cached_mb, dirty_mb, dirty_since_s, last_access_s, active = files
+    dirty_ratio, background_ratio, expire_s = limits.dirty_ratio, limits.background_ratio, limits.expire_s
+    guest_mem, used, disk_mbps, vm_host = room.guest_mem, room.used, room.disk_mbps, room.vm_host
+    vm_of, size_mb, cached_mb, dirty_mb = files.vm, files.size_mb, files.cached_mb, files.dirty_mb
+    dirty_since_s, last_access_s, active = files.dirty_since_s, files.last_access_s, files.active
+    f_file, f_item, f_vm, f_write, f_hit = streams.file, streams.item, streams.vm, streams.write, streams.hit
     n_vm, k = used.size, f_file.size
     cap = np.empty(n_vm)
     for v in range(n_vm):
@@ -303,25 +348,21 @@ def cache_files_update(
     progress: np.ndarray,
     s_factor: np.ndarray,
     s_bonus: np.ndarray,
-    file_rows: np.ndarray,
-    f_item: np.ndarray,
-    f_vm: np.ndarray,
-    f_need: np.ndarray,
-    f_write: np.ndarray,
-    touched: np.ndarray,
-    f_inv: np.ndarray,
-    files: tuple,
-    item_sums: tuple,
-    vm_sums: tuple,
+    streams: FileStreams,
+    files: FileColumns,
+    item_sums: ItemReads,
+    vm_sums: VMReads,
     count_touched: bool,
 ) -> None:
     """`vcloud.engine.stage_cache_update`'s file part: what the tick's file streams read (from the cache: hit; from
-    disk: miss, now cached) and wrote (dirty below the dirty limit, through to disk beyond it), into the files
-    `touched` (`f_inv`: each stream's place among them) and per item (read_disk_mb, read_cache_mb) and VM
-    (read_disk_mb, read_cache_mb, cache_touched_mb if `count_touched`)."""
-    _vm_of, size_mb, cached_mb, dirty_mb, dirty_since_s, last_access_s, active = files
-    item_disk, item_cache = item_sums
-    vm_disk, vm_cache, vm_touched = vm_sums
+    disk: miss, now cached) and wrote (dirty below the dirty limit, through to disk beyond it), into the files they
+    touched and per item and VM (`cache_touched_mb` if `count_touched`)."""
+    file_rows, f_item, f_vm, f_need, f_write = streams.rows, streams.item, streams.vm, streams.need, streams.write
+    touched, f_inv = streams.touched, streams.inv
+    size_mb, cached_mb, dirty_mb = files.size_mb, files.cached_mb, files.dirty_mb
+    dirty_since_s, last_access_s, active = files.dirty_since_s, files.last_access_s, files.active
+    item_disk, item_cache = item_sums.read_disk_mb, item_sums.read_cache_mb
+    vm_disk, vm_cache, vm_touched = vm_sums.read_disk_mb, vm_sums.read_cache_mb, vm_sums.cache_touched_mb
     k, m, n, n_vm = file_rows.size, touched.size, progress.size, vm_disk.size
     logical, dirtied, hit, miss, written = np.empty(k), np.empty(k), np.empty(k), np.empty(k), np.empty(k)
     for j in range(k):
@@ -361,11 +402,12 @@ def cache_files_update(
 
 @kernel
 def cache_settle(
-    dt: float, files: tuple, resident: np.ndarray, wb_got: np.ndarray, cache_cap: np.ndarray, batch: float
+    dt: float, files: FileColumns, resident: np.ndarray, wb_got: np.ndarray, cache_cap: np.ndarray, batch: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """`vcloud.engine.stage_cache_update`'s end: the flusher's write-back, then each VM's cache back within its
     memory (evicting `batch` of it beyond the excess). Returns each VM's cached and dirty MB."""
-    vm_of, _size_mb, cached_mb, dirty_mb, dirty_since_s, last_access_s, active = files
+    vm_of, cached_mb, dirty_mb = files.vm, files.cached_mb, files.dirty_mb
+    dirty_since_s, last_access_s, active = files.dirty_since_s, files.last_access_s, files.active
     n_vm = wb_got.size
     any_wb = False
     for v in range(n_vm):
@@ -388,26 +430,20 @@ def cache_settle(
 def cache_stage(
     dt: float,
     now: float,
-    dirty_ratio: float,
-    background_ratio: float,
-    expire_s: float,
-    guest_mem: np.ndarray,
-    used: np.ndarray,
-    disk_mbps: np.ndarray,
-    vm_host: np.ndarray,
-    files: tuple,
+    limits: DirtyLimits,
+    room: GuestRoom,
+    files: FileColumns,
     resident: np.ndarray,
     vm_cached: np.ndarray,
-    streams: tuple,
+    k: int,
+    streams: FileStreams,
     remaining: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """`cache_fit`, then its per file stream factor and headroom placed among all `k` streams (`streams`: k,
-    file_rows, f_file, f_item, f_vm, f_write, f_hit; the other streams: factor 1, headroom 0). Returns the cache
-    memory, write-back want, and per stream the disk MB per MB and dirty headroom MB/s."""
-    k, file_rows, f_file, f_item, f_vm, f_write, f_hit = streams
-    cap, wb_want, factor, bonus = cache_fit(dt, now, dirty_ratio, background_ratio, expire_s, guest_mem, used,
-                                            disk_mbps, vm_host, files, resident, vm_cached, f_file, f_item, f_vm,
-                                            f_write, f_hit, remaining)  # fmt: skip
+    """`cache_fit`, then its per file stream factor and headroom placed among all `k` streams (the other streams:
+    factor 1, headroom 0). Returns the cache memory, write-back want, and per stream the disk MB per MB and dirty
+    headroom MB/s."""
+    file_rows = streams.rows
+    cap, wb_want, factor, bonus = cache_fit(dt, now, limits, room, files, resident, vm_cached, streams, remaining)
     s_factor, s_bonus = np.ones(k), np.zeros(k)
     for j in range(file_rows.size):
         s_factor[file_rows[j]] = factor[j]

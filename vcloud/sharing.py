@@ -7,11 +7,65 @@ asks settle. The plain per-agent form of the same rule is `vcloud.reference`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from vcloud.hostpool import host_pool_share
+from vcloud.hostpool import HostPools, host_pool_share
 from vcloud.numerics import all_close, all_equal, kernel, larger, np_max, np_min, sum_by
 from vcloud.waterfill import fill
+
+
+class VMCores(NamedTuple):
+    """Per VM: what its vCPUs can take, its limit, host and weight (entitlement); per host: its cores' MHz."""
+
+    vcpu_mhz: np.ndarray
+    limit: np.ndarray
+    host: np.ndarray
+    weight: np.ndarray
+    host_mhz: np.ndarray
+
+
+class Grants(NamedTuple):
+    """A sharing round's grants: per item MHz, per stream MB/s, per VM its swap and write-back streams' MB/s."""
+
+    cpu: np.ndarray
+    io: np.ndarray
+    swap: np.ndarray
+    wb: np.ndarray
+
+
+class PipelineItems(NamedTuple):
+    """Per running item: what the rounds of sharing read."""
+
+    need_cpu: np.ndarray
+    vm: np.ndarray
+    want_cpu: np.ndarray
+    cpu_weight: np.ndarray
+    wait_rows: np.ndarray  # the WAIT items (rate 1) ...
+    load_rows: np.ndarray  # ... and the LOAD items (rate 0)
+
+
+class PipelineStreams(NamedTuple):
+    """Per stream (ordered by item): what the rounds of sharing read."""
+
+    item: np.ndarray
+    starts: np.ndarray  # where each item's streams start ...
+    owners: np.ndarray  # ... and those items
+    multi: np.ndarray  # per item: its phase needs more than one resource
+    want: np.ndarray
+    need: np.ndarray
+    bonus: np.ndarray
+
+
+class DeviceShares(NamedTuple):
+    """The io stage's other streams and devices: each VM's swap and write-back want, each stream's device row, and
+    each device's MB/s."""
+
+    swap_want: np.ndarray
+    wb_want: np.ndarray
+    group: np.ndarray
+    bw: np.ndarray
 
 
 @kernel
@@ -106,20 +160,25 @@ def asks(
 
 @kernel
 def share_cpu(
-    want: np.ndarray,
-    weight: np.ndarray,
-    vm: np.ndarray,
-    vm_vcpu_mhz: np.ndarray,
-    vm_limit: np.ndarray,
-    vm_host: np.ndarray,
-    vm_weight: np.ndarray,
-    host_mhz: np.ndarray,
-    pools: tuple,
+    want: np.ndarray, weight: np.ndarray, vm: np.ndarray, cores: VMCores, pools: HostPools
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Host cores -> VMs by entitlement (capped by demand and limit; through host-local pools if `pools` holds
-    `cpu_setup`'s pool arrays, else empty arrays) -> threads by weight (capped by
-    want). Returns each VM's and each item's MHz."""
-    pooled, limit0, reservation, group, w, shares = pools
+    """Host cores -> VMs by entitlement (capped by demand and limit; through host-local pools if `pools` has
+    them) -> threads by weight (capped by want). Returns each VM's and each item's MHz."""
+    pooled, limit0, reservation, group, w, shares = (
+        pools.pooled,
+        pools.limit0,
+        pools.reservation,
+        pools.group,
+        pools.weight,
+        pools.shares,
+    )
+    vm_vcpu_mhz, vm_limit, vm_host, vm_weight, host_mhz = (
+        cores.vcpu_mhz,
+        cores.limit,
+        cores.host,
+        cores.weight,
+        cores.host_mhz,
+    )
     n_vm = vm_host.size
     vm_want = sum_by(vm, want, n_vm)
     vm_cap = np.empty(n_vm)
@@ -147,22 +206,23 @@ def share_io(
 def pipeline(
     rounds: int,
     any_multi: bool,
-    firsts: tuple,
-    items: tuple,
-    streams: tuple,
-    vms: tuple,
-    pools: tuple,
-    io: tuple,
+    firsts: Grants,
+    items: PipelineItems,
+    streams: PipelineStreams,
+    cores: VMCores,
+    pools: HostPools,
+    devices: DeviceShares,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`vcloud.engine.stage_pipeline`: rounds of sharing in which each need of a multi-resource phase asks only what
     the phase's other needs let it use (`asks`); a resource whose asks did not change is not shared again, and the
-    rounds stop once the asks settle. `firsts`: the first round's grants (CPU, streams, swap, write-back). Returns
-    each item's rate, the last round's grants and each item's CPU rate while runnable."""
-    got_cpu1, got_io1, swap_got1, wb_got1 = firsts
-    need_cpu, vm, want_cpu, cpu_weight, wait_rows, load_rows = items
-    item, starts, owners, multi, s_want, s_need, s_bonus = streams
-    vm_vcpu_mhz, vm_limit, vm_host, vm_weight, host_mhz = vms
-    swap_want, wb_want, io_group, io_bw = io
+    rounds stop once the asks settle. `firsts`: the first round's grants. Returns each item's rate, the last round's
+    grants and each item's CPU rate while runnable."""
+    got_cpu1, got_io1, swap_got1, wb_got1 = firsts.cpu, firsts.io, firsts.swap, firsts.wb
+    need_cpu, vm, want_cpu, cpu_weight = items.need_cpu, items.vm, items.want_cpu, items.cpu_weight
+    wait_rows, load_rows = items.wait_rows, items.load_rows
+    item, starts, owners, multi = streams.item, streams.starts, streams.owners, streams.multi
+    s_want, s_need, s_bonus = streams.want, streams.need, streams.bonus
+    swap_want, wb_want, io_group, io_bw = devices.swap_want, devices.wb_want, devices.group, devices.bw
     rate, cpu, ratio_io = rates(got_cpu1, need_cpu, got_io1, s_bonus, s_need, starts, owners, wait_rows, load_rows)
     got_cpu, got_io, swap_got, wb_got = got_cpu1, got_io1, swap_got1, wb_got1
     if any_multi:
@@ -178,7 +238,7 @@ def pipeline(
                 break
             asked_cpu, asked_io = want, ask_io
             if not all_equal(want, shared_cpu):
-                got_cpu = share_cpu(want, cpu_weight, vm, vm_vcpu_mhz, vm_limit, vm_host, vm_weight, host_mhz, pools)[1]
+                got_cpu = share_cpu(want, cpu_weight, vm, cores, pools)[1]
                 shared_cpu = want
             if not all_equal(ask_io, shared_io):
                 got_io, swap_got, wb_got = share_io(ask_io, swap_want, wb_want, io_group, io_bw)

@@ -13,6 +13,15 @@ from numba import literal_unroll
 from vcloud.numerics import inline, kernel
 
 
+def columns[R: tuple](record: type[R], table: object, n: int | None = None) -> R:
+    """`record` (a NamedTuple whose fields are columns of `table`) holding those columns, whole or their first `n`
+    rows: a kernel's view of a table, so a new column a kernel needs is one line in its record."""
+    cols = vars(table)
+    if n is None:
+        return record(*[cols[name] for name in record._fields])  # type: ignore[attr-defined]
+    return record(*[cols[name][:n] for name in record._fields])  # type: ignore[attr-defined]
+
+
 def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
     """An array of `shape` filled with `fill`, holding `a` (None: nothing yet) in its leading corner: room for more
     rows or columns of an array kept by position (queues, per-item arrays of the layers above)."""
