@@ -8,32 +8,20 @@ against the seed-to-seed spread, so it is compared on the mean); Table 1 on one 
 import numpy as np
 import pytest
 
-from scenarios.flexslot import FlexSlot
-from scenarios.runner import run_model
-from scenarios.settings import validate
-
-SCENARIO = FlexSlot()
-
+from tests.runs import flexslot_run
 
 SEEDS = (1, 2, 3)
-
-
-def run(seed=1, **settings):
-    model = SCENARIO.build(validate(SCENARIO.Settings, settings), seed=seed)
-    run_model(model, SCENARIO.horizon_s(model), progress=False)
-    model.check_hadoop_end()
-    return model
 
 
 @pytest.fixture(scope="module")
 def runs():
     out = {}
     for seed in SEEDS:
-        out[("homo", seed)] = run(seed, allocator="static")
-        out[("drs", seed)] = run(seed, allocator="drs")
-        out[("heter", seed)] = run(seed, allocator="heterogeneous")
-        out[("heter+sched", seed)] = run(seed, allocator="heterogeneous", skew_sched=True)
-        out[("shared", seed)] = run(seed, allocator="static", static={"hard_limit": False})
+        out[("homo", seed)] = flexslot_run(seed, allocator="static")
+        out[("drs", seed)] = flexslot_run(seed, allocator="drs")
+        out[("heter", seed)] = flexslot_run(seed, allocator="heterogeneous")
+        out[("heter+sched", seed)] = flexslot_run(seed, allocator="heterogeneous", skew_sched=True)
+        out[("shared", seed)] = flexslot_run(seed, allocator="static", static={"hard_limit": False})
     return out
 
 
@@ -46,7 +34,8 @@ def slot_runs(runs):
         for bench in ("wordcount", "inverted-index"):
             for manager in ("none", "skewtune", "flexslot"):
                 if (bench, manager, seed) not in out:
-                    out[(bench, manager, seed)] = run(seed, allocator="drs", benchmark=bench, slot_manager=manager)
+                    settings = {"allocator": "drs", "benchmark": bench, "slot_manager": manager}
+                    out[(bench, manager, seed)] = flexslot_run(seed, **settings)
     return out
 
 
