@@ -20,6 +20,7 @@ from scenarios.runner import run_model
 from scenarios.settings import validate
 from tests.helpers import slow_nodes_mix, small_cluster, uniform_maps
 from tests.runs import SWIM
+from vcloud.clock import next_event_s
 
 
 def swim_run(look_ahead: bool, speculation: str):
@@ -114,7 +115,7 @@ def test_the_look_ahead_stops_before_a_beat_that_may_get_a_backup(monkeypatch):
     clock.set_phase(0.25, np.array([1, 2, 3]) / 32)
     clock.due[:] = clock.offset
     monkeypatch.setattr(model.jobtracker, "beat_outlook", lambda: (True, math.inf, 0.55, math.inf))
-    assert min(e.time for e in model._event_list._events) == 1.0
+    assert next_event_s(model) == 1.0
     clock._look_ahead()
     np.testing.assert_array_equal(clock.count, [3, 2, 2])
     np.testing.assert_array_equal(clock.due, [25 / 32, 18 / 32, 19 / 32])

@@ -1,7 +1,7 @@
 """`CloudModel`: the Mesa model that owns the cloud's tables, its clock and its allocator.
 
 Time is in simulated seconds (`model.time`). The model ticks every `dt` seconds through its own event
-chain (tick k at k*dt, no drift); Mesa's one-second heartbeat is stopped, so `model.step()` means
+chain (tick k at k*dt, no drift); Mesa's one-second step is stopped (vcloud/clock.py), so `model.step()` means
 "advance one second" and `run_for`/`run_until` work in seconds. Ticks run at HIGH priority, so events
 at the same time (allocator periods, later heartbeats) see the tick's result (DESIGN.md 3, step 5).
 Layers above subclass it and extend `before_tick` / `after_tick`.
@@ -38,6 +38,7 @@ from mesa.time import Priority
 from vcloud import engine, kernels
 from vcloud.agents import CHARGES, VM, Host, WorkItem
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
+from vcloud.clock import stop_mesa_step
 from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
 from vcloud.memory import overhead_mb
@@ -54,7 +55,7 @@ class InvariantError(AssertionError):
 
 
 class CloudModel(Model):
-    advancing_until = -math.inf  # the end of the clock loop running now (`_advance_time`); -inf outside one
+    advancing_until = -math.inf  # the end of the clock loop running now (`run_for`, `run_until`); -inf outside one
 
     def __init__(
         self,
@@ -71,7 +72,7 @@ class CloudModel(Model):
         super().__init__(rng=rng)
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"dt must be a positive number of seconds, got {dt}")
-        self._default_schedule.stop()  # we tick every dt, not every 1.0 (as mesa's mmc_queue example)
+        stop_mesa_step(self)  # we tick every dt, not every 1.0 (vcloud/clock.py)
         self.dt = dt
         self.physics = physics or Physics()
         self.allocator = allocator
@@ -396,21 +397,22 @@ class CloudModel(Model):
 
     def run_for(self, duration: float) -> None:
         self.start()
-        super().run_for(duration)
-
-    def _advance_time(self, until: float) -> None:
-        """Mesa's clock loop (run_for, run_until and step all come here), with its end kept for the events that run
-        in it: an event chain may run its next link at once when no other event comes first and the end allows it
-        (hadoop_layer/heartbeats.py)."""
-        self.advancing_until = until
-        try:
-            super()._advance_time(until)
-        finally:
-            self.advancing_until = -math.inf
+        self._run_to(self.time + duration, super().run_for, duration)  # Mesa's end: `time + duration`
 
     def run_until(self, end: float) -> None:
         self.start()
-        super().run_until(float(end))
+        self._run_to(float(end), super().run_until, float(end))
+
+    def _run_to(self, until: float, run: Callable[[float], None], argument: float) -> None:
+        """Run Mesa's clock loop (`run`) with its end kept for the events that run in it: a layer's chain of events
+        may run its next link at once when no other event comes first and the end allows it (hadoop_layer/
+        heartbeats.py). Mesa's own `model.step()` (one second) does not keep it: a chain then makes every link an
+        event, with the same results."""
+        self.advancing_until = until
+        try:
+            run(argument)
+        finally:
+            self.advancing_until = -math.inf
 
     def before_tick(self) -> None:
         """Hook for layers above (DESIGN.md 3, step 1: workload arrivals)."""
