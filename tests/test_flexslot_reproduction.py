@@ -195,12 +195,26 @@ def test_map_skewness_falls_from_stock_to_skewtune_to_flexslot(slot_runs):
             assert stock > tune > flex, (bench, seed, stock, tune, flex)
 
 
-def test_about_one_kill_per_straggler(slot_runs):
-    # Fig 13: "most straggler only required 1 kill"
+@pytest.fixture(scope="module")
+def io_bound_runs():
+    """FlexSlot under DRS without the guests' page cache, seed 1: every spill and input read hits the datastore, the
+    stragglers wait on I/O, and Algorithm 1 (kill the straggler, restart it in a bigger slot) fires. With the page
+    cache it does not fire in `slot_runs` (0 stragglers killed in all six: their stragglers are short of CPU, and
+    FlexSlot moves slots instead)."""
+    settings = {"allocator": "drs", "slot_manager": "flexslot", "page_cache": {"enabled": False}}
+    return {bench: flexslot_run(1, benchmark=bench, **settings) for bench in ("wordcount", "inverted-index")}
+
+
+def test_about_one_kill_per_straggler(io_bound_runs):
+    # Fig 13: "most straggler only required 1 kill". Measured (seed 1): wordcount 100 stragglers killed once each;
+    # inverted-index 195 stragglers, 196 kills (one killed twice). Seeds 2 and 3: wordcount 128 and 68 stragglers,
+    # each killed once; inverted-index 274 (275 kills) and 187 (187)
     from scenarios.finished import Finished
     from scenarios.flexslot_figures import kills_per_straggler
 
-    for seed in SEEDS:
-        for bench in ("wordcount", "inverted-index"):
-            kills = kills_per_straggler(Finished.of("flexslot", slot_runs[(bench, "flexslot", seed)]))
-            assert kills == 0.0 or 1.0 <= kills <= 1.5, (bench, seed, kills)
+    for bench, model in io_bound_runs.items():
+        run = Finished.of("flexslot", model)
+        kills = list(run.kills)
+        assert len(kills) >= 50, (bench, len(kills))  # Algorithm 1 fires on many stragglers
+        assert min(kills) >= 1 and kills.count(1) >= 0.9 * len(kills), (bench, kills)
+        assert 1.0 <= kills_per_straggler(run) <= 1.5, (bench, kills_per_straggler(run))
