@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from mesa.time import Priority
 
+from vcloud.clock import next_event_s
 from vcloud.numerics import inline, kernel
 
 if TYPE_CHECKING:
@@ -154,13 +155,7 @@ class HeartbeatClock:
         before it. Then the chain runs it at once: the same beats at the same time, without the event's making,
         queueing and weak references (~13 us a beat; the Fair scheduler's trackers beat ~50 times a simulated
         second on 600 nodes)."""
-        return self.inline and at <= self.model.advancing_until and at < self._next_event_s()
-
-    def _next_event_s(self) -> float:
-        """When the next event in Mesa's queue is due (inf: none). Mesa has no public peek at it; the queue is a heap,
-        so its first is the earliest."""
-        events = self.model._event_list._events
-        return float(events[0].time) if events else math.inf
+        return self.inline and at <= self.model.advancing_until and at < next_event_s(self.model)
 
     def _look_ahead(self, earliest: tuple | None = None) -> bool:
         """Count the beats that cannot launch anything before the next event that is not a heartbeat.
@@ -175,7 +170,7 @@ class HeartbeatClock:
         (`beat_first`, `beat_any_free`, `beat_ahead`: the NumPy calls they replaced, ~27 us a call, were
         ~2 % of the SWIM day); the JobTracker is asked in between, as before. True if it counted beats (and so
         changed `due` and `count`)."""
-        until = self._next_event_s()
+        until = next_event_s(self.model)
         if until == math.inf:
             return False  # nothing bounds the look-ahead
         if earliest is None:

@@ -2,6 +2,13 @@
 
 The cloud layer moves every attempt's CPU and I/O; this layer decides what runs where and when, through
 the policies it is handed (scheduler, speculation, slot manager). It knows no particular policy.
+
+At one instant t = k * dt (the rows of `vcloud.model.INSTANT`; tests/test_tick_order.py): `before_tick` empties
+the tick's log of first launches and lets free shuffle copiers take nodes; `after_step` has the shuffle servers move
+what they served; `after_tick` offers freed map slots to the slot manager and wakes idle trackers when a backup may
+have become possible. Job submissions (`add_job`), the heartbeat chain and the slot managers' periods are DEFAULT
+events, after the tick: a job submitted at t is first in the tick at t + dt. (A JobTracker report due at a
+heartbeat, `JobTracker._report`, is a HIGH event at the beat's time, before it.)
 """
 
 from __future__ import annotations

@@ -35,8 +35,14 @@ def dask_client(stack: contextlib.ExitStack, dask: Any, workers: int | None, *, 
         for name in fork_after or ():
             import_module(name)
         with dask_config.config.set({"distributed.worker.multiprocessing-method": method}):
-            cluster = stack.enter_context(LocalCluster(n_workers=workers or os.cpu_count() or 1,
-                                                       threads_per_worker=1, processes=True, dashboard_address=None))
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                )
+            )
         return stack.enter_context(Client(cluster))
     try:
         return stack.enter_context(Client(dask, timeout="10s"))

@@ -458,8 +458,15 @@ def _run_local(store: Store, pending: list[Run], processes: int | None, frames: 
     if n == 1:  # here, one after another: no worker to start
         finished = (_execute_and_store(run, root, frames) for run in pending)
     else:  # the workers start before the progress bar's thread
-        finished = run_all(_execute_and_store, pending, n, preload=_worker_imports(pending, frames),
-                           initializer=_start_worker, store=root, frames=frames)
+        finished = run_all(
+            _execute_and_store,
+            pending,
+            n,
+            preload=_worker_imports(pending, frames),
+            initializer=_start_worker,
+            store=root,
+            frames=frames,
+        )
     for _ in tqdm(finished, total=len(pending), unit="run", disable=not progress or None):
         pass
 
@@ -477,8 +484,12 @@ def _run_dask(store, pending, dask, processes, frames, progress) -> None:
 
     with contextlib.ExitStack() as stack:
         try:
-            client = dask_client(stack, dask, min(processes or os.cpu_count() or 1, len(pending)),
-                                 fork_after=_worker_imports(pending, frames))
+            client = dask_client(
+                stack,
+                dask,
+                min(processes or os.cpu_count() or 1, len(pending)),
+                fork_after=_worker_imports(pending, frames),
+            )
         except DaskUnreachable as exc:
             raise SweepError(str(exc)) from None
         by_key = {f"vcloud-run-{r.run_id}": r for r in pending}

@@ -162,11 +162,11 @@ def test_a_run_is_written_a_table_at_a_time_each_dropped_before_the_next_is_buil
 def test_a_scenarios_frames_are_those_its_makers_build():
     import pandas as pd
 
-    from tests.test_run_footprint import SWIM, _swim
+    from tests.runs import SWIM, swim
 
     if not SWIM.exists():
         pytest.skip("the FB-2009 SWIM trace is not here")
-    scenario, model = _swim(max_jobs=4)
+    scenario, model = swim(max_jobs=4)
     runner.run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
     frames = scenario.frames(model)
     assert list(frames) == ["vm_trace", "tasks", "jobs", "comparison"]

@@ -7,18 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hadoop_layer.config import HadoopConfig
 from hadoop_layer.ended import task_key
-from hadoop_layer.model import HadoopModel
-from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskAttempt
-from policies.schedulers.fifo import FifoScheduler
-from policies.speculation.hadoop import HadoopSpeculation
-from policies.speculation.late import LateSpeculation
-from policies.speculation.samr import SamrSpeculation
 from scenarios.runner import run_model
-from tests.helpers import uniform_maps
-from tests.test_run_footprint import SWIM, _swim
+from tests.helpers import random_failing_cluster
+from tests.runs import SWIM, swim
 
 
 def _read(a) -> tuple:
@@ -42,27 +35,9 @@ def _noted(model) -> dict[int, tuple]:
     return noted
 
 
-def _random_run(seed: int):
-    r = np.random.default_rng(seed)
-    speculation = [HadoopSpeculation, LateSpeculation, SamrSpeculation][seed % 3]()
-    failing = float(r.uniform(0.05, 0.3))
-    cfg = HadoopConfig(map_slots=2, reduce_slots=1, heartbeat_formula="1.0", max_attempts=8,
-                       task_failure_probability=failing, job_setup_cleanup=bool(seed % 2))  # fmt: skip
-    model = HadoopModel(rng=seed, check=True, hadoop=cfg, scheduler=FifoScheduler(), speculation=speculation)
-    for i in range(int(r.integers(3, 6))):  # the first node slow: backups
-        host = model.add_host(f"h{i}", cores=2, core_mhz=400.0 if i == 0 else 2000.0, mem_mb=8192, disk_mbps=100,
-                              nic_mbps=100, rack=i % 2)  # fmt: skip
-        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
-    for j in range(int(r.integers(1, 4))):
-        maps = uniform_maps(int(r.integers(1, 12)), mb=float(r.uniform(16, 128)), core_s=float(r.uniform(2, 30)))
-        model.add_job(f"j{j}", PUMA[str(r.choice(["wordcount", "tera-sort", "grep"]))], float(r.uniform(0, 60)), maps,
-                      int(r.integers(0, 3)))  # fmt: skip
-    return model
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_the_columns_say_what_each_attempt_said_as_it_ended(seed):
-    model = _random_run(seed)
+    model = random_failing_cluster(seed)
     noted = _noted(model)
     model.run_until(float(np.random.default_rng(seed).uniform(200, 3000)))
     ended = model.ended
@@ -74,7 +49,7 @@ def test_the_columns_say_what_each_attempt_said_as_it_ended(seed):
 def test_a_random_run_with_failures_and_backups_records_both():
     said = []
     for seed in range(6):
-        model = _random_run(seed)
+        model = random_failing_cluster(seed)
         _noted(model)
         model.run_until(3000.0)
         said += [str(a.state) for a in model.ended.records()] + [str(a.speculative) for a in model.ended.records()]
@@ -83,7 +58,7 @@ def test_a_random_run_with_failures_and_backups_records_both():
 
 @pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
 def test_a_replayed_trace_with_setup_and_cleanup_is_recorded_as_it_ran():
-    scenario, model = _swim(max_jobs=12)
+    scenario, model = swim(max_jobs=12)
     noted = _noted(model)
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
     assert len(noted) == len(model.ended) > 0
@@ -96,7 +71,7 @@ def test_a_replayed_trace_with_setup_and_cleanup_is_recorded_as_it_ran():
 def test_the_tasks_table_reads_each_attempt_as_its_object_or_record_says_running_ones_too(seed):
     from hadoop_layer.model import TASK_COLUMNS, TASK_DTYPES, _task_row
 
-    model = _random_run(seed)
+    model = random_failing_cluster(seed)
     while not (model.running_attempts() and len(model.ended)):  # some attempts ended, some run
         model.run_for(5.0)
     frame = model.tasks_frame()

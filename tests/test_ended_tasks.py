@@ -14,8 +14,8 @@ import hadoop_layer.jobtracker as jobtracker
 from hadoop_layer.ended import EndedTask, EndedTaskList, retire, task_key
 from hadoop_layer.tasks import JobState, Task
 from scenarios.runner import run_model
-from tests.test_ended_attempts import _random_run
-from tests.test_run_footprint import SWIM, _swim
+from tests.helpers import random_failing_cluster, skewed_job, small_cluster
+from tests.runs import SWIM, swim
 
 ENDED = {JobState.SUCCEEDED, JobState.FAILED, JobState.KILLED}
 
@@ -69,7 +69,7 @@ def _check_retired(model, noted: dict) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_an_ended_jobs_tasks_are_rows_saying_what_the_objects_said(seed, monkeypatch):
-    model = _random_run(seed)
+    model = random_failing_cluster(seed)
     noted = _noting_retire(monkeypatch)
     model.run_until(3000.0)
     _check_retired(model, noted)
@@ -78,7 +78,7 @@ def test_an_ended_jobs_tasks_are_rows_saying_what_the_objects_said(seed, monkeyp
 
 @pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
 def test_a_replayed_traces_ended_jobs_tasks_are_rows_saying_what_the_objects_said(monkeypatch):
-    scenario, model = _swim(max_jobs=12)
+    scenario, model = swim(max_jobs=12)
     noted = _noting_retire(monkeypatch)
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
     _check_retired(model, noted)
@@ -101,7 +101,7 @@ def test_the_tables_and_summary_from_rows_are_those_from_the_objects(seed, monke
         with monkeypatch.context() as m:
             if keep:
                 _unretired(m)
-            model = _random_run(seed)
+            model = random_failing_cluster(seed)
             model.run_until(3000.0)
             assert any(isinstance(j.maps, EndedTaskList) for j in model.jobtracker.jobs) != keep
             outputs.append(_outputs(model))
@@ -118,7 +118,7 @@ def test_a_replayed_traces_tables_from_rows_are_those_from_the_objects(monkeypat
         with monkeypatch.context() as m:
             if keep:
                 _unretired(m)
-            scenario, model = _swim(max_jobs=12)
+            scenario, model = swim(max_jobs=12)
             run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
             outputs.append((_outputs(model, scenario), scenario.summary(model)))
     ((frames, summary, names), report), ((kept, kept_summary, kept_names), kept_report) = outputs
@@ -129,7 +129,7 @@ def test_a_replayed_traces_tables_from_rows_are_those_from_the_objects(monkeypat
 
 
 def test_a_job_with_a_running_attempt_keeps_its_task_objects():
-    model = _random_run(2)
+    model = random_failing_cluster(2)
     while not model.running_attempts():
         model.run_for(5.0)
     job = model.running_attempts()[0].task.job
@@ -139,7 +139,7 @@ def test_a_job_with_a_running_attempt_keeps_its_task_objects():
 
 
 def test_an_ended_attempt_of_a_running_job_names_its_task_object():
-    model = _random_run(0)
+    model = random_failing_cluster(0)
     while not any(model.ended.view("group") == 0):
         model.run_for(5.0)
     record = next(a for a in model.ended.records() if a.task.kind == "m")
@@ -148,7 +148,7 @@ def test_an_ended_attempt_of_a_running_job_names_its_task_object():
 
 
 def test_a_view_is_read_only_and_indexes_like_a_list():
-    model = _random_run(0)
+    model = random_failing_cluster(0)
     model.run_until(3000.0)
     job = next(j for j in model.jobtracker.jobs if isinstance(j.maps, EndedTaskList))
     maps = job.maps
@@ -163,9 +163,8 @@ def test_a_view_is_read_only_and_indexes_like_a_list():
 
 def test_a_repartitioned_jobs_pieces_and_ranges_are_rows_saying_what_the_objects_said(monkeypatch):
     from policies.slots.skewtune import SkewTuneManager
-    from tests.test_skewtune import cluster, skewed_job
 
-    model = cluster(SkewTuneManager())
+    model = small_cluster(slot_manager=SkewTuneManager())
     skewed_job(model)
     noted = _noting_retire(monkeypatch)
     model.run_until(3000.0)
@@ -180,14 +179,14 @@ def test_a_repartitioned_jobs_tasks_table_from_rows_is_that_from_the_objects(mon
     """SkewTune's pieces name their parent: read in bulk from the ended job's rows (`EndedTasks.values`) as from
     the objects."""
     from policies.slots.skewtune import SkewTuneManager
-    from tests.test_skewtune import _with_job, cluster
 
     frames = []
     for keep in (False, True):
         with monkeypatch.context() as m:
             if keep:
                 _unretired(m)
-            model = _with_job(cluster(SkewTuneManager()))
+            model = small_cluster(slot_manager=SkewTuneManager())
+            skewed_job(model)
             model.run_until(3000.0)
             assert isinstance(model.jobtracker.jobs[0].maps, EndedTaskList) != keep
             frames.append(model.tasks_frame())

@@ -8,32 +8,20 @@ against the seed-to-seed spread, so it is compared on the mean); Table 1 on one 
 import numpy as np
 import pytest
 
-from scenarios.flexslot import FlexSlot
-from scenarios.runner import run_model
-from scenarios.settings import validate
-
-SCENARIO = FlexSlot()
-
+from tests.runs import flexslot_run
 
 SEEDS = (1, 2, 3)
-
-
-def run(seed=1, **settings):
-    model = SCENARIO.build(validate(SCENARIO.Settings, settings), seed=seed)
-    run_model(model, SCENARIO.horizon_s(model), progress=False)
-    model.check_hadoop_end()
-    return model
 
 
 @pytest.fixture(scope="module")
 def runs():
     out = {}
     for seed in SEEDS:
-        out[("homo", seed)] = run(seed, allocator="static")
-        out[("drs", seed)] = run(seed, allocator="drs")
-        out[("heter", seed)] = run(seed, allocator="heterogeneous")
-        out[("heter+sched", seed)] = run(seed, allocator="heterogeneous", skew_sched=True)
-        out[("shared", seed)] = run(seed, allocator="static", static={"hard_limit": False})
+        out[("homo", seed)] = flexslot_run(seed, allocator="static")
+        out[("drs", seed)] = flexslot_run(seed, allocator="drs")
+        out[("heter", seed)] = flexslot_run(seed, allocator="heterogeneous")
+        out[("heter+sched", seed)] = flexslot_run(seed, allocator="heterogeneous", skew_sched=True)
+        out[("shared", seed)] = flexslot_run(seed, allocator="static", static={"hard_limit": False})
     return out
 
 
@@ -46,7 +34,8 @@ def slot_runs(runs):
         for bench in ("wordcount", "inverted-index"):
             for manager in ("none", "skewtune", "flexslot"):
                 if (bench, manager, seed) not in out:
-                    out[(bench, manager, seed)] = run(seed, allocator="drs", benchmark=bench, slot_manager=manager)
+                    settings = {"allocator": "drs", "benchmark": bench, "slot_manager": manager}
+                    out[(bench, manager, seed)] = flexslot_run(seed, **settings)
     return out
 
 
@@ -206,12 +195,26 @@ def test_map_skewness_falls_from_stock_to_skewtune_to_flexslot(slot_runs):
             assert stock > tune > flex, (bench, seed, stock, tune, flex)
 
 
-def test_about_one_kill_per_straggler(slot_runs):
-    # Fig 13: "most straggler only required 1 kill"
+@pytest.fixture(scope="module")
+def io_bound_runs():
+    """FlexSlot under DRS without the guests' page cache, seed 1: every spill and input read hits the datastore, the
+    stragglers wait on I/O, and Algorithm 1 (kill the straggler, restart it in a bigger slot) fires. With the page
+    cache it does not fire in `slot_runs` (0 stragglers killed in all six: their stragglers are short of CPU, and
+    FlexSlot moves slots instead)."""
+    settings = {"allocator": "drs", "slot_manager": "flexslot", "page_cache": {"enabled": False}}
+    return {bench: flexslot_run(1, benchmark=bench, **settings) for bench in ("wordcount", "inverted-index")}
+
+
+def test_about_one_kill_per_straggler(io_bound_runs):
+    # Fig 13: "most straggler only required 1 kill". Measured (seed 1): wordcount 100 stragglers killed once each;
+    # inverted-index 195 stragglers, 196 kills (one killed twice). Seeds 2 and 3: wordcount 128 and 68 stragglers,
+    # each killed once; inverted-index 274 (275 kills) and 187 (187)
     from scenarios.finished import Finished
     from scenarios.flexslot_figures import kills_per_straggler
 
-    for seed in SEEDS:
-        for bench in ("wordcount", "inverted-index"):
-            kills = kills_per_straggler(Finished.of("flexslot", slot_runs[(bench, "flexslot", seed)]))
-            assert kills == 0.0 or 1.0 <= kills <= 1.5, (bench, seed, kills)
+    for bench, model in io_bound_runs.items():
+        run = Finished.of("flexslot", model)
+        kills = list(run.kills)
+        assert len(kills) >= 50, (bench, len(kills))  # Algorithm 1 fires on many stragglers
+        assert min(kills) >= 1 and kills.count(1) >= 0.9 * len(kills), (bench, kills)
+        assert 1.0 <= kills_per_straggler(run) <= 1.5, (bench, kills_per_straggler(run))

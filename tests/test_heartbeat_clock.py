@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,17 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hadoop_layer.config import HadoopConfig
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
-from policies.schedulers.fifo import FifoScheduler
 from policies.speculation.hadoop import HadoopSpeculation
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
-from tests.helpers import small_cluster, uniform_maps
-
-SWIM = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
+from tests.helpers import slow_nodes_mix, small_cluster, uniform_maps
+from tests.runs import SWIM
+from vcloud.clock import next_event_s
 
 
 def swim_run(look_ahead: bool, speculation: str):
@@ -62,27 +59,6 @@ def waiting_backups(look_ahead: bool) -> HadoopModel:
     model.add_job("filler", PUMA["grep"], 5.0, uniform_maps(600, core_s=30.0), 0)
     model.add_job("reducing", PUMA["wordcount"], 100.0, uniform_maps(60, core_s=20.0), 8)
     model.run_until(2000.0)
-    return model
-
-
-def slow_nodes_mix(look_ahead: bool, seed: int = 3, formula: str = "1.1", dt: float = 2.0) -> HadoopModel:
-    """30 trackers, a third on slow hosts (their attempts lag: backups of both kinds), eight jobs of random sizes with
-    and without reduces submitted at random; short heartbeats and long ticks give long look-aheads."""
-    cfg = HadoopConfig(map_slots=2, reduce_slots=2, heartbeat_formula=formula)
-    model = HadoopModel(rng=seed, dt=dt, hadoop=cfg, scheduler=FifoScheduler(), speculation=HadoopSpeculation())
-    rng = np.random.default_rng(seed)
-    for i in range(30):
-        slow = i % 3 == 0
-        host = model.add_host(f"h{i}", cores=2, core_mhz=600 if slow else 2000, mem_mb=8192,
-                              disk_mbps=20 if slow else 100, nic_mbps=100, rack=i % 2)  # fmt: skip
-        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
-    model.heartbeat_clock.look_ahead = look_ahead
-    submit = 0.0
-    for j in range(8):
-        maps = uniform_maps(int(rng.integers(10, 120)), core_s=float(rng.uniform(10, 60)))
-        model.add_job(f"j{j}", PUMA["wordcount" if j % 2 else "grep"], submit, maps, int(rng.integers(0, 12)))
-        submit += float(rng.uniform(0, 150))
-    model.run_until(3000.0)
     return model
 
 
@@ -139,7 +115,7 @@ def test_the_look_ahead_stops_before_a_beat_that_may_get_a_backup(monkeypatch):
     clock.set_phase(0.25, np.array([1, 2, 3]) / 32)
     clock.due[:] = clock.offset
     monkeypatch.setattr(model.jobtracker, "beat_outlook", lambda: (True, math.inf, 0.55, math.inf))
-    assert min(e.time for e in model._event_list._events) == 1.0
+    assert next_event_s(model) == 1.0
     clock._look_ahead()
     np.testing.assert_array_equal(clock.count, [3, 2, 2])
     np.testing.assert_array_equal(clock.due, [25 / 32, 18 / 32, 19 / 32])

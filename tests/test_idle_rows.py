@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
+from tests.runs import GOLDEN, RUNS, run_digests
 from tests.scenarios_random import random_cloud
-from tests.test_golden_digests import GOLDEN, RUNS, run_digests
 from vcloud import Kind, Phase, WorkItem, engine
 from vcloud.pagecache import FileTable
 from vcloud.tables import ItemTable, VMTable

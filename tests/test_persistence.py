@@ -32,9 +32,9 @@ def test_a_division_without_ranks_has_no_persistence():
 
 
 def test_persistence_is_in_a_drs_runs_summary_and_plots():
-    from tests.test_flexslot_reproduction import run
+    from tests.runs import flexslot_run
 
-    model = run(1, allocator="drs", scale=0.1, drs={"period_s": 60})
+    model = flexslot_run(1, allocator="drs", scale=0.1, drs={"period_s": 60})
     from scenarios.flexslot import FlexSlot
 
     persistence = FlexSlot().summary(model)["cloud"]["entitlement_persistence"]

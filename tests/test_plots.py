@@ -33,11 +33,31 @@ def assert_png(path: Path) -> None:
     assert data[:8] == PNG_MAGIC and len(data) > 1024
 
 
+@pytest.fixture
+def saved(monkeypatch) -> list[list[bool]]:
+    """Read back from each figure `vcloud trace --plot` saves (not only the PNG's bytes), as it is saved (`plots.save`
+    clears it): whether each of its visible axes has data (lines, bars, areas or an image)."""
+    figures, save = [], plots.save
+
+    def keeping(fig, *args, **kwargs):
+        figures.append([ax.has_data() for ax in fig.axes if ax.get_visible()])
+        return save(fig, *args, **kwargs)
+
+    monkeypatch.setattr(plots, "save", keeping)
+    return figures
+
+
+def assert_drawn(figures: list[list[bool]]) -> None:
+    """One figure saved, with axes, each of them drawn on (not only a frame)."""
+    assert len(figures) == 1 and figures[0] and all(figures[0])
+
+
 @pytest.mark.parametrize("kind", PLOT_KINDS)
-def test_every_plot_kind_writes_a_png(runs, tmp_path, capsys, kind):
+def test_every_plot_kind_writes_a_png(runs, tmp_path, capsys, saved, kind):
     out = tmp_path / f"{kind}.png"
     assert main(["trace", str(runs["flex"]), "--plot", kind, "--out", str(out)]) == 0
     assert_png(out)
+    assert_drawn(saved)
     assert capsys.readouterr().out.strip() == f"wrote {out}"
     assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary left behind
 
@@ -52,10 +72,11 @@ def test_every_plot_kind_writes_a_png(runs, tmp_path, capsys, kind):
         ("flex", ["--plot", "running", "--from", "10", "--to", "60"]),
     ],
 )
-def test_plot_options(runs, tmp_path, key, args):
+def test_plot_options(runs, tmp_path, saved, key, args):
     out = tmp_path / "sub" / "fig.png"
     assert main(["trace", str(runs[key]), *args, "--out", str(out)]) == 0
     assert_png(out)
+    assert_drawn(saved)
 
 
 def test_cdf_draws_several_runs(runs, tmp_path):

@@ -4,29 +4,18 @@ not from the build, and making them later moves no number."""
 from __future__ import annotations
 
 import gc
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
-from scenarios.settings import validate
-
-SWIM = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
-if not SWIM.exists():  # a worktree beside the main checkout
-    SWIM = Path("/work/shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv")
-
-
-def _swim(max_jobs: int = 12):
-    scenario = SCENARIOS["trace-replay"]
-    return scenario, scenario.build(validate(scenario.Settings, {"trace": str(SWIM), "max_jobs": max_jobs}), seed=1)
+from tests.runs import SWIM, swim
 
 
 @pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
 def test_a_jobs_tasks_are_made_at_its_submission_numbered_as_at_build():
-    scenario, model = _swim()
+    scenario, model = swim()
     jobs = [job for _, job in model.replay.added]
     assert all(job.splits is not None for job in jobs), "no task exists before the run"
     later = jobs[-1]
@@ -48,7 +37,7 @@ def test_a_jobs_tasks_are_made_at_its_submission_numbered_as_at_build():
 def test_tasks_made_at_build_or_at_submission_give_the_same_run():
     runs = []
     for early in (False, True):
-        scenario, model = _swim()
+        scenario, model = swim()
         if early:
             for _, job in model.replay.added:
                 job.make_tasks()
@@ -152,7 +141,7 @@ def test_an_ended_jobs_split_replica_ids_are_forgotten_and_their_files_kept():
     # the replica files its maps read stay in the page cache (their cached pages count); only the ids go
     from hadoop_layer.ended import EndedTaskList
 
-    scenario, model = _swim()
+    scenario, model = swim()
     model.start()
     model.run_for(450.0)
     blocks = model.files._blocks

@@ -5,19 +5,17 @@ import pytest
 from pydantic import ValidationError
 from scipy.stats import skew
 
-from hadoop_layer.config import HadoopConfig
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.interfaces import Repartition
 from hadoop_layer.model import HadoopModel
-from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import TaskKind
 from policies.registry import build
 from policies.schedulers import SCHEDULERS
-from policies.schedulers.fifo import FifoScheduler
 from policies.slots import SLOT_MANAGERS
 from policies.slots.skewtune import SkewTuneManager, SkewTuneSettings, movable_s, plan_pieces, water_fill
 from policies.speculation import SPECULATION
 from scenarios.hadoop_base import HadoopClusterSettings
+from tests.helpers import former_job_counts, skewed_job, small_cluster
 
 
 # ---- the plan, by hand ------------------------------------------------------------------------------------
@@ -55,28 +53,8 @@ def test_settings_are_checked():
 
 # ---- a skewed job on a small cluster ------------------------------------------------------------------------
 def cluster(slot_manager=None, scheduler=None, speculation=None, slaves=3, racks=1) -> HadoopModel:
-    """`slaves` VMs of 2 vCPUs with 2 map slots each, one per host; FIFO unless told."""
-    cfg = HadoopConfig(map_slots=2, reduce_slots=1, heartbeat_formula="1.0")
-    model = HadoopModel(
-        rng=3,
-        check=True,
-        hadoop=cfg,
-        scheduler=scheduler or FifoScheduler(),
-        speculation=speculation,
-        slot_manager=slot_manager,
-    )
-    for i in range(slaves):
-        host = model.add_host(f"h{i}", cores=2, core_mhz=2000, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=i % racks)
-        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
-    return model
-
-
-def skewed_job(model: HadoopModel, reduces: int = 1):
-    """One split of 640 MB needing 200 core-seconds, and eleven of 64 MB needing 10 each (the same work per MB
-    would give the big one 100: its records are expensive)."""
-    big = {"input_mb": 640.0, "cpu_mc": 200 * 2000.0, "output_mb": 10.0, "output_records": 1e5}
-    small = [{"input_mb": 64.0, "cpu_mc": 10 * 2000.0, "output_mb": 1.0, "output_records": 1e4}] * 11
-    return model.add_job("skewed", PUMA["grep"], 0.0, [big, *small], reduces)
+    """`slaves` VMs of 2 vCPUs with 2 map slots each, one per host; FIFO unless told (`small_cluster`)."""
+    return small_cluster(slaves, racks, speculation, scheduler=scheduler, slot_manager=slot_manager)
 
 
 def map_runtimes(model: HadoopModel) -> np.ndarray:
@@ -224,7 +202,6 @@ def test_the_ledgers_task_counts_take_in_new_maps(monkeypatch):
     from collections import Counter
 
     from policies.speculation import hadoop as spec
-    from tests.test_speculation_arrays import former_job_counts
 
     checks: Counter = Counter()
     original = spec.lag_bounds

@@ -4,7 +4,6 @@ its task-by-task loop, on a DRS run where backups happen and while the tick's en
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +14,8 @@ from scenarios.flexslot import FlexSlot
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
-from tests.test_heartbeat_clock import slow_nodes_mix
+from tests.helpers import former_job_counts, slow_nodes_mix
+from tests.runs import SWIM
 
 LOOP = spec.HadoopSpeculation._any_candidate
 
@@ -110,7 +110,6 @@ def test_running_arrays_kept_across_ticks_are_those_of_a_fresh_view(monkeypatch)
     assert reused[True] > 5  # the kept rows were used (13 times in this run)
 
 
-SWIM = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 CASES = [
     pytest.param("flexslot", {"allocator": "drs", "scale": 0.1}, 2, id="flexslot-drs"),
     # a trace's recorded failed and killed attempts replayed, and jobs' setup and cleanup tasks
@@ -244,16 +243,6 @@ def test_the_backup_search_finds_the_former_task_at_every_call(monkeypatch, allo
     model = scenario.build(validate(scenario.Settings, {"allocator": allocator, "scale": 0.1}), seed=2)
     run_model(model, scenario.horizon_s(model), progress=False)
     assert picked[True] >= 1
-
-
-def former_job_counts(jobs, top):
-    """`lag_bounds`' job columns as its loop wrote them, element by element."""
-    done, size = np.zeros(2 * top), np.ones(2 * top)
-    for job in jobs:
-        if job.number < top:
-            done[2 * job.number], done[2 * job.number + 1] = job.finished_maps, job.finished_reduces
-            size[2 * job.number], size[2 * job.number + 1] = max(len(job.maps), 1), max(len(job.reduces), 1)
-    return done, size
 
 
 @pytest.mark.parametrize(("name", "settings", "seed"), CASES)

@@ -187,8 +187,15 @@ def test_ctrl_c_stops_the_sweep_and_its_workers_at_once(tmp_path):
     spec = write(tmp_path / "spec.toml", SPEC.replace("[60]", "[3600]"))  # runs far longer than the test waits
     args = [sys.executable, "-m", "scenarios.cli", "sweep", str(spec), "--out", str(tmp_path / "out"), "--processes",
             "2", "--quiet"]  # fmt: skip
-    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 60
         while len(workers := _children(proc.pid)) < 2:

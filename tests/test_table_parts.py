@@ -12,7 +12,7 @@ import pytest
 
 from hadoop_layer.ended import EndedTaskList
 from scenarios.runner import run_model, write_run, write_table
-from tests.test_run_footprint import SWIM, _swim
+from tests.runs import SWIM, swim
 
 
 def _mixed(n: int) -> pd.DataFrame:
@@ -87,7 +87,7 @@ def _parts_are_the_frames(model) -> None:
 
 @pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
 def test_a_swim_runs_tables_in_parts_are_its_frames():
-    scenario, model = _swim(max_jobs=12)
+    scenario, model = swim(max_jobs=12)
     for rows in (1, 0, 10**9):  # before the run: one empty part each
         assert [len(p) for p in model.tasks_parts(rows)] == [0]
         assert [len(p) for p in model.vm_trace_parts(rows)] == [0]
@@ -102,7 +102,7 @@ def test_a_swim_runs_tables_in_parts_are_its_frames():
 
 @pytest.mark.skipif(not SWIM.exists(), reason="the FB-2009 SWIM trace is not here")
 def test_a_run_written_in_parts_reads_back_as_its_frames_written_at_once(tmp_path):
-    scenario, model = _swim(max_jobs=4)
+    scenario, model = swim(max_jobs=4)
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
     write_run(tmp_path / "run", {}, {}, scenario.part_makers(model, rows=50))
     frames = scenario.frames(model)

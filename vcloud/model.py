@@ -1,28 +1,15 @@
 """`CloudModel`: the Mesa model that owns the cloud's tables, its clock and its allocator.
 
 Time is in simulated seconds (`model.time`). The model ticks every `dt` seconds through its own event
-chain (tick k at k*dt, no drift); Mesa's one-second heartbeat is stopped, so `model.step()` means
+chain (tick k at k*dt, no drift); Mesa's one-second step is stopped (vcloud/clock.py), so `model.step()` means
 "advance one second" and `run_for`/`run_until` work in seconds. Ticks run at HIGH priority, so events
-at the same time (allocator periods, later heartbeats) see the tick's result (DESIGN.md 3, step 5).
-Layers above subclass it and extend `before_tick` / `after_tick`.
+at the same time (allocator periods, the layers' events) see the tick's result (DESIGN.md 3, step 5).
+Layers above subclass it and extend `before_tick` / `after_step` / `after_tick`.
 
-One instant t = k * dt, in order:
-
-| # | who | what |
-|---|-----|------|
-| 1 | `before_tick` (layers above) | workload: jobs whose submit time has come |
-| 2 | engine `memory` | used / active MB per VM; memory targets, the balloon, guest and hypervisor swap, the stall |
-| 3 | engine `cache` | page caches fit their memory (eviction); file streams priced; write-back due |
-| 4 | engine `demand` | CPU wants of threads, stream wants on datastores and NICs (own host or another's) |
-| 5 | engine `cpu`, `io` | host cores -> VMs by entitlement -> threads; devices -> streams, equal shares |
-| 6 | engine `pipeline` | rounds in which multi-resource phases ask what their other needs let them use |
-| 7 | engine `progress` | items advance at their bottleneck rate; phase ends interpolated |
-| 8 | engine `account` | usr/sys/steal/iowait/idle per VM and item (the /proc/stat identity) |
-| 9 | engine `cache_update` | reads cached, writes dirtied, write-back cleaned |
-| 10 | `after_step` (layers above) | producer/consumer syncs (the shuffle servlets move what they served) |
-| 11 | the tick | finished phases load the next; finished items stop, `on_finish` callbacks |
-| 12 | `after_tick` (layers above) | reactions to finished items |
-| 13 | events at t (DEFAULT priority) | allocator periods, heartbeats, slot managers; LOW: the trace sample |
+One instant t = k * dt runs in the order of `INSTANT` (below: one list, which tests/test_tick_order.py checks
+against a recorded run): the tick is the HIGH-priority event at t, scheduled by the tick before; in it the layers'
+hooks and the engine's stages (`engine.STAGES`); then Mesa's other events at t, by priority, ties in the order
+they were scheduled.
 """
 
 from __future__ import annotations
@@ -38,6 +25,7 @@ from mesa.time import Priority
 from vcloud import engine
 from vcloud.agents import CHARGES, VM, Host, WorkItem
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
+from vcloud.clock import stop_mesa_step
 from vcloud.engine import Physics
 from vcloud.interference import LoadDriver, LoadProfile
 from vcloud.items import item_progress, set_remaining
@@ -47,6 +35,26 @@ from vcloud.tables import EndedCharges, HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
 from vcloud.work import ItemState, Kind, Phase
 
+# One instant t = k * dt, in order: (who, what). `CloudModel._tick` runs the rows from "before_tick" to
+# "after_tick" (the engine's rows are `engine.STAGES`, in its order); then Mesa runs the instant's other events.
+INSTANT: tuple[tuple[str, str], ...] = (
+    ("before_tick", "hook of the layers above: what must be in place before the physics"),
+    ("memory", "engine: used / active MB per VM; memory targets, the balloon, guest and hypervisor swap, the stall"),
+    ("cache", "engine: page caches fit their memory (eviction); file streams priced; write-back due"),
+    ("demand", "engine: CPU wants of threads, stream wants on datastores and NICs (own host or another's)"),
+    ("cpu", "engine: host cores -> VMs by entitlement -> threads"),
+    ("io", "engine: devices -> streams, equal shares"),
+    ("pipeline", "engine: rounds in which multi-resource phases ask what their other needs let them use"),
+    ("progress", "engine: items advance at their bottleneck rate; phase ends interpolated"),
+    ("account", "engine: usr/sys/steal/iowait/idle per VM and item (the /proc/stat identity)"),
+    ("cache_update", "engine: reads cached, writes dirtied, write-back cleaned"),
+    ("after_step", "hook of the layers above: producer/consumer syncs, while every item's remaining is the tick's"),
+    ("finished", "finished phases load the next; finished items stop, then their `on_finish` callbacks"),
+    ("after_tick", "hook of the layers above: reactions to the finished items"),
+    ("DEFAULT events", "the layers' events at t (arrivals, periodic work: `every`), allocator periods, load changes"),
+    ("LOW events", "the trace sample"),
+)
+
 StepFunction = Callable[[HostTable, VMTable, ItemTable, float, Physics, PageCache, float], engine.TickResult]
 
 
@@ -55,7 +63,7 @@ class InvariantError(AssertionError):
 
 
 class CloudModel(Model):
-    advancing_until = -math.inf  # the end of the clock loop running now (`_advance_time`); -inf outside one
+    advancing_until = -math.inf  # the end of the clock loop running now (`run_for`, `run_until`); -inf outside one
 
     def __init__(
         self,
@@ -72,7 +80,7 @@ class CloudModel(Model):
         super().__init__(rng=rng)
         if not (dt > 0 and math.isfinite(dt)):
             raise ValueError(f"dt must be a positive number of seconds, got {dt}")
-        self._default_schedule.stop()  # we tick every dt, not every 1.0 (as mesa's mmc_queue example)
+        stop_mesa_step(self)  # we tick every dt, not every 1.0 (vcloud/clock.py)
         self.dt = dt
         self.physics = physics or Physics()
         self.allocator = allocator
@@ -397,24 +405,26 @@ class CloudModel(Model):
 
     def run_for(self, duration: float) -> None:
         self.start()
-        super().run_for(duration)
-
-    def _advance_time(self, until: float) -> None:
-        """Mesa's clock loop (run_for, run_until and step all come here), with its end kept for the events that run
-        in it: an event chain may run its next link at once when no other event comes first and the end allows it
-        (hadoop_layer/heartbeats.py)."""
-        self.advancing_until = until
-        try:
-            super()._advance_time(until)
-        finally:
-            self.advancing_until = -math.inf
+        self._run_to(self.time + duration, super().run_for, duration)  # Mesa's end: `time + duration`
 
     def run_until(self, end: float) -> None:
         self.start()
-        super().run_until(float(end))
+        self._run_to(float(end), super().run_until, float(end))
+
+    def _run_to(self, until: float, run: Callable[[float], None], argument: float) -> None:
+        """Run Mesa's clock loop (`run`) with its end kept for the events that run in it: a layer's chain of events
+        may run its next link at once when no other event comes first and the end allows it (hadoop_layer/
+        heartbeats.py). Mesa's own `model.step()` (one second) does not keep it: a chain then makes every link an
+        event, with the same results."""
+        self.advancing_until = until
+        try:
+            run(argument)
+        finally:
+            self.advancing_until = -math.inf
 
     def before_tick(self) -> None:
-        """Hook for layers above (DESIGN.md 3, step 1: workload arrivals)."""
+        """Hook for layers above, at the start of the tick, before the physics (`INSTANT`). Arrivals at t are not
+        here: they are events at t (DEFAULT priority), after the tick, so the tick at t + dt is their first."""
 
     def after_step(self) -> None:
         """Hook for layers above, right after the tick's physics and before items whose phase ended move on:

@@ -42,7 +42,7 @@ class DashboardModel(ScenarioModel):
             seed = parse_seed(rng)
             super().__init__(scenario_name, rng=seed, chunk_s=float(chunk_s), errors="record", **settings)
         except (SettingsError, ValueError, TypeError) as exc:
-            if "_event_list" not in vars(self):  # it failed before Model.__init__ ran
+            if "rng" not in vars(self):  # it failed before Model.__init__ ran (which sets `rng`)
                 Model.__init__(self, rng=seed)
             self.scenario_name, self.chunk_s, self.settings, self.seed = scenario_name, float(chunk_s), None, seed
             self.sim, self.horizon_s, self.figures = None, None, {}
