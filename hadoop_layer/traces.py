@@ -73,9 +73,9 @@ def load_trace(path: str | Path, max_jobs: int | None = None, **swim_options: An
         raise TraceError(f"{fname}: the file is empty: no jobs" if not text else f"{fname}: only blank lines: no jobs")
     if kind == "topology":
         raise TraceError(f"{fname}: this is a Rumen topology file, not a job trace (give it as topology=PATH)")
+    if skip_blank_and_comments(text) >= len(text):
+        raise TraceError(f"{fname}: only comments: no jobs")
     if kind == "rumen":
-        if skip_blank_and_comments(text) >= len(text):
-            raise TraceError(f"{fname}: only comments: no jobs")
         got: RumenRead = parse_rumen(text, fname, max_jobs)
         return TraceRead(kind, got.jobs, got.repairs, got.total_jobs, got.dropped)
     jobs, total = _parse_swim(text, fname, max_jobs=max_jobs, **swim_options)

@@ -74,10 +74,12 @@ TRACE_HADOOP = FLEXSLOT_HADOOP.model_copy(update={"job_setup_cleanup": True})
 
 
 def trace_hadoop(asked: dict[str, Any]) -> HadoopConfig:
-    """This scenario's Hadoop (lifecycle on) with the keys the user asked for; `model_fields_set` is exactly those
-    keys, so the replay can tell an asked `hadoop.map_slots` (which overrides the trace's slots) from a default."""
-    cfg = HadoopConfig.model_validate({**TRACE_HADOOP.model_dump(), **asked})
-    object.__setattr__(cfg, "__pydantic_fields_set__", set(asked))
+    """This scenario's Hadoop (lifecycle on) with the values asked. Its `model_fields_set` holds the keys whose value
+    differs from this scenario's default (the settings layer hands over whole groups, defaults filled in), so the
+    replay can tell an asked `hadoop.map_slots` (which overrides the trace's slots) from the default."""
+    default = TRACE_HADOOP.model_dump()
+    cfg = HadoopConfig.model_validate({**default, **asked})
+    object.__setattr__(cfg, "__pydantic_fields_set__", {k for k, v in asked.items() if default.get(k) != v})
     return cfg
 
 
@@ -99,11 +101,11 @@ class TraceReplaySettings(HadoopClusterSettings):
     replay_io: bool = Field(
         True, description="durations: charge the recorded bytes as I/O (False: the whole runtime is CPU, as Mumak)"
     )
-    trace_slots: Literal["host", "mode", "max"] = Field(
+    trace_slots: Literal["host", "mode", "max", "hadoop"] = Field(
         "host",
         description="traced cluster's slots per node: host: the most attempts that host ran at once, at least the "
-        "hosts' mode; mode: every node the mode; max: every node the busiest host's (our estimators; an asked "
-        "hadoop.map_slots / reduce_slots overrides)",
+        "hosts' mode; mode: every node the mode; max: every node the busiest host's (our estimators); hadoop: "
+        "hadoop.map_slots / reduce_slots on every node (a value of those other than the default overrides as well)",
     )
     job_conf: bool = Field(
         True, description="honour each job's recorded configuration where the emulator has the knob (Rumen)"
@@ -395,8 +397,8 @@ def build_trace_cluster(
     seen = (
         traced_node(s.trace, s.hadoop.replication, s.hadoop.datanode_serving, s.max_jobs) if kind == "rumen" else None
     )
-    asked = s.hadoop.model_fields_set
-    if seen is not None:
+    asked = {"map_slots", "reduce_slots"} if s.trace_slots == "hadoop" else s.hadoop.model_fields_set
+    if seen is not None and s.trace_slots != "hadoop":
         per_host = slots_per_host(hosts, seen.peaks, s.trace_slots)
         source = f"trace_slots={s.trace_slots}"
     else:
@@ -406,7 +408,7 @@ def build_trace_cluster(
         if key in asked:  # the user's count overrides the trace's for every node
             per_host = {h: (getattr(s.hadoop, key), p[1]) if i == 0 else (p[0], getattr(s.hadoop, key))
                         for h, p in per_host.items()}  # fmt: skip
-            source += f", hadoop.{key}={getattr(s.hadoop, key)} asked"
+            source += f", hadoop.{key}={getattr(s.hadoop, key)}"
     disk_mbps = max(s.disk_mbps, seen.disk_mbps) if seen else s.disk_mbps
     nic_mbps = max(s.nic_mbps, seen.nic_mbps) if seen else s.nic_mbps
     common = Counter(per_host.values()).most_common(1)[0][0]
