@@ -20,8 +20,16 @@ and a job killed before its setup ran stays in PREP until then.
 
 Cluster (`topology`): a Rumen topology file (`topology=PATH`, or found beside the trace: the trace's name with
 `trace` replaced by `topology`), else, for a Rumen trace, the hosts its attempts ran on; `topology=testbed`
-runs on the FlexSlot testbed instead. A traced cluster has one host and one VM per node in its racks, with as
-many map and reduce slots as the trace ever ran at once on one node, and a core per slot.
+runs on the FlexSlot testbed instead. A traced cluster has one host and one VM per node in its racks; each node
+has its own map and reduce slots as the trace shows them (`trace_slots`, `slots_per_host`: by default the most
+attempts that host ran at once, raised to the hosts' mode), unless `hadoop.map_slots` / `reduce_slots` is set,
+and a core per slot. `config.json` records under `used` the cluster and slots the run took.
+
+The trace as read (hadoop_layer/rumen.py): real-data anomalies are repaired by stated rules (trace_repair.py) and
+counted in `summary.json` (`anomalies_repaired`) and one stderr line; `max_jobs` bounds what is read and checked
+as well as what is replayed, and says so when it cuts the file. Each job's recorded configuration sets the knobs
+the emulator has per job (trace_conf.py; `job_conf=false` ignores it). The comparison splits each job's duration
+into the wait before its first task (the traced cluster's other load, absent from the trace) and its tasks' run.
 
 Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on here; other scenarios leave it off for now.
 """
