@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 _NOTHING = np.zeros(0)  # an ended job's map outputs by node: purged
 _ENDED = (JobState.FAILED, JobState.KILLED)
+_NO_OWN_MEMORY = (None, None)  # a job without its own heap and io.sort.mb (Job.own_memory): the slot's hold
 
 
 class _PolicySlot:
@@ -256,6 +257,8 @@ class JobTracker:
         free_maps, free_reduces = tracker.free(TaskKind.MAP), tracker.free(TaskKind.REDUCE)
         if free_maps or free_reduces:
             for launch in self.speculation.backups(tracker, self.view, free_maps, free_reduces):
+                if launch.task.kind in launch.task.job.no_speculation:
+                    continue  # the job's conf forbids backups of this kind (JobInProgress.hasSpeculativeMaps)
                 self.launch(tracker, launch)
 
     @property
@@ -318,8 +321,9 @@ class JobTracker:
         if launch.speculative != running or task.state not in (TaskState.PENDING, TaskState.RUNNING):
             raise RuntimeError(f"cannot launch {task} in state {task.state} (speculative={launch.speculative})")
         cfg, core = model.hadoop, model.hosts.core_mhz.item(tracker.vm.host.row)  # a float: its products are too
-        heap = launch.heap_mb if launch.heap_mb is not None else tracker.heap_mb
-        io_sort = launch.io_sort_mb if launch.io_sort_mb is not None else tracker.io_sort_mb
+        own_heap, own_sort = job.own_memory.get(task.kind, _NO_OWN_MEMORY) if job.own_memory else _NO_OWN_MEMORY
+        heap = launch.heap_mb if launch.heap_mb is not None else own_heap or tracker.heap_mb
+        io_sort = launch.io_sort_mb if launch.io_sort_mb is not None else own_sort or tracker.io_sort_mb
         if not 0 < io_sort < heap:
             raise ValueError(f"slot memory: need 0 < io_sort_mb < heap_mb, got {io_sort} / {heap}")
         mem = heap + cfg.jvm_overhead_mb

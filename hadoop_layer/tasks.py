@@ -392,6 +392,12 @@ class Job(Agent):
         self.setup_s: float | None = None
         self.cleanup_s: float | None = None
         self.hold_setup = False
+        # The job's own configuration where it differs from the cluster's (a trace's recorded jobProperties):
+        # reduce slow start, each kind's (heap MB, io.sort.mb) and the kinds it forbids backups of
+        # (mapred.{map,reduce}.tasks.speculative.execution=false). None / empty: the cluster's hadoop.* holds.
+        self.reduce_slowstart: float | None = None
+        self.own_memory: dict[TaskKind, tuple[float | None, float | None]] = {}
+        self.no_speculation: frozenset[TaskKind] = frozenset()
         self.final_state: str | None = None  # set when the job's end is decided, before its cleanup task runs
         self.lifecycle_task: Task | None = None  # its setup task, then its cleanup task
         self.lifecycle_tasks: list[Task] = []  # both, for the tasks table
@@ -492,8 +498,10 @@ class Job(Agent):
 
     @property
     def slowstart_maps(self) -> int:
-        """Slow start: reduces wait for ceil(slowstart x maps) finished maps (JobInProgress, algorithms.md 2.3)."""
-        return math.ceil(self.model.hadoop.reduce_slowstart * len(self.maps))
+        """Slow start: reduces wait for ceil(slowstart x maps) finished maps (JobInProgress, algorithms.md 2.3); the
+        fraction is the job's own when it has one (JobInProgress reads it from the job's conf)."""
+        own = self.reduce_slowstart
+        return math.ceil((self.model.hadoop.reduce_slowstart if own is None else own) * len(self.maps))
 
     def reduces_schedulable(self) -> bool:
         return self.finished_maps >= self.slowstart_maps

@@ -215,6 +215,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     # set); `settings` records every value it ran with
     config = {"scenario": scenario_name, "seed": seed, "asked": asked, "settings": settings.model_dump(mode="json"),
               "command": f"vcloud run --config {out / 'config.json'}"}  # fmt: skip
+    used = getattr(model, "used_settings", None)  # what the run took from its input rather than its settings
+    if used:
+        config["used"] = used
     write_run(out, summary, config, scenario.part_makers(model))  # a table at a time, the big ones in parts
     headline = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
     print(json.dumps(headline, indent=1))

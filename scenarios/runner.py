@@ -116,7 +116,7 @@ def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames
     tmp = temp_dir(out)
     release_freed_memory()  # what the summary's figures freed, before the tables come on top
     try:
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=1))
+        (tmp / "summary.json").write_text(json.dumps(_null_non_finite(summary), indent=1))
         (tmp / "config.json").write_text(json.dumps(_finite_json(config), indent=1))
         for name in list(frames):
             made = frames[name]
@@ -158,6 +158,19 @@ def write_table(path: Path, parts: Iterable[pd.DataFrame]) -> None:
     finally:
         if writer is not None:
             writer.close()
+
+
+def _null_non_finite(value: Any) -> Any:
+    """`value` with its NaN and infinite floats as None: JSON has no such numbers (`JSON.parse` refuses the NaN
+    Python's json writes). A scenario that can produce them says why in its summary (trace-replay's
+    `null_reasons`); this is the last guard for the others."""
+    if isinstance(value, dict):
+        return {k: _null_non_finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_null_non_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _finite_json(value: Any) -> Any:

@@ -20,8 +20,16 @@ and a job killed before its setup ran stays in PREP until then.
 
 Cluster (`topology`): a Rumen topology file (`topology=PATH`, or found beside the trace: the trace's name with
 `trace` replaced by `topology`), else, for a Rumen trace, the hosts its attempts ran on; `topology=testbed`
-runs on the FlexSlot testbed instead. A traced cluster has one host and one VM per node in its racks, with as
-many map and reduce slots as the trace ever ran at once on one node, and a core per slot.
+runs on the FlexSlot testbed instead. A traced cluster has one host and one VM per node in its racks; each node
+has its own map and reduce slots as the trace shows them (`trace_slots`, `slots_per_host`: by default the most
+attempts that host ran at once, raised to the hosts' mode), unless `hadoop.map_slots` / `reduce_slots` is set,
+and a core per slot. `config.json` records under `used` the cluster and slots the run took.
+
+The trace as read (hadoop_layer/rumen.py): real-data anomalies are repaired by stated rules (trace_repair.py) and
+counted in `summary.json` (`anomalies_repaired`) and one stderr line; `max_jobs` bounds what is read and checked
+as well as what is replayed, and says so when it cuts the file. Each job's recorded configuration sets the knobs
+the emulator has per job (trace_conf.py; `job_conf=false` ignores it). The comparison splits each job's duration
+into the wait before its first task (the traced cluster's other load, absent from the trace) and its tasks' run.
 
 Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on here; other scenarios leave it off for now.
 """
@@ -31,7 +39,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import statistics
 import sys
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -47,8 +57,19 @@ from hadoop_layer.hdfs import Locality
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.plans import Route, cpu_for_runtime, map_plan
 from hadoop_layer.profiles import PUMA, JobProfile, MapColumns
-from hadoop_layer.tasks import Task
-from hadoop_layer.traces import Topology, TraceError, TraceJob, median_or, read_text, read_topology, read_trace
+from hadoop_layer.tasks import Task, TaskKind
+from hadoop_layer.trace_records import skip_blank_and_comments
+from hadoop_layer.trace_repair import LONG_MAX
+from hadoop_layer.traces import (
+    Topology,
+    TraceError,
+    TraceJob,
+    TraceRead,
+    load_trace,
+    median_or,
+    read_text,
+    read_topology,
+)
 from policies.registry import build
 from policies.schedulers import SCHEDULERS
 from policies.slots import SLOT_MANAGERS
@@ -58,6 +79,16 @@ from scenarios.hadoop_base import FLEXSLOT_HADOOP, HadoopClusterSettings, Hadoop
 
 DEFAULT_TRACE = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 TRACE_HADOOP = FLEXSLOT_HADOOP.model_copy(update={"job_setup_cleanup": True})
+
+
+def trace_hadoop(asked: dict[str, Any]) -> HadoopConfig:
+    """This scenario's Hadoop (lifecycle on) with the values asked. Its `model_fields_set` holds the keys whose value
+    differs from this scenario's default (the settings layer hands over whole groups, defaults filled in), so the
+    replay can tell an asked `hadoop.map_slots` (which overrides the trace's slots) from the default."""
+    default = TRACE_HADOOP.model_dump()
+    cfg = HadoopConfig.model_validate({**default, **asked})
+    object.__setattr__(cfg, "__pydantic_fields_set__", {k for k, v in asked.items() if default.get(k) != v})
+    return cfg
 
 
 class TraceReplaySettings(HadoopClusterSettings):
@@ -71,29 +102,42 @@ class TraceReplaySettings(HadoopClusterSettings):
     original_nodes: int = Field(
         600, ge=1, le=1_000_000, description="SWIM: size of the traced cluster (600 for FB-2009)"
     )
-    max_jobs: int = Field(50, ge=1, le=10_000, description="replay the first N jobs")
+    max_jobs: int = Field(50, ge=1, le=10_000, description="read, check and replay the first N jobs (file order)")
     time_scale: float = Field(1.0, ge=1e-6, le=1e6, description="submit times are multiplied by this")
     profile: Benchmark = Field("wordcount", description="CPU per MB and record size when the trace has no counters")
-    hadoop: HadoopConfig = Field(default_factory=lambda: TRACE_HADOOP.model_copy())
+    hadoop: HadoopConfig = Field(default_factory=lambda: trace_hadoop({}))
     replay_io: bool = Field(
         True, description="durations: charge the recorded bytes as I/O (False: the whole runtime is CPU, as Mumak)"
+    )
+    trace_slots: Literal["host", "mode", "max", "hadoop"] = Field(
+        "host",
+        description="traced cluster's slots per node: host: the most attempts that host ran at once, at least the "
+        "hosts' mode; mode: every node the mode; max: every node the busiest host's (our estimators); hadoop: "
+        "hadoop.map_slots / reduce_slots on every node (a value of those other than the default overrides as well)",
+    )
+    job_conf: bool = Field(
+        True, description="honour each job's recorded configuration where the emulator has the knob (Rumen)"
     )
 
     @field_validator("hadoop", mode="before")
     @classmethod
     def _over_trace_defaults(cls, value: Any) -> Any:
         """`--set hadoop.KEY=V` changes KEY of this scenario's Hadoop (lifecycle on), not of stock defaults."""
-        return {**TRACE_HADOOP.model_dump(), **value} if isinstance(value, dict) else value
+        return trace_hadoop(value) if isinstance(value, dict) else value
 
 
 @dataclasses.dataclass
 class Replay:
-    """What a build decided: the jobs added (with their trace records), those left out, the mode, the cluster."""
+    """What a build decided: the jobs added (with their trace records), those left out, the mode, the cluster,
+    the trace as read (its repaired anomalies), and what each job's own configuration set."""
 
     mode: str
     cluster: str
     added: list[tuple[TraceJob, Any]]
     not_run: list[TraceJob]
+    read: TraceRead | None = None
+    slots: dict[str, Any] = dataclasses.field(default_factory=dict)
+    job_conf: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 class TraceReplay(HadoopScenario):
@@ -102,27 +146,33 @@ class TraceReplay(HadoopScenario):
     Settings = TraceReplaySettings
 
     def build(self, settings: TraceReplaySettings, seed: int, check: bool = False) -> HadoopModel:
-        kind, jobs = load_trace(settings)
+        read = read_settings_trace(settings)
+        kind, jobs = read.kind, read.jobs
         mode = settings.replay if settings.replay != "auto" else ("durations" if kind == "rumen" else "physics")
         if mode == "durations" and kind != "rumen":
             raise ValueError(f"setting replay='durations': {Path(settings.trace).name} records no task times (SWIM)")
         topology = find_topology(settings, kind)
+        slots: dict[str, Any] = {}
         if topology is None:
             model, nodes, cluster = build_cluster(settings, seed, check), {}, "testbed"
+            slots = {"from": "hadoop.map_slots / reduce_slots", "map+reduce per node": _slot_counts(model)}
         else:
-            model, nodes = build_trace_cluster(settings, seed, check, topology, jobs, kind)
+            model, nodes, slots = build_trace_cluster(settings, seed, check, topology, jobs, kind)
             n = model.traced_node
             racks = len(set(model.node_racks.tolist()))
-            cluster = (f"{len(nodes)} nodes in {racks} racks, {n.map_slots} map + {n.reduce_slots} reduce slots, "
+            shown = ", ".join(f"{k} on {v}" for k, v in slots["map+reduce per node"].items())
+            cluster = (f"{len(nodes)} nodes in {racks} racks, map+reduce slots {shown} ({slots['from']}), "
                        f"disk {n.disk_mbps:.0f} MB/s, NIC {n.nic_mbps:.0f} MB/s")  # fmt: skip
+        if mode == "physics" and kind == "rumen":
+            warn_physics_inputs(jobs, settings)
         first = min(j.submit_s for j in jobs)
-        replay = Replay(mode, cluster, [], [])
+        replay = Replay(mode, cluster, [], [], read, slots)
         for job in jobs:
             submit_s = (job.submit_s - first) * settings.time_scale
             if submit_s > settings.max_duration_s:
                 replay.not_run.append(job)
                 continue
-            replay.added.append((job, add_trace_job(model, job, settings, submit_s, mode, nodes)))
+            replay.added.append((job, add_trace_job(model, job, settings, submit_s, mode, nodes, replay.job_conf)))
         if replay.not_run:
             names = ", ".join(j.name for j in replay.not_run[:5]) + (", ..." if len(replay.not_run) > 5 else "")
             print(
@@ -133,45 +183,84 @@ class TraceReplay(HadoopScenario):
         if not replay.added:
             raise ValueError(f"setting max_duration_s={settings.max_duration_s:g}: no job is submitted before it")
         model.replay = replay
+        model.used_settings = used_settings(model, settings)
         return model
 
     def summary(self, model: HadoopModel) -> dict[str, Any]:
         replay: Replay = model.replay
         table = comparison(model)
-        return {
-            "trace": Path(model.settings.trace).name,
-            "replay": replay.mode,
-            "cluster": replay.cluster,
-            "jobs_not_run": [j.name for j in replay.not_run],
-            "jobs_killed": sum(job.state == "killed" for _, job in replay.added),
-            "failed_attempts": int(
-                np.count_nonzero((model.ended.view("state") == FAILED) & (model.ended.view("group") <= REDUCE))
-            ),
-            **error_figures(table),
-            **attempt_figures(model),
-            "per_job": table.to_dict(orient="records"),
-            **super().summary(model),
-        }
+        read = replay.read
+        return json_ready(
+            {
+                "trace": Path(model.settings.trace).name,
+                "replay": replay.mode,
+                "cluster": replay.cluster,
+                "slots": replay.slots,
+                "jobs_in_trace": read.total_jobs if read else None,
+                "jobs_read": len(read.jobs) if read else None,
+                "jobs_cut_by_max_jobs": read.cut if read else False,
+                "anomalies_repaired": read.repairs.summary() if read else {},
+                "job_conf": replay.job_conf,
+                "jobs_not_run": [j.name for j in replay.not_run],
+                "jobs_killed": sum(job.state == "killed" for _, job in replay.added),
+                "jobs_ended_as_recorded": sum(
+                    (t.outcome, job.state) in (("SUCCESS", "succeeded"), ("FAILED", "failed"), ("KILLED", "killed"))
+                    for t, job in replay.added
+                ),
+                "failed_attempts": int(
+                    np.count_nonzero((model.ended.view("state") == FAILED) & (model.ended.view("group") <= REDUCE))
+                ),
+                **error_figures(table),
+                **attempt_figures(model),
+                "per_job": table.astype(object).where(table.notna(), None).to_dict(orient="records"),
+                **super().summary(model),
+            }
+        )
 
     def frame_makers(self, model: HadoopModel) -> dict[str, Callable[[], pd.DataFrame]]:
         return {**super().frame_makers(model), "comparison": partial(comparison, model)}
 
 
-def load_trace(s: TraceReplaySettings) -> tuple[str, list[TraceJob]]:
+def read_settings_trace(s: TraceReplaySettings) -> TraceRead:
+    """Read (and check) the first `max_jobs` jobs of the trace; one stderr line for the anomalies repaired and one
+    when `max_jobs` leaves jobs of the file out."""
     path = Path(s.trace)
     if not path.is_file():
         raise ValueError(f"setting trace={s.trace!r}: no such file")
-    slaves = s.slaves
     try:
-        kind, jobs = read_trace(
-            path, original_nodes=s.original_nodes, emulated_nodes=slaves, block_mb=s.hadoop.block_mb
+        read = load_trace(
+            path, s.max_jobs, original_nodes=s.original_nodes, emulated_nodes=s.slaves, block_mb=s.hadoop.block_mb
         )
     except TraceError as exc:
         raise ValueError(str(exc)) from None
-    jobs = jobs[: s.max_jobs]
-    if not jobs:
+    if not read.jobs:
         raise ValueError(f"setting trace={s.trace!r}: the trace has no jobs")
-    return kind, jobs
+    if read.repairs:
+        print(f"vcloud: warning: {read.repairs.line(path.name)}", file=sys.stderr)
+    if read.cut:
+        of = f"{read.total_jobs:,}" if read.total_jobs is not None else f"more than {s.max_jobs:,}"
+        print(
+            f"vcloud: warning: max_jobs={s.max_jobs} reads and replays the first {s.max_jobs:,} of the trace's {of} "
+            f"jobs (file order); the rest are neither checked nor replayed (--set max_jobs=N for more)",
+            file=sys.stderr,
+        )
+    return read
+
+
+def warn_physics_inputs(jobs: list[TraceJob], s: TraceReplaySettings) -> None:
+    """Physics mode builds work from CPU counters and bytes: say so when most tasks have neither (their times
+    then come from the profile's CPU per MB of little or no input, not from the trace)."""
+    cpu = [c for j in jobs for c in (*(j.map_cpu_s or ()), *(j.reduce_cpu_s or ()))]
+    inputs = [x for j in jobs for x in j.map_input_mb]
+    problems = []
+    if cpu and sum(c is None for c in cpu) > len(cpu) / 2:
+        problems.append(f"{sum(c is None for c in cpu):,} of {len(cpu):,} tasks have no CPU counters "
+                        f"(their CPU is profile={s.profile}'s per MB)")  # fmt: skip
+    if inputs and sum(x <= 0 for x in inputs) > len(inputs) / 2:
+        problems.append(f"{sum(x <= 0 for x in inputs):,} of {len(inputs):,} maps read 0 bytes (nothing to time)")
+    if problems:
+        print(f"vcloud: warning: replay=physics: {'; '.join(problems)}: their times are not the trace's; "
+              "replay=durations replays the recorded ones", file=sys.stderr)  # fmt: skip
 
 
 def find_topology(s: TraceReplaySettings, kind: str) -> Topology | None:
@@ -213,36 +302,35 @@ def _attempt_hosts(jobs: list[TraceJob]) -> list[str]:
 
 @dataclasses.dataclass(frozen=True)
 class TracedNode:
-    """What a trace shows of its nodes (Rumen keeps no hardware or slot counts): the most map and reduce
-    attempts one host ran at once, and the most disk and network MB/s that one host's running attempts moved
-    together (each attempt's bytes spread evenly over its runtime), a floor for that node's hardware."""
+    """What a trace shows of its nodes (Rumen keeps no hardware or slot counts): the most disk and network MB/s that
+    one host's running attempts moved together (each attempt's bytes spread evenly over its runtime), a floor for
+    that node's hardware, and each host's most map and reduce attempts at once (`peaks`, by host name)."""
 
-    map_slots: int = 1
-    reduce_slots: int = 1
     disk_mbps: float = 0.0
     nic_mbps: float = 0.0
+    peaks: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
 
 def _mb(attempt: dict, key: str) -> float:
+    """A byte counter in MB; unknown (-1), negative or beyond a Java long (trace_repair) counts nothing."""
     value = attempt.get(key)
-    return value / 2**20 if isinstance(value, int | float) and value > 0 else 0.0
+    return value / 2**20 if isinstance(value, int | float) and 0 < value <= LONG_MAX else 0.0
 
 
-def traced_node(trace: str, replication: int, serving: bool = True) -> TracedNode:
-    """Read the attempts' hosts, times and byte counters again (the trace was validated before).
+def traced_node(trace: str, replication: int, serving: bool = True, max_jobs: int | None = None) -> TracedNode:
+    """Read the first `max_jobs` jobs' attempts' hosts, times and byte counters again (they were checked before);
+    attempts without usable times (repaired in the reader) are left out, as they say nothing of concurrency.
 
     With DataNode serving (`hadoop.datanode_serving`) an attempt's HDFS output costs the datastores of all
     `replication` nodes of its pipeline and 2 x (replication - 1) NIC transfers (a send and a receive per hop);
     spread evenly over the nodes, that is what each node carries per MB its own attempts write. Without, the
     writer's disk once and its NIC (replication - 1) times, as the emulator then charges it."""
-    text, pos, decoder = read_text(trace), 0, json.JSONDecoder()
+    text, decoder, read = read_text(trace), json.JSONDecoder(), 0
+    pos = skip_blank_and_comments(text)
     events: dict[str, list[tuple[float, int, int, float, float]]] = {}  # host -> (time, kind, +-1, disk, net)
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text):
-            break
+    while pos < len(text) and (max_jobs is None or read < max_jobs):
         obj, pos = decoder.raw_decode(text, pos)
+        pos, read = skip_blank_and_comments(text, pos), read + 1
         for k, key in enumerate(("mapTasks", "reduceTasks")):
             for task in obj.get(key) or []:
                 for a in task.get("attempts") or []:
@@ -257,21 +345,53 @@ def traced_node(trace: str, replication: int, serving: bool = True) -> TracedNod
                     host = _split_host(a.get("hostName") or "")[1]
                     evs = events.setdefault(host, [])
                     evs += [(end, k, -1, -disk / secs, -net / secs), (start, k, 1, disk / secs, net / secs)]
-    slots, disk_peak, net_peak = [1, 1], 0.0, 0.0
-    for evs in events.values():
-        running, disk, net = [0, 0], 0.0, 0.0
+    peaks, disk_peak, net_peak = {}, 0.0, 0.0
+    for host, evs in events.items():
+        running, most, disk, net = [0, 0], [0, 0], 0.0, 0.0
         for _, k, step, d, n in sorted(evs):  # ends sort before starts at the same instant
             running[k] += step
             disk, net = disk + d, net + n
-            slots[k] = max(slots[k], running[k])
+            most[k] = max(most[k], running[k])
             disk_peak, net_peak = max(disk_peak, disk), max(net_peak, net)
-    return TracedNode(slots[0], slots[1], disk_peak, net_peak)
+        if host:
+            peaks[host] = (most[0], most[1])
+    return TracedNode(disk_peak, net_peak, peaks)
+
+
+def _mode(values: list[int]) -> int:
+    """The most common value (the larger on a tie), at least 1: a slot count no host showed less often."""
+    return max(1, max(statistics.multimode(values))) if values else 1
+
+
+def slots_per_host(hosts: list[str], peaks: dict[str, tuple[int, int]], how: str) -> dict[str, tuple[int, int]]:
+    """Each host's (map, reduce) slots from what the trace shows it ran at once (`trace_slots`; our estimators, as
+    Rumen records no slot counts). A host's peak is a floor for its slots, and a host that ran few attempts shows
+    less than it had, so `host` raises a host's own peak to the hosts' mode (a cluster's TaskTrackers mostly share
+    one mapred.tasktracker.*.tasks.maximum); a host never seen running gets the mode. `mode`: every host the mode;
+    `max`: every host the busiest one's peak (what replays did before per-host slots). Each at least 1."""
+    seen = [peaks[h] for h in hosts if h in peaks] or [(1, 1)]
+    common = (_mode([p[0] for p in seen]), _mode([p[1] for p in seen]))
+    if how == "max":
+        top = (max(1, max(p[0] for p in seen)), max(1, max(p[1] for p in seen)))
+        return dict.fromkeys(hosts, top)
+    if how == "mode":
+        return dict.fromkeys(hosts, common)
+    own = {h: peaks.get(h, common) for h in hosts}
+    return {h: (max(m, common[0]), max(r, common[1])) for h, (m, r) in own.items()}
+
+
+def _slot_counts(model: HadoopModel) -> dict[str, int]:
+    """How many nodes have each map+reduce slot pair, most common first (config.json, summary.json)."""
+    counts = Counter(f"{t.map_slots}+{t.reduce_slots}" for t in model.trackers)
+    return dict(counts.most_common())
 
 
 def build_trace_cluster(
     s: TraceReplaySettings, seed: int, check: bool, topology: Topology, jobs: list[TraceJob], kind: str
-) -> tuple[HadoopModel, dict[str, int]]:
-    """One host and one VM per traced node, racks as traced; nodes seen only in the trace join their rack."""
+) -> tuple[HadoopModel, dict[str, int], dict[str, Any]]:
+    """One host and one VM per traced node, racks as traced; nodes seen only in the trace join their rack. Each
+    node gets its own slots (`slots_per_host`) unless `hadoop.map_slots` / `reduce_slots` was asked, and a core
+    per slot; a VM's memory holds its slots' largest heap (the cluster's, or a replayed job's own)."""
     racks: dict[str, list[str]] = {rack: list(hosts) for rack, hosts in topology.racks}
     known = {h for hosts in racks.values() for h in hosts}
     for name in _attempt_hosts(jobs):
@@ -281,14 +401,27 @@ def build_trace_cluster(
             known.add(host)
     if not known:
         raise ValueError(f"setting trace={s.trace!r}: no topology file and no recorded hosts to build a cluster")
-    seen = traced_node(s.trace, s.hadoop.replication, s.hadoop.datanode_serving) if kind == "rumen" else None
-    map_slots, reduce_slots = (
-        (seen.map_slots, seen.reduce_slots) if seen else (s.hadoop.map_slots, s.hadoop.reduce_slots)
+    hosts = [h for hs in racks.values() for h in hs]
+    seen = (
+        traced_node(s.trace, s.hadoop.replication, s.hadoop.datanode_serving, s.max_jobs) if kind == "rumen" else None
     )
+    asked = {"map_slots", "reduce_slots"} if s.trace_slots == "hadoop" else s.hadoop.model_fields_set
+    if seen is not None and s.trace_slots != "hadoop":
+        per_host = slots_per_host(hosts, seen.peaks, s.trace_slots)
+        source = f"trace_slots={s.trace_slots}"
+    else:
+        per_host = dict.fromkeys(hosts, (s.hadoop.map_slots, s.hadoop.reduce_slots))
+        source = "hadoop.map_slots / reduce_slots"
+    for i, key in enumerate(("map_slots", "reduce_slots")):
+        if key in asked:  # the user's count overrides the trace's for every node
+            per_host = {h: (getattr(s.hadoop, key), p[1]) if i == 0 else (p[0], getattr(s.hadoop, key))
+                        for h, p in per_host.items()}  # fmt: skip
+            source += f", hadoop.{key}={getattr(s.hadoop, key)}"
     disk_mbps = max(s.disk_mbps, seen.disk_mbps) if seen else s.disk_mbps
     nic_mbps = max(s.nic_mbps, seen.nic_mbps) if seen else s.nic_mbps
-    hadoop = s.hadoop.model_copy(update={"map_slots": map_slots, "reduce_slots": reduce_slots})
-    cores = max(s.cores_per_host, map_slots + reduce_slots)
+    common = Counter(per_host.values()).most_common(1)[0][0]
+    hadoop = s.hadoop.model_copy(update={"map_slots": common[0], "reduce_slots": common[1]})
+    heap = max([hadoop.child_heap_mb, *job_heaps(jobs, s)])
     model = HadoopModel(
         rng=seed,
         dt=s.dt,
@@ -303,29 +436,59 @@ def build_trace_cluster(
     model.allocator = s.make_allocator(model.rng)
     model.set_pool(None, None)  # a physical cluster: no pool beyond its hosts
     nodes: dict[str, int] = {}
-    vm_mem = max(s.vm_mem_mb, s.daemon_mem_mb + (map_slots + reduce_slots) * (hadoop.child_heap_mb + 64.0))
-    for r, hosts in enumerate(racks.values()):
-        for host in hosts:
-            h = model.add_host(host, cores=cores, core_mhz=s.core_mhz, mem_mb=max(s.host_mem_mb, vm_mem + 1024),
-                               disk_mbps=disk_mbps, nic_mbps=nic_mbps, rack=r)  # fmt: skip
-            vm = model.add_vm(host, h, vcpus=map_slots + reduce_slots, mem_mb=vm_mem, os_mem_mb=s.daemon_mem_mb)
-            nodes[host] = model.add_slave(vm).node
+    for r, rack_hosts in enumerate(racks.values()):
+        for host in rack_hosts:
+            m, rd = per_host[host]
+            vm_mem = max(s.vm_mem_mb, s.daemon_mem_mb + (m + rd) * (heap + hadoop.jvm_overhead_mb))
+            h = model.add_host(host, cores=max(s.cores_per_host, m + rd), core_mhz=s.core_mhz,
+                               mem_mb=max(s.host_mem_mb, vm_mem + 1024), disk_mbps=disk_mbps, nic_mbps=nic_mbps,
+                               rack=r)  # fmt: skip
+            vm = model.add_vm(host, h, vcpus=m + rd, mem_mb=vm_mem, os_mem_mb=s.daemon_mem_mb)
+            tracker = model.add_slave(vm)
+            tracker.map_slots, tracker.reduce_slots = m, rd
+            nodes[host] = tracker.node
+    model.jobtracker.count_slots()
     model.settings = s
-    model.traced_node = TracedNode(map_slots, reduce_slots, disk_mbps, nic_mbps)
-    return model, nodes
+    model.traced_node = TracedNode(disk_mbps, nic_mbps, seen.peaks if seen else {})
+    return model, nodes, {"from": source, "map+reduce per node": _slot_counts(model)}
+
+
+def job_heaps(jobs: list[TraceJob], s: TraceReplaySettings) -> list[float]:
+    """The heaps the replayed jobs' own configurations ask for (none when `job_conf` is off)."""
+    if not s.job_conf:
+        return []
+    return [h for j in jobs for h in (j.conf.map_heap_mb, j.conf.reduce_heap_mb) if h is not None]
+
+
+def used_settings(model: HadoopModel, s: TraceReplaySettings) -> dict[str, Any]:
+    """What the run used where the trace decided rather than the settings (config.json `used`): the cluster, the
+    slots per node, the jobs read, and the knobs the jobs' own configurations set."""
+    replay: Replay = model.replay
+    read = replay.read
+    return {
+        "cluster": replay.cluster,
+        "nodes": len(model.trackers),
+        "slots": replay.slots,
+        "disk_mbps": model.traced_node.disk_mbps if hasattr(model, "traced_node") else s.disk_mbps,
+        "nic_mbps": model.traced_node.nic_mbps if hasattr(model, "traced_node") else s.nic_mbps,
+        "replay": replay.mode,
+        "jobs_read": len(read.jobs) if read else None,
+        "jobs_in_trace": read.total_jobs if read else None,
+        "job_conf": replay.job_conf,
+    }
 
 
 _OTHER_NODES = 10**9  # VM rows of no VM: the pipeline nodes of an uncontended estimate
 
 
 def _map_cpu_for(task: Task, runtime_s: float, reduces: int, cfg: HadoopConfig, core: float,
-                 rates: tuple[float, float]) -> float:  # fmt: skip
+                 rates: tuple[float, float], io_sort_mb: float) -> float:  # fmt: skip
     """The CPU that makes a node-local attempt of `task` take `runtime_s` alone on a node of the traced cluster:
     its plan (read, map, spills, merge; map-only: the output down the replication pipeline) with no CPU, then the
     rest. The pipeline's other nodes need only be told apart (phase_uncontended_s keys devices by VM row)."""
     hops = tuple(range(_OTHER_NODES, _OTHER_NODES + cfg.replication - 1)) if reduces == 0 else ()
     route = Route(pipeline_vms=hops, serving=cfg.datanode_serving)
-    plan = map_plan(task, Locality.NODE, cfg.io_sort_mb, cfg, core, reduces, route)[0]
+    plan = map_plan(task, Locality.NODE, io_sort_mb, cfg, core, reduces, route)[0]
     return cpu_for_runtime(plan, "map", runtime_s, core, *rates)
 
 
@@ -387,10 +550,49 @@ def _with_rows(maps: MapColumns, n: int, cpu_mc: float) -> MapColumns:
     )
 
 
+def apply_job_conf(added: Any, job: TraceJob, s: TraceReplaySettings, cfg: HadoopConfig, tally: dict) -> float:
+    """Give the emulated job the knobs of its recorded configuration the emulator has per job (trace_conf.py):
+    reduce slow start, each kind's heap and io.sort.mb, and the kinds it forbids backups of; count, in `tally`
+    (summary.json `job_conf`), how many jobs set each and which recorded knobs the emulator takes only for the
+    whole cluster. A heap at or below the sort buffer it would hold is not taken (Hadoop's map would fail to
+    allocate it). Returns the io.sort.mb the job's maps run with."""
+    conf = job.conf
+    tally.setdefault("honoured", {}), tally.setdefault("not_honoured", {})
+    tally["ignored"] = not s.job_conf
+    if not s.job_conf:
+        return cfg.io_sort_mb
+    io_sort = conf.io_sort_mb if conf.io_sort_mb is not None else cfg.io_sort_mb
+    set_here = dict(conf.honoured)
+    if conf.reduce_slowstart is not None:
+        added.reduce_slowstart = conf.reduce_slowstart
+    for kind, heap in ((TaskKind.MAP, conf.map_heap_mb), (TaskKind.REDUCE, conf.reduce_heap_mb)):
+        if heap is not None and heap <= io_sort:
+            set_here.pop(f"{kind.name.lower()}_heap_mb", None)
+            heap = None
+        if heap is not None or conf.io_sort_mb is not None:
+            added.own_memory[kind] = (heap, conf.io_sort_mb)
+    added.no_speculation = frozenset(
+        kind for kind, flag in ((TaskKind.MAP, conf.map_speculative), (TaskKind.REDUCE, conf.reduce_speculative))
+        if flag is False
+    )  # fmt: skip
+    for key in set_here:
+        tally["honoured"][key] = tally["honoured"].get(key, 0) + 1
+    for name in conf.not_honoured:
+        tally["not_honoured"][name] = tally["not_honoured"].get(name, 0) + 1
+    return io_sort
+
+
 def add_trace_job(
-    model: HadoopModel, job: TraceJob, s: TraceReplaySettings, submit_s: float, mode: str, nodes: dict[str, int]
+    model: HadoopModel,
+    job: TraceJob,
+    s: TraceReplaySettings,
+    submit_s: float,
+    mode: str,
+    nodes: dict[str, int],
+    conf_tally: dict | None = None,
 ):
-    """Add one trace job; durations mode sizes each task from its recorded runtime (module docstring)."""
+    """Add one trace job; durations mode sizes each task from its recorded runtime (module docstring), with the
+    job's own configuration where it has one (`apply_job_conf`)."""
     base = PUMA[s.profile]
     cfg = model.hadoop
     node = getattr(model, "traced_node", None)
@@ -413,9 +615,10 @@ def add_trace_job(
     maps = trace_maps(job, s, mode, cfg, nodes)
     reduces = job.reduces + len(job.unfinished_reduces)
     added = model.add_job(job.name, profile, submit_s, maps, reduces)
+    io_sort = apply_job_conf(added, job, s, cfg, {} if conf_tally is None else conf_tally)
     if mode == "durations":
         for task, runtime in zip(added.maps, durations, strict=False):
-            task.cpu_mc = _map_cpu_for(task, runtime, reduces, cfg, core, rates)
+            task.cpu_mc = _map_cpu_for(task, runtime, reduces, cfg, core, rates, io_sort)
     for i, retries in enumerate([*(job.map_retries or [()] * job.maps), *unfinished]):
         if retries:  # asking for a task makes the job's tasks (Job.maps): only when there is something to set
             added.maps[i].replay = list(retries)
@@ -450,29 +653,116 @@ def add_trace_job(
     return added
 
 
+COMPARISON = ["job", "name", "recorded_outcome", "state", "recorded_s", "emulated_s", "ratio", "recorded_wait_s",
+              "emulated_wait_s", "recorded_run_s", "emulated_run_s", "run_ratio", "why_no_ratio"]  # fmt: skip
+
+
+def _first_task_starts(model: HadoopModel) -> dict[int, float]:
+    """Each job's first map or reduce attempt's start in the emulation (by job number)."""
+    ended = model.ended
+    rows = np.flatnonzero(ended.view("group") <= REDUCE)
+    jobs, starts = ended.view("job")[rows], ended.view("start_s")[rows]
+    first: dict[int, float] = {}
+    for number, start in zip(jobs.tolist(), starts.tolist(), strict=True):
+        if start < first.get(number, math.inf):  # (NaN, never started, is not)
+            first[number] = start
+    for tracker in model.trackers:  # attempts still running at the horizon
+        for kind in (TaskKind.MAP, TaskKind.REDUCE):
+            for attempt in tracker.running[kind]:
+                if attempt.start_s is not None:
+                    number = attempt.task.job.number
+                    first[number] = min(first.get(number, math.inf), attempt.start_s)
+    return first
+
+
 def comparison(model: HadoopModel) -> pd.DataFrame:
-    """Per job: recorded and emulated durations (submit to end) and their ratio."""
+    """Per job: recorded and emulated durations (submit to end) and their ratio, each split into the wait before
+    the job's first map or reduce attempt starts (on the traced cluster: other users' load, which the trace does
+    not hold) and the tasks' own run (first attempt's start to the job's end), whose ratio is what the emulator
+    gets right or wrong. `why_no_ratio` says why a ratio is missing."""
     rows = []
+    first = _first_task_starts(model)
     for trace_job, job in model.replay.added:
         emulated = job.end_s - job.submit_s if job.end_s is not None else None
         recorded = trace_job.duration_s
+        start = first.get(job.number)
+        e_wait = start - job.submit_s if start is not None else None
+        r_wait = trace_job.wait_s if recorded is not None and trace_job.wait_s is not None else None
+        e_run = emulated - e_wait if emulated is not None and e_wait is not None else None
+        r_run = recorded - r_wait if recorded is not None and r_wait is not None else None
+        why = None
+        if recorded is None:
+            why = "the trace records no finish time for this job (or one before its submit)"
+        elif emulated is None:
+            why = "the job had not ended when the run stopped"
         rows.append({
             "job": job.job_id, "name": trace_job.name, "recorded_outcome": trace_job.outcome, "state": job.state,
             "recorded_s": recorded, "emulated_s": emulated,
             "ratio": emulated / recorded if emulated is not None and recorded else None,
+            "recorded_wait_s": r_wait, "emulated_wait_s": e_wait, "recorded_run_s": r_run, "emulated_run_s": e_run,
+            "run_ratio": e_run / r_run if e_run is not None and r_run else None, "why_no_ratio": why,
         })  # fmt: skip
-    return pd.DataFrame(rows, columns=["job", "name", "recorded_outcome", "state", "recorded_s", "emulated_s", "ratio"])
+    return pd.DataFrame(rows, columns=COMPARISON)
 
 
 def error_figures(table: pd.DataFrame) -> dict[str, Any]:
     """Median absolute relative job-duration error and the share of jobs within 2x, over the jobs with both a
-    recorded and an emulated duration (all of them, and the successful ones alone)."""
+    recorded and an emulated duration (all of them, and the successful ones alone); the same for the tasks' own
+    run (`job_run_*`: the duration less the wait before the first task), and the median waits beside it."""
     out: dict[str, Any] = {}
     for label, rows in (("", table), ("_succeeded", table[table.recorded_outcome == "SUCCESS"])):
         ratio = rows.ratio.dropna().astype(float)
         out[f"jobs_compared{label}"] = len(ratio)
         out[f"job_duration_median_abs_error{label}"] = float(np.median(np.abs(ratio - 1))) if len(ratio) else None
         out[f"jobs_within_2x{label}"] = float(((ratio >= 0.5) & (ratio <= 2)).mean()) if len(ratio) else None
+    if "run_ratio" in table:
+        run = table.run_ratio.dropna().astype(float)
+        out["jobs_run_compared"] = len(run)
+        out["job_run_median_abs_error"] = float(np.median(np.abs(run - 1))) if len(run) else None
+        out["jobs_run_within_2x"] = float(((run >= 0.5) & (run <= 2)).mean()) if len(run) else None
+        for side in ("recorded", "emulated"):
+            waits = table[f"{side}_wait_s"].dropna().astype(float)
+            out[f"job_wait_median_{side}_s"] = float(np.median(waits)) if len(waits) else None
+    return out
+
+
+NULL_REASONS = {
+    "job_duration_median_abs_error": "no job has both a recorded and an emulated duration",
+    "jobs_within_2x": "no job has both a recorded and an emulated duration",
+    "job_duration_median_abs_error_succeeded": "no successful job has both a recorded and an emulated duration",
+    "jobs_within_2x_succeeded": "no successful job has both a recorded and an emulated duration",
+    "job_run_median_abs_error": "no job has a recorded wait before its first task and both durations",
+    "jobs_run_within_2x": "no job has a recorded wait before its first task and both durations",
+    "job_wait_median_recorded_s": "no job records when its first task started (or it started before the submit)",
+    "job_wait_median_emulated_s": "no emulated job started a task",
+    "map_runtime_median_recorded_s": "the replayed jobs record no successful map",
+    "map_runtime_p90_recorded_s": "the replayed jobs record no successful map",
+    "reduce_runtime_median_recorded_s": "the replayed jobs record no successful reduce",
+    "reduce_runtime_p90_recorded_s": "the replayed jobs record no successful reduce",
+    "map_runtime_median_emulated_s": "no map attempt succeeded in the emulation",
+    "map_runtime_p90_emulated_s": "no map attempt succeeded in the emulation",
+    "reduce_runtime_median_emulated_s": "no reduce attempt succeeded in the emulation",
+    "reduce_runtime_p90_emulated_s": "no reduce attempt succeeded in the emulation",
+}
+
+
+def json_ready(summary: dict[str, Any]) -> dict[str, Any]:
+    """`summary` with no NaN or infinity (JSON has none: `JSON.parse` refuses them): each becomes null, and
+    `null_reasons` says why for every null figure at the top level (the per-job rows carry `why_no_ratio`)."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        if isinstance(value, float | np.floating) and not math.isfinite(value):
+            return None
+        return value.item() if isinstance(value, np.generic) else value
+
+    out = clean(summary)
+    reasons = {k: NULL_REASONS.get(k, "not a number (no data to compute it from)") for k, v in out.items()
+               if v is None and (k in NULL_REASONS or isinstance(summary.get(k), float))}  # fmt: skip
+    out["null_reasons"] = reasons
     return out
 
 

@@ -122,6 +122,7 @@ def test_trace_replay_runs_a_swim_trace_and_refuses_a_bad_one(tmp_path, capsys):
     out = tmp_path / "swim"
     assert main(["run", "trace-replay", "--set", "max_jobs=5", "--out", str(out), "--quiet"]) == 0
     assert len(pd.read_parquet(out / "jobs.parquet")) == 5
+    assert "max_jobs=5 reads and replays the first 5 of the trace's 5,894 jobs" in capsys.readouterr().err
     bad = tmp_path / "bad.tsv"
     bad.write_text("job0\t0\t0\t100\t0\t0\njob1\t5\t5\tlots\t0\t0\n")
     assert main(["run", "trace-replay", "--set", f"trace={bad}", "--out", str(tmp_path / "x"), "--quiet"]) == 2

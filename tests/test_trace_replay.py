@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from hadoop_layer.tasks import TaskKind
 from scenarios.cli import main
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
@@ -159,3 +160,103 @@ def test_durations_mode_sizes_pipelined_maps_and_a_reduce_after_its_shuffle_to_t
     shuffle_end = r.phase_end_s[[p.name for p in r.phases].index("shuffle")]
     assert r.output_mb > 0 and j.reduces[0].cpu_mc == 0.0  # sized at the shuffle's end from its after_shuffle_s
     assert r.end_s - shuffle_end == pytest.approx(30.0, abs=0.5)
+
+
+# --- issue 41: the traced cluster's own slots, each job's configuration, the error split, intake warnings ----------
+
+
+def test_each_host_gets_the_slots_it_ran_at_least_the_hosts_mode_and_an_asked_count_overrides(tmp_path):
+    # host a ran 3 maps at once, b and c 2 each, d 1; every host 1 reduce at most
+    maps = [[attempt("SUCCESS", 0, 10, "/r/a")]] * 3 + [[attempt("SUCCESS", 0, 10, h)] for h in ("/r/b", "/r/b")]
+    maps += [[attempt("SUCCESS", 0, 10, h)] for h in ("/r/c", "/r/c", "/r/d")]
+    path = write(tmp_path, "slots.json", [job("job_1", 0, maps)])
+    model, summary = replay(path)
+    assert {t.name: (t.map_slots, t.reduce_slots) for t in model.trackers} == {
+        "a": (3, 1), "b": (2, 1), "c": (2, 1), "d": (2, 1)}  # fmt: skip
+    assert summary["slots"] == {"from": "trace_slots=host", "map+reduce per node": {"2+1": 3, "3+1": 1}}
+    model, _ = replay(path, trace_slots="mode")
+    assert [t.map_slots for t in model.trackers] == [2, 2, 2, 2]
+    model, _ = replay(path, trace_slots="max")
+    assert [t.map_slots for t in model.trackers] == [3, 3, 3, 3]
+    out = tmp_path / "run"
+    assert main(["run", "trace-replay", "--set", f"trace={path}", "hadoop.map_slots=1", "--out", str(out),
+                 "--quiet"]) == 0  # fmt: skip
+    used = json.loads((out / "config.json").read_text())["used"]
+    assert used["slots"] == {"from": "trace_slots=host, hadoop.map_slots=1", "map+reduce per node": {"1+1": 4}}
+    model, summary = replay(path, trace_slots="hadoop")  # the scenario's hadoop.* defaults on every node: 4 + 2
+    assert summary["slots"]["map+reduce per node"] == {"4+2": 4}
+    assert used["nodes"] == 4 and used["cluster"].startswith("4 nodes in 1 racks")
+
+
+def test_a_jobs_recorded_slow_start_holds_its_reduce_until_every_map_is_done_unless_ignored(tmp_path):
+    maps = [[attempt("SUCCESS", 0, d, f"/r/{h}")] for d, h in ((5, "a"), (10, "b"), (40, "c"))]
+    reduces = [[attempt("SUCCESS", 40, 50, "/r/d")]]
+    props = {"mapreduce.job.reduce.slowstart.completedmaps": "1.0", "mapreduce.reduce.speculative": "false"}
+    path = write(tmp_path, "conf.json", [job("job_1", 0, maps, reduces, jobProperties=props)])
+
+    def reduce_start(model):
+        (j,) = model.jobtracker.jobs
+        return j.reduces[0].successful.start_s, max(t.successful.end_s for t in j.maps)
+
+    model, summary = replay(path)
+    start, last_map = reduce_start(model)
+    assert start >= last_map  # slow start 1.0: no reduce before the last map (JobInProgress)
+    assert summary["job_conf"]["honoured"] == {"reduce_slowstart": 1, "reduce_speculative": 1}
+    assert model.jobtracker.jobs[0].no_speculation == {TaskKind.REDUCE}
+    model, summary = replay(path, job_conf=False)
+    start, last_map = reduce_start(model)
+    assert start < last_map - 20  # the cluster's 0.05: after the first map
+    assert summary["job_conf"] == {"honoured": {}, "not_honoured": {}, "ignored": True}
+
+
+def test_the_error_splits_into_the_wait_before_the_first_task_and_the_tasks_own_run(tmp_path):
+    # the traced cluster started the job's only map 100 s after its submit (other users' load); it ran 20 s
+    maps = [[attempt("SUCCESS", 100, 120, "/r/a")]]
+    path = write(tmp_path, "wait.json", [job("job_1", 0, maps, finishTime=T0 + 125_000)])
+    _, summary = replay(path)
+    (row,) = summary["per_job"]
+    assert row["recorded_wait_s"] == 100.0 and row["recorded_run_s"] == 25.0
+    assert row["emulated_wait_s"] < 10.0 and row["run_ratio"] == pytest.approx(1.0, abs=0.3)
+    assert summary["job_run_median_abs_error"] < 0.3 < summary["job_duration_median_abs_error"]
+    assert summary["job_wait_median_recorded_s"] == 100.0
+
+
+def test_no_nan_reaches_summary_json_a_missing_figure_is_null_with_its_reason(tmp_path):
+    one = [[attempt("SUCCESS", 0, 5, "/r/a")]]  # no finishTime: no recorded duration to compare
+    path = write(tmp_path, "nofinish.json", [job("job_1", 0, one)])
+    out = tmp_path / "run"
+    assert main(["run", "trace-replay", "--set", f"trace={path}", "--out", str(out), "--quiet"]) == 0
+    text = (out / "summary.json").read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    summary = json.loads(text)
+    assert summary["job_duration_median_abs_error"] is None and summary["per_job"][0]["recorded_s"] is None
+    assert summary["null_reasons"]["job_duration_median_abs_error"].startswith("no job has both")
+    assert summary["per_job"][0]["why_no_ratio"].startswith("the trace records no finish time")
+    assert (
+        summary["null_reasons"]["reduce_runtime_median_recorded_s"] == "the replayed jobs record no successful reduce"
+    )
+
+
+def test_max_jobs_cutting_a_trace_and_repaired_anomalies_each_say_so_in_one_line(tmp_path, capsys):
+    one = [[attempt("SUCCESS", 0, 5, "/r/a")]]
+    skewed = [[attempt("SUCCESS", 0, -1, "/r/a")]]
+    path = write(tmp_path, "five.json", [job("job_1", 0, skewed)] + [job(f"job_{i}", 0, one) for i in range(2, 6)])
+    _, summary = replay(path, max_jobs=2)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "vcloud: warning: five.json: repaired 1 anomaly (rules in summary.json): 1 attempt_ends_before_start "
+        "(first: five.json job 0 (job_1) task job_1_m_0 (-1 s))",
+        "vcloud: warning: max_jobs=2 reads and replays the first 2 of the trace's 5 jobs (file order); the rest are "
+        "neither checked nor replayed (--set max_jobs=N for more)",
+    ]
+    assert summary["jobs_in_trace"] == 5 and summary["jobs_read"] == 2 and summary["jobs_cut_by_max_jobs"]
+    assert summary["anomalies_repaired"]["attempt_ends_before_start"]["count"] == 1
+    replay(path)  # max_jobs=50 covers the file: no warning about it
+    assert "max_jobs" not in capsys.readouterr().err
+
+
+def test_physics_mode_warns_when_the_trace_has_no_cpu_counters_or_input_bytes(tmp_path, capsys):
+    one = [[attempt("SUCCESS", 0, 30, "/r/a")]]
+    replay(write(tmp_path, "bare.json", [job("job_1", 0, one)]), replay="physics")
+    err = capsys.readouterr().err
+    assert "replay=physics: 1 of 1 tasks have no CPU counters" in err and "1 of 1 maps read 0 bytes" in err

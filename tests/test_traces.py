@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from hadoop_layer.traces import MB, TraceError, TraceJob, read_rumen, read_swim, read_topology, read_trace
+from hadoop_layer.traces import (
+    MB,
+    TraceError,
+    TraceJob,
+    load_trace,
+    read_rumen,
+    read_swim,
+    read_topology,
+    read_trace,
+)
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="public traces live in ../shared/data")
@@ -148,6 +157,7 @@ def test_rumen_hand_written(tmp_path):
         map_retries=((("FAILED", 1.0),), ()),  # ended (1,006,000 ms) as the success started: a retry
         reduce_retries=((),),
         unfinished_reduces=((),),  # r_000001 never ran
+        wait_s=0.5,  # submit 1,004,500 ms -> the first success's start (m_000001) 1,005,000 ms
     )
     assert (b.submit_s, b.input_mb, b.shuffle_mb, b.output_mb, b.maps, b.reduces) == (0.0, 4.0, 0.0, 5.0, 1, 0)
     assert b.map_durations_s == (0.25,) and b.reduce_durations_s == () and b.map_hosts == ("/r3/h9",)
@@ -251,19 +261,32 @@ def test_rumen_missing_job_id(tmp_path):
     assert "job 1:" in message and "jobID is missing" in message
 
 
-@pytest.mark.parametrize(("value", "problem"), [("abc", "not a number"), (-3, "negative"), (None, "missing")])
-def test_rumen_bad_submit_time(tmp_path, value, problem):
-    message = _rumen_error(tmp_path, json.dumps({**RUMEN_JOBS[1], "submitTime": value}))
-    assert "job 0 (job_1_0002)" in message and "submitTime" in message and problem in message
-    if value == "abc":
-        assert "submitTime='abc'" in message
+def test_rumen_submit_time_of_the_wrong_type_is_refused(tmp_path):
+    message = _rumen_error(tmp_path, json.dumps({**RUMEN_JOBS[1], "submitTime": "abc"}))
+    assert "job 0 (job_1_0002)" in message and "submitTime='abc'" in message and "not a number" in message
 
 
-def test_rumen_bad_attempt_names_task_and_field(tmp_path):
+@pytest.mark.parametrize("value", [-3, None])
+def test_a_job_without_a_submit_time_is_left_out_and_refused_only_when_nothing_is_left(tmp_path, value):
+    undated = {**RUMEN_JOBS[1], "submitTime": value}
+    with pytest.raises(TraceError) as info:
+        read_rumen(_write(tmp_path, "bad-rumen.json", json.dumps(undated)))
+    message = str(info.value)
+    assert "\n" not in message and message.startswith("bad-rumen.json: nothing replayable is left")
+    assert "job_no_submit_time" in message
+    assert f"job 0 (job_1_0002) submitTime={value!r}" in message
+    got = load_trace(_write(tmp_path, "two.json", json.dumps(RUMEN_JOBS[0]) + json.dumps(undated)))
+    assert [j.name for j in got.jobs] == ["job_1_0001"] and got.dropped == 1
+    assert got.repairs.counts == {"job_no_submit_time": 1}
+
+
+def test_rumen_attempt_ending_before_it_starts_is_repaired_not_refused(tmp_path):
     job = json.loads(json.dumps(RUMEN_JOBS[1]))
-    job["mapTasks"][0]["attempts"][0]["finishTime"] = 999_999  # before its startTime
-    message = _rumen_error(tmp_path, json.dumps(job))
-    assert "job 0 (job_1_0002) task task_1_0002_m_000000" in message and "finishTime=999999" in message
+    job["mapTasks"][0]["attempts"][0]["finishTime"] = 999_999  # 1 ms before its startTime
+    got = load_trace(_write(tmp_path, "skew.json", json.dumps(job)))
+    assert got.jobs[0].map_durations_s == (0.1,)  # ZombieJob.sanitizeTaskRuntime's 100 ms
+    assert got.repairs.counts == {"attempt_ends_before_start": 1}
+    assert got.repairs.first["attempt_ends_before_start"].startswith("skew.json job 0 (job_1_0002) task task_1_0002_m")
 
 
 def test_rumen_top_level_not_an_object(tmp_path):
