@@ -77,3 +77,7 @@ def test_vectorized_and_reference_ticks_agree(seed, monkeypatch):
         for col in FileTable.SCHEMA:
             a, b = cache_a.files.view(col), cache_b.files.view(col)
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9, err_msg=f"file {col}")
+
+
+def test_the_reference_runs_the_engines_stages_in_its_order():
+    assert [name for name, _ in reference.STAGES] == [name for name, _ in engine.STAGES]

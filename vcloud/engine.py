@@ -281,6 +281,7 @@ def live_items(items: ItemTable) -> ItemTable:
 
 # ---- stages -------------------------------------------------------------------------------------------
 def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    """Used / active MB per VM; memory targets, the balloon, guest and hypervisor swap, the stall."""
     settings = physics.memory
     if not settings.reclaim:
         st.used, st.active, st.swapped = memory_state(vms, items)
@@ -340,6 +341,7 @@ _NO_VALUES = np.zeros(0)
 
 
 def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    """CPU wants of threads, stream wants on datastores and NICs (own host or another's)."""
     n_host, n = hosts.n, items.n
     vm, vm_host = items.vm[:n], st.vm_host
     is_load = st.is_load
@@ -383,6 +385,7 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
 
 
 def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    """Host cores -> VMs by entitlement -> threads."""
     n_host, n_vm = hosts.n, vms.n
     # what the rounds of the pipeline stage share again, and vSphere's host-local pools (vcloud/hostpool.py;
     # empty arrays: none): computed once per tick, in one compiled call
@@ -398,6 +401,7 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
 
 
 def stage_io(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, physics: Physics) -> None:
+    """Devices -> streams, equal shares."""
     if st.has_load:
         st.io_group = np.concatenate((st.s_group, st.vm_host, st.vm_host))
     else:

@@ -35,19 +35,17 @@ from vcloud.tables import EndedCharges, HostTable, ItemTable, VMTable
 from vcloud.trace import TraceRecorder
 from vcloud.work import ItemState, Kind, Phase
 
+
 # One instant t = k * dt, in order: (who, what). `CloudModel._tick` runs the rows from "before_tick" to
 # "after_tick" (the engine's rows are `engine.STAGES`, in its order); then Mesa runs the instant's other events.
+def _summary(stage: Callable) -> str:
+    """A stage's first sentence (its docstring says what it does; the order is engine.STAGES')."""
+    return " ".join((stage.__doc__ or "").split()).split(". ")[0].rstrip(".")
+
+
 INSTANT: tuple[tuple[str, str], ...] = (
     ("before_tick", "hook of the layers above: what must be in place before the physics"),
-    ("memory", "engine: used / active MB per VM; memory targets, the balloon, guest and hypervisor swap, the stall"),
-    ("cache", "engine: page caches fit their memory (eviction); file streams priced; write-back due"),
-    ("demand", "engine: CPU wants of threads, stream wants on datastores and NICs (own host or another's)"),
-    ("cpu", "engine: host cores -> VMs by entitlement -> threads"),
-    ("io", "engine: devices -> streams, equal shares"),
-    ("pipeline", "engine: rounds in which multi-resource phases ask what their other needs let them use"),
-    ("progress", "engine: items advance at their bottleneck rate; phase ends interpolated"),
-    ("account", "engine: usr/sys/steal/iowait/idle per VM and item (the /proc/stat identity)"),
-    ("cache_update", "engine: reads cached, writes dirtied, write-back cleaned"),
+    *((name, f"engine: {_summary(stage)}") for name, stage in engine.STAGES),
     ("after_step", "hook of the layers above: producer/consumer syncs, while every item's remaining is the tick's"),
     ("finished", "finished phases load the next; finished items stop, then their `on_finish` callbacks"),
     ("after_tick", "hook of the layers above: reactions to the finished items"),

@@ -8,6 +8,7 @@ in step with engine.py when the physics changes.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -507,13 +508,25 @@ class _Tick:
         return st
 
 
+# the stages in engine.STAGES' order, each a function of the tick (a mechanism's reference stage is one more line)
+STAGES: tuple[tuple[str, Callable[[_Tick], None]], ...] = (
+    ("memory", _Tick.memory),
+    ("cache", _Tick.cache_stage),
+    ("demand", _Tick.demand),
+    ("cpu", _Tick.cpu),
+    ("io", _Tick.io),
+    ("pipeline", _Tick.pipeline),
+    ("progress", _Tick.progress),
+    ("account", _Tick.account),
+    ("cache_update", _Tick.cache_update),
+)
+
+
 def step(
     hosts: HostTable, vms: VMTable, items: ItemTable, dt: float, physics: Physics, cache=None, now: float = 0.0
 ) -> TickResult:
     tick = _Tick(hosts, vms, items, dt, physics, cache, now)
-    stages = (tick.memory, tick.cache_stage, tick.demand, tick.cpu, tick.io, tick.pipeline, tick.progress,
-              tick.account, tick.cache_update)  # fmt: skip
-    for stage in stages:
-        stage()
+    for _name, stage in STAGES:
+        stage(tick)
     ended = [(i, tick.frac[i] * dt) for i in tick.done_rows if not items.open[i]]
     return TickResult(np.array([i for i, _ in ended], dtype=np.int64), np.array([o for _, o in ended]), tick.state())
