@@ -7,13 +7,13 @@ else in the code base names a private attribute of Mesa (a Mesa upgrade mends th
 - `stop_mesa_step`: the cloud ticks every `dt` through its own event chain (vcloud/model.py), so Mesa's one-second
   step must not run. Mesa has no public switch for it; its own M/M/c example (mesa-examples,
   `examples/mmc_queue/model.py`) stops `Model._default_schedule` as done here.
-- `next_event_s`: the time of the next event in the queue, which the heartbeat chain asks at every link
-  (hadoop_layer/heartbeats.py: a link runs at once when no other event comes first; idle beats are counted up to
-  the next event). `EventList.peek_ahead` is public but the list is `Model._event_list`, and `peek_ahead` scans the
+- `next_event_s`: the time of the next event in the queue, which a layer's chain of events asks at every link (a
+  link runs at once when no other event comes first; links that would do nothing are counted up to the next
+  event). `EventList.peek_ahead` is public but the list is `Model._event_list`, and `peek_ahead` scans the
   whole heap for cancelled events (`heapq.nsmallest`, O(n) a call). The heap's first is read instead, a cancelled
   event included: Mesa leaves a cancelled event in the heap until its time (the stopped step's first, at 1 s, is
   one), and an earlier "next event" only makes the chain schedule a link it could have run at once, or count fewer
-  beats ahead: the same beats at the same times (tests/test_heartbeat_clock.py).
+  links ahead: the same links at the same times (the layer above tests its chain).
 
 The end of the clock loop running now (`CloudModel.advancing_until`) needs nothing private: `CloudModel.run_for`
 and `run_until` keep it.

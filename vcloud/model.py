@@ -411,9 +411,9 @@ class CloudModel(Model):
 
     def _run_to(self, until: float, run: Callable[[float], None], argument: float) -> None:
         """Run Mesa's clock loop (`run`) with its end kept for the events that run in it: a layer's chain of events
-        may run its next link at once when no other event comes first and the end allows it (hadoop_layer/
-        heartbeats.py). Mesa's own `model.step()` (one second) does not keep it: a chain then makes every link an
-        event, with the same results."""
+        may run its next link at once when no other event comes first and the end allows it. Mesa's own
+        `model.step()` (one second) does not keep it: a chain then makes every link an event, with the same
+        results."""
         self.advancing_until = until
         try:
             run(argument)

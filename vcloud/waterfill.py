@@ -81,7 +81,7 @@ def divvy(shares: FloatArray, lower: FloatArray, upper: FloatArray, total: float
     The DRS divvy of reference/algorithms.md section 1.2 step 3 (reservation floor, limit/demand
     ceiling). If the ceilings add up to less than `total`, everyone gets the ceiling (the caller hands
     out the spare in a second pass). Floors above `total` are refused: admission control on
-    reservations is the pool's job and must have rejected such a configuration.
+    reservations is for the pool to check, which must have rejected such a configuration.
     """
     from scipy.optimize import brentq  # only DRS divides a pool: the other runs need not import scipy
 
