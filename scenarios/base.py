@@ -39,6 +39,14 @@ class PageCacheConfig(BaseModel):
     dirty_background_ratio: float = Field(0.05, ge=0, le=1, description="vm.dirty_background_ratio: write-back")
     dirty_expire_s: float = Field(30.0, ge=0, le=86400, description="vm.dirty_expire_centisecs / 100")
 
+    @model_validator(mode="after")
+    def _background_below_throttle(self) -> PageCacheConfig:
+        """Write-back starts before writers are throttled (Linux halves a background ratio at or above the other)."""
+        if self.dirty_background_ratio > self.dirty_ratio:
+            raise ValueError(f"page_cache.dirty_background_ratio={self.dirty_background_ratio:g} is above "
+                             f"page_cache.dirty_ratio={self.dirty_ratio:g}")  # fmt: skip
+        return self
+
 
 class MemoryConfig(BaseModel):
     """ESX memory reclamation (vcloud/memory.py): vSphere 5.1's defaults and the Linux balloon driver's rates."""

@@ -15,6 +15,7 @@ import atexit
 import gc
 import json
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -50,6 +51,15 @@ class _Parser(argparse.ArgumentParser):
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except BrokenPipeError:  # `vcloud trace DIR | head`: the reader has what it wanted
+        # Python's own recipe (docs, "Note on SIGPIPE"): no more output may reach the closed pipe, at exit either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_UNFINISHED
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings():
             # an old setting name (scenarios.settings.RenamedSetting) is told in one line, never raised
@@ -93,14 +103,34 @@ def _version() -> str:
 
 
 def _seed(text: str) -> int:
-    """--seed: a whole number >= 0 (numpy's seeds)."""
+    """--seed: a whole number from 0 to 2**63 - 1 (numpy's seeds, kept as 64-bit integers)."""
+    from scenarios.limits import MAX_SEED
+
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative (a seed is a whole number >= 0)")
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"{value} is not a whole number from 0 to 2**63 - 1")
     return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a TCP port (1 to 65535)")
+    return value
+
+
+def _check_processes(processes: int | None) -> None:
+    """--processes: at least 1, at most this machine's CPUs (each worker is a forked copy running a CPU-bound run:
+    more of them than CPUs only share the CPUs, in more memory)."""
+    cpus = os.cpu_count() or 1
+    if processes is not None and not 1 <= processes <= cpus:
+        raise BadInput(f"--processes {processes}: from 1 to this machine's {cpus} CPUs")
 
 
 def _finite(text: str) -> float:
@@ -162,9 +192,9 @@ def _parser() -> argparse.ArgumentParser:
     p_dash = sub.add_parser("dashboard", help="a live page of a scenario (or of a finished run) on localhost")
     p_dash.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO)
     p_dash.add_argument("--set", dest="settings", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
-    p_dash.add_argument("--seed", type=int, default=1)
-    p_dash.add_argument("--port", type=int, default=8765)
-    p_dash.add_argument("--step-s", type=float, default=30.0, help="simulated seconds per step (default 30)")
+    p_dash.add_argument("--seed", type=_seed, default=1)
+    p_dash.add_argument("--port", type=_port, default=8765)
+    p_dash.add_argument("--step-s", type=_finite, default=30.0, help="simulated seconds per step (default 30)")
     p_dash.add_argument("--run", type=Path, metavar="DIR", help="show this finished run directory instead")
     p_dash.set_defaults(func=cmd_dashboard)
     return parser
@@ -199,10 +229,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     seed = 1 if seed is None else seed
     if scenario_name not in SCENARIOS:
         raise BadInput(f"unknown scenario {scenario_name!r} (try: {', '.join(SCENARIOS)})")
-    out = args.out or Path("runs") / f"{scenario_name}-seed{seed}"
+    out = Path(os.path.normpath(args.out)) if args.out is not None else Path("runs") / f"{scenario_name}-seed{seed}"
     check_dir(out)  # before the scenario's imports (Mesa's alone ~1 s): a taken --out is refused at once
     scenario = SCENARIOS[scenario_name]
-    asked = {**asked, **parse_pairs(args.settings)}
+    asked = {**asked, **parse_pairs(args.settings, scenario.Settings)}
     settings = validate(scenario.Settings, asked)
     try:
         model = scenario.build(settings, seed, check=args.check)
@@ -242,8 +272,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from scenarios.reproduce import reproduce
 
     check_dir(args.out, empty=False)
-    if args.processes is not None and args.processes < 1:
-        raise BadInput(f"--processes {args.processes}: at least 1")
+    _check_processes(args.processes)
     try:
         print(f"wrote {reproduce(args.out, quick=args.quick, processes=args.processes, dask=args.dask)}")
     except DaskUnreachable as exc:
@@ -259,6 +288,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from scenarios.sweep import SweepError, run_sweep  # yaml and dask are imported only for a sweep
 
     check_dir(args.out, empty=False)  # an existing sweep directory is resumed
+    _check_processes(args.processes)
     try:
         report = run_sweep(args.spec, args.out, processes=args.processes, dask=args.dask, frames=args.frames,
                            retry_errors=args.retry_errors, progress=not args.quiet)  # fmt: skip
@@ -277,8 +307,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     from scenarios.inspect_run import RunError
     from scenarios.settings import parse_pairs
 
+    model = SCENARIOS[args.scenario].Settings if args.run is None and args.scenario in SCENARIOS else None
     try:
-        config = dashboard_config(args.scenario, parse_pairs(args.settings), args.seed, args.step_s, args.run)
+        config = dashboard_config(args.scenario, parse_pairs(args.settings, model), args.seed, args.step_s, args.run)
     except (RunError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     return serve(config, args.port)
@@ -305,8 +336,8 @@ def _read_config(path: Path) -> tuple[str, int, dict[str, Any]]:
     name, seed, settings = config["scenario"], config["seed"], config["settings"]
     if not isinstance(name, str):
         raise BadInput(f"--config {path}: scenario={name!r:.40} is not a scenario name")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise BadInput(f"--config {path}: seed={seed!r:.40} is not a whole number >= 0")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= 2**63 - 1:
+        raise BadInput(f"--config {path}: seed={seed!r:.40} is not a whole number from 0 to 2**63 - 1")
     if not isinstance(settings, dict):
         raise BadInput(f"--config {path}: settings={settings!r:.40} is not an object of settings")
     asked = config.get("asked", flatten(settings))

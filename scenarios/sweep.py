@@ -51,11 +51,9 @@ import fcntl
 import hashlib
 import itertools
 import json
-import multiprocessing
 import os
 import shutil
 import signal
-import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,9 +64,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from scenarios.batch_model import ScenarioModel, one_line
+from scenarios.limits import MAX_SEED
 from scenarios.outputs import atomic_write, clean_temp_files, temp_name
 from scenarios.registry import SCENARIOS
 from scenarios.settings import SettingsError, validate
+from scenarios.worker_pool import exit_with_parent
 
 FORMATS = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML"}
 RESULTS = "results.parquet"
@@ -86,7 +86,7 @@ class SweepSpec(BaseModel):
     scenario: str
     settings: dict[str, Any] = Field(default_factory=dict)
     cells: list[dict[str, Any]] = Field(default_factory=list)
-    seeds: list[Annotated[StrictInt, Field(ge=0)]] = Field(min_length=1)
+    seeds: list[Annotated[StrictInt, Field(ge=0, le=MAX_SEED)]] = Field(min_length=1)
 
     @field_validator("scenario")
     @classmethod
@@ -294,31 +294,8 @@ RUN_IMPORTS = ("scipy.optimize",)
 def _start_worker() -> None:
     """A local worker's start: it exits with the sweep's process, and at once on Ctrl-C (the whole process group
     gets SIGINT; a KeyboardInterrupt would only end the current run, and the worker would take the next)."""
-    _exit_with_parent()
+    exit_with_parent()
     signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))  # a half-written row is cleaned at the rerun
-
-
-_watchdog_started = False
-
-
-def _exit_with_parent() -> None:
-    """In a pool worker: exit when the sweep's process is gone (`kill -9` leaves the pool's workers running).
-
-    Watches the parent's sentinel (a pipe that multiprocessing closes when the parent dies), not `os.getppid()`: a
-    worker of a fork server is the server's child, not the sweep's."""
-    global _watchdog_started
-    parent = multiprocessing.parent_process()
-    if _watchdog_started or parent is None:
-        return
-    _watchdog_started = True
-
-    def watch() -> None:
-        parent.join()
-        os._exit(1)
-
-    if not parent.is_alive():  # died while this worker started
-        os._exit(1)
-    threading.Thread(target=watch, name="sweep-parent-watchdog", daemon=True).start()
 
 
 # ---- the store --------------------------------------------------------------------------------------------
@@ -459,7 +436,7 @@ def _run_local(store: Store, pending: list[Run], processes: int | None, frames: 
         finished = (_execute_and_store(run, root, frames) for run in pending)
     else:  # the workers start before the progress bar's thread
         finished = run_all(_execute_and_store, pending, n, preload=_worker_imports(pending, frames),
-                           initializer=_start_worker, store=root, frames=frames)
+                           initializer=_start_worker, store=root, frames=frames)  # fmt: skip
     for _ in tqdm(finished, total=len(pending), unit="run", disable=not progress or None):
         pass
 
@@ -478,7 +455,7 @@ def _run_dask(store, pending, dask, processes, frames, progress) -> None:
     with contextlib.ExitStack() as stack:
         try:
             client = dask_client(stack, dask, min(processes or os.cpu_count() or 1, len(pending)),
-                                 fork_after=_worker_imports(pending, frames))
+                                 fork_after=_worker_imports(pending, frames))  # fmt: skip
         except DaskUnreachable as exc:
             raise SweepError(str(exc)) from None
         by_key = {f"vcloud-run-{r.run_id}": r for r in pending}

@@ -38,7 +38,7 @@ from collections import deque
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
 from vcloud.waterfill import divvy, waterfill
@@ -68,6 +68,15 @@ class DrsSettings(BaseModel):
     divvy: Literal["pre-6.7", "6.7"] = Field(
         "pre-6.7", description="the pool's reservation divvied up to demand only (5.1), or also by a second pass"
     )
+
+    @model_validator(mode="after")
+    def _windows_hold_samples(self) -> DrsSettings:
+        """A demand window shorter than the sampling interval holds one sample at most: no average at all."""
+        for name in ("window_s", "short_window_s"):
+            value = getattr(self, name)
+            if (value or name == "window_s") and value < self.sample_s:
+                raise ValueError(f"drs.{name}={value:g} is shorter than drs.sample_s={self.sample_s:g}")
+        return self
 
 
 class DrsAllocator(CloudAllocator):
