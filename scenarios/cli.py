@@ -151,6 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     p_list.set_defaults(func=cmd_list)
     p_show = sub.add_parser("show", help="a scenario's settings with their defaults, bounds and descriptions")
     p_show.add_argument("scenario", help="a name of `vcloud list`")
+    p_show.add_argument("key", nargs="?", help="only this setting (or group of settings), e.g. drs.period_s")
+    p_show.add_argument("--group", metavar="NAME", help="only the settings of this group, e.g. hadoop")
     p_show.set_defaults(func=cmd_show)
     p_run = sub.add_parser("run", help="run a scenario")
     p_run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO)
@@ -212,7 +214,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     if args.scenario not in SCENARIOS:
         raise BadInput(f"unknown scenario {args.scenario!r} (try: {', '.join(SCENARIOS)})")
-    print(show_settings(SCENARIOS[args.scenario]))
+    print(show_settings(SCENARIOS[args.scenario], args.group, args.key))
     return 0
 
 

@@ -54,11 +54,11 @@ class DrsSettings(BaseModel):
         60.0, ge=0, le=86400, description="CPU demand is the larger of this average and window_s's (0: window_s only)"
     )
     count_ready: bool = Field(False, description="add ready (steal) time to CPU demand")
-    mem_sample_period_s: float = Field(60.0, ge=1, le=86400)
-    mem_sample_pages: int = Field(100, ge=1, le=1_000_000)
-    idle_tax: float = Field(0.75, ge=0, lt=1)
-    mem_fast_alpha: float = Field(0.5, gt=0, le=1)
-    mem_slow_alpha: float = Field(0.1, gt=0, le=1)
+    mem_sample_period_s: float = Field(60.0, ge=1, le=86400, description="Mem.SamplePeriod: active-memory sampling")
+    mem_sample_pages: int = Field(100, ge=1, le=1_000_000, description="pages sampled per VM each period")
+    idle_tax: float = Field(0.75, ge=0, lt=1, description="Mem.IdleTax: idle pages cost 1 / (1 - tax) active ones")
+    mem_fast_alpha: float = Field(0.5, gt=0, le=1, description="weight of a new sample in the fast active estimate")
+    mem_slow_alpha: float = Field(0.1, gt=0, le=1, description="weight of a new sample in the slow active estimate")
     enforce: Literal["host-pool", "shares", "limit"] = Field(
         "host-pool", description="host-local pools (vSphere 5.1), or per VM: entitlement as host share, or as CPU cap"
     )
