@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from scenarios.outputs import METRICS, PLOT_KINDS, OutputError, check_dir
-from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
+from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS, ScenarioFileError
 
 # Each command imports what it needs when it runs (pydantic for settings, Mesa and NumPy for a model, pandas for
 # tables, matplotlib for plots): `vcloud list` and `--help` pay for none of it.
@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _bad_input_types() -> tuple[type[Exception], ...]:
     """The errors that are the user's (one line, exit 2); those of modules never imported cannot have been raised."""
-    kinds: list[type[Exception]] = [BadInput, OutputError]
+    kinds: list[type[Exception]] = [BadInput, OutputError, ScenarioFileError]
     for module, name in (("scenarios.settings", "SettingsError"), ("scenarios.inspect_run", "RunError")):
         if module in sys.modules:
             kinds.append(getattr(sys.modules[module], name))
@@ -94,12 +94,9 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from scenarios.provenance import package_version
 
-    try:
-        return version("vcloud-hadoop")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown"
+    return package_version()
 
 
 def _seed(text: str) -> int:
@@ -212,13 +209,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from scenarios.show import show_settings
 
-    if args.scenario not in SCENARIOS:
-        raise BadInput(f"unknown scenario {args.scenario!r} (try: {', '.join(SCENARIOS)})")
+    _check_scenario(args.scenario)
     print(show_settings(SCENARIOS[args.scenario], args.group, args.key))
     return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from scenarios.glossary import summary_text
+    from scenarios.provenance import provenance
     from scenarios.runner import run_model, write_run
     from scenarios.settings import parse_pairs, validate
 
@@ -229,9 +227,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenario_name, config_seed, asked = _read_config(args.config)
         seed = config_seed if seed is None else seed
     seed = 1 if seed is None else seed
-    if scenario_name not in SCENARIOS:
-        raise BadInput(f"unknown scenario {scenario_name!r} (try: {', '.join(SCENARIOS)})")
-    out = Path(os.path.normpath(args.out)) if args.out is not None else Path("runs") / f"{scenario_name}-seed{seed}"
+    _check_scenario(scenario_name)
+    scenario_name = SCENARIOS.key(scenario_name)  # a user's scenario file by its absolute path
+    label = Path(scenario_name).stem if scenario_name.endswith(".py") else scenario_name
+    out = Path(os.path.normpath(args.out)) if args.out is not None else Path("runs") / f"{label}-seed{seed}"
     check_dir(out)  # before the scenario's imports (Mesa's alone ~1 s): a taken --out is refused at once
     scenario = SCENARIOS[scenario_name]
     asked = {**asked, **parse_pairs(args.settings, scenario.Settings)}
@@ -246,10 +245,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     # `asked` reruns the run (a scenario's own defaults hold where nothing was asked: it may read which fields were
     # set); `settings` records every value it ran with
     config = {"scenario": scenario_name, "seed": seed, "asked": asked, "settings": settings.model_dump(mode="json"),
-              "command": f"vcloud run --config {out / 'config.json'}"}  # fmt: skip
+              "command": f"vcloud run --config {out / 'config.json'}", "provenance": provenance()}  # fmt: skip
     write_run(out, summary, config, scenario.part_makers(model))  # a table at a time, the big ones in parts
-    headline = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
-    print(json.dumps(headline, indent=1))
+    print(summary_text(summary))
     print(f"wrote {out}")
     unfinished = scenario.unfinished(model)
     if unfinished:
@@ -315,6 +313,12 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     except (RunError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     return serve(config, args.port)
+
+
+def _check_scenario(name: str) -> None:
+    if name not in SCENARIOS:
+        what = "no such file" if name.endswith(".py") else f"try: {', '.join(SCENARIOS)}, or a scenario file NAME.py"
+        raise BadInput(f"unknown scenario {name!r} ({what})")
 
 
 def _read_config(path: Path) -> tuple[str, int, dict[str, Any]]:
