@@ -21,9 +21,9 @@ class HadoopConfig(BaseModel):
         64.0, ge=0, le=65536, description="resident memory of a task JVM beyond its heap (ours)"
     )
     io_sort_mb: float = Field(100.0, ge=1, le=2047, description="in the heap; Hadoop 1.x refuses > 2047")
-    io_sort_spill_percent: float = Field(0.80, gt=0, le=1)
-    io_sort_record_percent: float = Field(0.05, gt=0, lt=1)
-    io_sort_factor: int = Field(10, ge=2, le=10000)
+    io_sort_spill_percent: float = Field(0.80, gt=0, le=1, description="io.sort.spill.percent: buffer share to spill")
+    io_sort_record_percent: float = Field(0.05, gt=0, lt=1, description="io.sort.record.percent: record metadata")
+    io_sort_factor: int = Field(10, ge=2, le=10000, description="io.sort.factor: streams merged at once")
     block_mb: float = Field(64.0, ge=1, le=16384, description="dfs.block.size (Hadoop's smallest: 1 MB)")
     replication: int = Field(3, ge=1, le=16, description="dfs.replication")
     heartbeat_formula: Literal["0.20", "1.0", "1.1"] = Field("1.1", description="JobTracker heartbeat interval rule")
@@ -31,9 +31,15 @@ class HadoopConfig(BaseModel):
     heartbeat_scaling: float = Field(1.0, ge=0.01, le=100, description="mapreduce.jobtracker.heartbeat.scaling.factor")
     reduce_slowstart: float = Field(0.05, ge=0, le=1, description="mapred.reduce.slowstart.completed.maps")
     parallel_copies: int = Field(5, ge=1, le=1000, description="mapred.reduce.parallel.copies")
-    shuffle_input_buffer_percent: float = Field(0.70, gt=0, le=1)
-    shuffle_merge_percent: float = Field(0.66, gt=0, le=1)
-    inmem_merge_threshold: int = Field(1000, ge=1, le=1_000_000)
+    shuffle_input_buffer_percent: float = Field(
+        0.70, gt=0, le=1, description="mapred.job.shuffle.input.buffer.percent: heap share for map outputs"
+    )
+    shuffle_merge_percent: float = Field(
+        0.66, gt=0, le=1, description="mapred.job.shuffle.merge.percent: in-memory merge starts here"
+    )
+    inmem_merge_threshold: int = Field(
+        1000, ge=1, le=1_000_000, description="mapred.inmem.merge.threshold: or at this many map outputs"
+    )
     max_attempts: int = Field(4, ge=1, le=100, description="mapred.map.max.attempts / reduce.max.attempts")
     task_failure_probability: float = Field(0.0, ge=0, lt=1, description="chance an attempt fails (ours)")
     jvm_start_core_s: float = Field(1.0, ge=0, le=3600, description="CPU to start a task JVM, core-seconds (ours)")

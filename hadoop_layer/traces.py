@@ -109,8 +109,10 @@ def _list(obj: dict[str, Any], key: str, where: str) -> list[Any]:
     return value
 
 
-def read_topology(path: str | Path) -> Topology:
-    """Read a Rumen topology file: `{"name": "<root>", "children": [{"name": RACK, "children": [{"name": HOST}]}]}`."""
+def read_topology(path: str | Path, max_hosts: int | None = None) -> Topology:
+    """Read a Rumen topology file: `{"name": "<root>", "children": [{"name": RACK, "children": [{"name": HOST}]}]}`.
+    A host or rack named twice is refused (each host becomes one VM, known by its name), and so are more than
+    `max_hosts` hosts."""
     fname = Path(path).name
     text = read_text(path)
     try:
@@ -120,15 +122,25 @@ def read_topology(path: str | Path) -> Topology:
     if not isinstance(root, dict) or "jobID" in root:
         raise TraceError(f"{fname}: not a Rumen topology (expected an object with name and children)")
     racks = []
+    seen: dict[str, str] = {}  # host -> its rack
     for i, rack in enumerate(_list(root, "children", f"{fname} root")):
         where = f"{fname} rack {i}"
         if not isinstance(rack, dict) or not isinstance(rack.get("name"), str) or not rack["name"]:
             raise TraceError(f"{where}: field name is missing or not a string")
+        if any(rack["name"] == name for name, _ in racks):
+            raise TraceError(f"{where}: rack {rack['name']!r} is named twice")
         hosts = []
         for j, host in enumerate(_list(rack, "children", where)):
             if not isinstance(host, dict) or not isinstance(host.get("name"), str) or not host["name"]:
                 raise TraceError(f"{where} ({rack['name']}) host {j}: field name is missing or not a string")
-            hosts.append(host["name"])
+            name = host["name"]
+            if name in seen:
+                raise TraceError(f"{where} ({rack['name']}) host {j}: host {name!r} is named twice "
+                                 f"(also in rack {seen[name]!r})")  # fmt: skip
+            seen[name] = rack["name"]
+            if max_hosts is not None and len(seen) > max_hosts:
+                raise TraceError(f"{fname}: more than {max_hosts:,} hosts (each host is one VM of the cluster)")
+            hosts.append(name)
         racks.append((rack["name"], tuple(hosts)))
     if not any(hosts for _, hosts in racks):
         raise TraceError(f"{fname}: the topology has no hosts")

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from pydantic import ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from policies.allocators import ALLOCATORS
 from policies.registry import Entry, build, choices, group_of
@@ -29,15 +29,29 @@ def _whole(make: Callable[[], pd.DataFrame]) -> Iterator[pd.DataFrame]:
     yield make()
 
 
-def policy_fields(field: str, registry: dict[str, Entry], default: str) -> dict[str, Any]:
+# a policy's settings group -> (the field that picks the policy, the registry names that read the group)
+POLICY_GROUPS: dict[str, tuple[str, frozenset[str]]] = {}
+
+
+def policy_fields(field: str, registry: dict[str, Entry], default: str, description: str) -> dict[str, Any]:
     """Settings fields from a registry (policies/registry.py): `field` picks an entry by name, and each entry's
     group of knobs is a field named by the registry's naming rule. For `pydantic.create_model`."""
-    fields: dict[str, Any] = {field: (choices(registry), default)}
+    fields: dict[str, Any] = {field: (choices(registry), Field(default, description=description))}
+    for name, entry in registry.items():
+        if (group := group_of(name, entry)) is not None:
+            POLICY_GROUPS[group] = (field, POLICY_GROUPS.get(group, (field, frozenset()))[1] | {name})
     for name, entry in registry.items():
         group = group_of(name, entry)
         if group is not None and group not in fields:
             fields[group] = (entry.settings, Field(default_factory=entry.settings))
     return fields
+
+
+def idle_groups(settings: BaseModel) -> set[str]:
+    """The policy settings groups that `settings` do not read: `drs.*` under `allocator=static`, `fair.*` under
+    `scheduler=fifo` (their values change nothing in a run)."""
+    return {group for group, (field, names) in POLICY_GROUPS.items()
+            if hasattr(settings, group) and getattr(settings, field, None) not in names}  # fmt: skip
 
 
 AllocatorName = choices(ALLOCATORS)  # for scenarios that choose another default allocator
@@ -46,7 +60,13 @@ AllocatorName = choices(ALLOCATORS)  # for scenarios that choose another default
 _CloudMechanisms = create_model(
     "_CloudMechanisms",
     __config__=ConfigDict(extra="forbid"),
-    **policy_fields("allocator", ALLOCATORS, "drs"),
+    **policy_fields(
+        "allocator",
+        ALLOCATORS,
+        "drs",
+        "how the pool reaches the VMs: static (configured shares, FlexSlot's Homo.), "
+        "heterogeneous (per-VM CPU, Heter.), drs (demand-based, every drs.period_s)",
+    ),
     **{name: (field.annotation, field) for name, field in Physics.model_fields.items()},
     page_cache=(PageCacheSettings, Field(default_factory=PageCacheSettings, description="the guests' page cache")),
 )
@@ -108,11 +128,11 @@ class TestbedSettings(CloudSettings):
     4 GB, a 153.6 GHz / 128 GB pool. Disk and network are ours (docs/model.md): 60 MB/s per host datastore under
     many concurrent streams, 1 GbE NICs; hosts in racks of `hosts_per_rack`."""
 
-    hosts: int = Field(8, ge=1, le=L.MAX_HOSTS)
-    hosts_per_rack: int = Field(4, ge=1, le=L.MAX_HOSTS)
-    cores_per_host: int = Field(8, ge=1, le=L.MAX_CORES_PER_HOST)
-    core_mhz: float = Field(2400.0, ge=L.MIN_CORE_MHZ, le=L.MAX_CORE_MHZ)
-    host_mem_mb: float = Field(65536.0, ge=256, le=L.MAX_MEM_MB)
+    hosts: int = Field(8, ge=1, le=L.MAX_HOSTS, description="hypervisor hosts")
+    hosts_per_rack: int = Field(4, ge=1, le=L.MAX_HOSTS, description="hosts per rack (one uplink to the core each)")
+    cores_per_host: int = Field(8, ge=1, le=L.MAX_CORES_PER_HOST, description="physical cores per host")
+    core_mhz: float = Field(2400.0, ge=L.MIN_CORE_MHZ, le=L.MAX_CORE_MHZ, description="MHz of a core (a vCPU's most)")
+    host_mem_mb: float = Field(65536.0, ge=256, le=L.MAX_MEM_MB, description="memory per host, MB")
     disk_mbps: float = Field(
         60.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="host datastore throughput under ~16 concurrent streams"
     )
@@ -120,9 +140,14 @@ class TestbedSettings(CloudSettings):
     vcpus: int = Field(4, ge=1, le=L.MAX_VCPUS, description="per VM; at most the host's cores")
     vm_mem_mb: float = Field(4096.0, ge=64, le=L.MAX_MEM_MB, description="per VM; at most the host's memory")
     pool_cpu_mhz: float | None = Field(
-        153600.0, ge=L.MIN_CORE_MHZ, le=L.MAX_HOSTS * L.MAX_CORES_PER_HOST * L.MAX_CORE_MHZ
+        153600.0,
+        ge=L.MIN_CORE_MHZ,
+        le=L.MAX_HOSTS * L.MAX_CORES_PER_HOST * L.MAX_CORE_MHZ,
+        description="the resource pool's CPU, MHz (null: the hosts' capacity)",
     )
-    pool_mem_mb: float | None = Field(131072.0, ge=64, le=L.MAX_HOSTS * L.MAX_MEM_MB)
+    pool_mem_mb: float | None = Field(
+        131072.0, ge=64, le=L.MAX_HOSTS * L.MAX_MEM_MB, description="the resource pool's memory, MB (null: the hosts')"
+    )
 
     @model_validator(mode="after")
     def _vms_fit_their_hosts(self) -> TestbedSettings:

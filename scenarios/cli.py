@@ -15,13 +15,14 @@ import atexit
 import gc
 import json
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
 from scenarios.outputs import METRICS, PLOT_KINDS, OutputError, check_dir
-from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS
+from scenarios.registry import DEFAULT_SCENARIO, SCENARIOS, ScenarioFileError
 
 # Each command imports what it needs when it runs (pydantic for settings, Mesa and NumPy for a model, pandas for
 # tables, matplotlib for plots): `vcloud list` and `--help` pay for none of it.
@@ -51,6 +52,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        return _run(args)
+    except BrokenPipeError:  # `vcloud trace DIR | head`: the reader has what it wanted
+        # Python's own recipe (docs, "Note on SIGPIPE"): no more output may reach the closed pipe, at exit either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_UNFINISHED
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
         with warnings.catch_warnings():
             # an old setting name (scenarios.settings.RenamedSetting) is told in one line, never raised
             warnings.filterwarnings("always", message="settings: ", category=FutureWarning)
@@ -68,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _bad_input_types() -> tuple[type[Exception], ...]:
     """The errors that are the user's (one line, exit 2); those of modules never imported cannot have been raised."""
-    kinds: list[type[Exception]] = [BadInput, OutputError]
+    kinds: list[type[Exception]] = [BadInput, OutputError, ScenarioFileError]
     for module, name in (("scenarios.settings", "SettingsError"), ("scenarios.inspect_run", "RunError")):
         if module in sys.modules:
             kinds.append(getattr(sys.modules[module], name))
@@ -84,23 +94,40 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from scenarios.provenance import package_version
 
-    try:
-        return version("vcloud-hadoop")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown"
+    return package_version()
 
 
 def _seed(text: str) -> int:
-    """--seed: a whole number >= 0 (numpy's seeds)."""
+    """--seed: a whole number from 0 to 2**63 - 1 (numpy's seeds, kept as 64-bit integers)."""
+    from scenarios.limits import MAX_SEED
+
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative (a seed is a whole number >= 0)")
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"{value} is not a whole number from 0 to 2**63 - 1")
     return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a TCP port (1 to 65535)")
+    return value
+
+
+def _check_processes(processes: int | None) -> None:
+    """--processes: at least 1, at most this machine's CPUs (each worker is a forked copy running a CPU-bound run:
+    more of them than CPUs only share the CPUs, in more memory)."""
+    cpus = os.cpu_count() or 1
+    if processes is not None and not 1 <= processes <= cpus:
+        raise BadInput(f"--processes {processes}: from 1 to this machine's {cpus} CPUs")
 
 
 def _finite(text: str) -> float:
@@ -121,6 +148,8 @@ def _parser() -> argparse.ArgumentParser:
     p_list.set_defaults(func=cmd_list)
     p_show = sub.add_parser("show", help="a scenario's settings with their defaults, bounds and descriptions")
     p_show.add_argument("scenario", help="a name of `vcloud list`")
+    p_show.add_argument("key", nargs="?", help="only this setting (or group of settings), e.g. drs.period_s")
+    p_show.add_argument("--group", metavar="NAME", help="only the settings of this group, e.g. hadoop")
     p_show.set_defaults(func=cmd_show)
     p_run = sub.add_parser("run", help="run a scenario")
     p_run.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO)
@@ -162,9 +191,9 @@ def _parser() -> argparse.ArgumentParser:
     p_dash = sub.add_parser("dashboard", help="a live page of a scenario (or of a finished run) on localhost")
     p_dash.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO)
     p_dash.add_argument("--set", dest="settings", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
-    p_dash.add_argument("--seed", type=int, default=1)
-    p_dash.add_argument("--port", type=int, default=8765)
-    p_dash.add_argument("--step-s", type=float, default=30.0, help="simulated seconds per step (default 30)")
+    p_dash.add_argument("--seed", type=_seed, default=1)
+    p_dash.add_argument("--port", type=_port, default=8765)
+    p_dash.add_argument("--step-s", type=_finite, default=30.0, help="simulated seconds per step (default 30)")
     p_dash.add_argument("--run", type=Path, metavar="DIR", help="show this finished run directory instead")
     p_dash.set_defaults(func=cmd_dashboard)
     return parser
@@ -180,13 +209,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from scenarios.show import show_settings
 
-    if args.scenario not in SCENARIOS:
-        raise BadInput(f"unknown scenario {args.scenario!r} (try: {', '.join(SCENARIOS)})")
-    print(show_settings(SCENARIOS[args.scenario]))
+    _check_scenario(args.scenario)
+    print(show_settings(SCENARIOS[args.scenario], args.group, args.key))
     return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from scenarios.glossary import summary_text
+    from scenarios.provenance import provenance
     from scenarios.runner import run_model, write_run
     from scenarios.settings import parse_pairs, validate
 
@@ -197,12 +227,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenario_name, config_seed, asked = _read_config(args.config)
         seed = config_seed if seed is None else seed
     seed = 1 if seed is None else seed
-    if scenario_name not in SCENARIOS:
-        raise BadInput(f"unknown scenario {scenario_name!r} (try: {', '.join(SCENARIOS)})")
-    out = args.out or Path("runs") / f"{scenario_name}-seed{seed}"
+    _check_scenario(scenario_name)
+    scenario_name = SCENARIOS.key(scenario_name)  # a user's scenario file by its absolute path
+    label = Path(scenario_name).stem if scenario_name.endswith(".py") else scenario_name
+    out = Path(os.path.normpath(args.out)) if args.out is not None else Path("runs") / f"{label}-seed{seed}"
     check_dir(out)  # before the scenario's imports (Mesa's alone ~1 s): a taken --out is refused at once
     scenario = SCENARIOS[scenario_name]
-    asked = {**asked, **parse_pairs(args.settings)}
+    asked = {**asked, **parse_pairs(args.settings, scenario.Settings)}
     settings = validate(scenario.Settings, asked)
     try:
         model = scenario.build(settings, seed, check=args.check)
@@ -214,13 +245,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     # `asked` reruns the run (a scenario's own defaults hold where nothing was asked: it may read which fields were
     # set); `settings` records every value it ran with
     config = {"scenario": scenario_name, "seed": seed, "asked": asked, "settings": settings.model_dump(mode="json"),
-              "command": f"vcloud run --config {out / 'config.json'}"}  # fmt: skip
+              "command": f"vcloud run --config {out / 'config.json'}", "provenance": provenance()}  # fmt: skip
     used = getattr(model, "used_settings", None)  # what the run took from its input rather than its settings
     if used:
         config["used"] = used
     write_run(out, summary, config, scenario.part_makers(model))  # a table at a time, the big ones in parts
-    headline = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
-    print(json.dumps(headline, indent=1))
+    print(summary_text(summary))
     print(f"wrote {out}")
     unfinished = scenario.unfinished(model)
     if unfinished:
@@ -245,8 +275,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from scenarios.reproduce import reproduce
 
     check_dir(args.out, empty=False)
-    if args.processes is not None and args.processes < 1:
-        raise BadInput(f"--processes {args.processes}: at least 1")
+    _check_processes(args.processes)
     try:
         print(f"wrote {reproduce(args.out, quick=args.quick, processes=args.processes, dask=args.dask)}")
     except DaskUnreachable as exc:
@@ -262,6 +291,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from scenarios.sweep import SweepError, run_sweep  # yaml and dask are imported only for a sweep
 
     check_dir(args.out, empty=False)  # an existing sweep directory is resumed
+    _check_processes(args.processes)
     try:
         report = run_sweep(args.spec, args.out, processes=args.processes, dask=args.dask, frames=args.frames,
                            retry_errors=args.retry_errors, progress=not args.quiet)  # fmt: skip
@@ -280,11 +310,18 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     from scenarios.inspect_run import RunError
     from scenarios.settings import parse_pairs
 
+    model = SCENARIOS[args.scenario].Settings if args.run is None and args.scenario in SCENARIOS else None
     try:
-        config = dashboard_config(args.scenario, parse_pairs(args.settings), args.seed, args.step_s, args.run)
+        config = dashboard_config(args.scenario, parse_pairs(args.settings, model), args.seed, args.step_s, args.run)
     except (RunError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     return serve(config, args.port)
+
+
+def _check_scenario(name: str) -> None:
+    if name not in SCENARIOS:
+        what = "no such file" if name.endswith(".py") else f"try: {', '.join(SCENARIOS)}, or a scenario file NAME.py"
+        raise BadInput(f"unknown scenario {name!r} ({what})")
 
 
 def _read_config(path: Path) -> tuple[str, int, dict[str, Any]]:
@@ -308,8 +345,8 @@ def _read_config(path: Path) -> tuple[str, int, dict[str, Any]]:
     name, seed, settings = config["scenario"], config["seed"], config["settings"]
     if not isinstance(name, str):
         raise BadInput(f"--config {path}: scenario={name!r:.40} is not a scenario name")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise BadInput(f"--config {path}: seed={seed!r:.40} is not a whole number >= 0")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= 2**63 - 1:
+        raise BadInput(f"--config {path}: seed={seed!r:.40} is not a whole number from 0 to 2**63 - 1")
     if not isinstance(settings, dict):
         raise BadInput(f"--config {path}: settings={settings!r:.40} is not an object of settings")
     asked = config.get("asked", flatten(settings))

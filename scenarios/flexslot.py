@@ -46,7 +46,7 @@ Benchmark = Literal[
 
 
 class FlexSlotSettings(HadoopClusterSettings):
-    benchmark: Benchmark = "wordcount"
+    benchmark: Benchmark = Field("wordcount", description="the PUMA job (hadoop_layer/profiles.py)")
     scale: float = Field(1.0, gt=0, le=10, description="fraction of the paper's input (1.0 = 150 GB for wordcount)")
     skew_sched: bool = Field(False, description="heterogeneous only: pilot stragglers run only on powerful nodes")
     straggler_sigma: float = Field(

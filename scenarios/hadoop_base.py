@@ -31,9 +31,17 @@ SchedulerName, SpeculationName, SlotManagerName = choices(SCHEDULERS), choices(S
 _HadoopPolicies = create_model(
     "_HadoopPolicies",
     __base__=TestbedSettings,
-    **policy_fields("scheduler", SCHEDULERS, "fifo"),
-    **policy_fields("speculation", SPECULATION, "hadoop"),
-    **policy_fields("slot_manager", SLOT_MANAGERS, "none"),
+    **policy_fields("scheduler", SCHEDULERS, "fifo", "the JobTracker's task scheduler (docs/policies.md)"),
+    **policy_fields(
+        "speculation", SPECULATION, "hadoop", "which attempts get backups: hadoop (1.x's rule), late, samr"
+    ),
+    **policy_fields(
+        "slot_manager",
+        SLOT_MANAGERS,
+        "none",
+        "who changes slots at run time: skewtune (repartitions stragglers' "
+        "input), flexslot (slot memory and counts), flexslot-unlimited",
+    ),
 )
 
 
@@ -41,7 +49,7 @@ class HadoopClusterSettings(_HadoopPolicies):
     """The FlexSlot testbed (section 4.1) unless changed: 8 hosts, 32 VMs (JobTracker, NameNode, 30 slaves).
     The policies and their knobs (`scheduler`, `fair.*`, ...) come from the registries (policies/registry.py)."""
 
-    slaves: int = Field(30, ge=1, le=L.MAX_SLAVES)
+    slaves: int = Field(30, ge=1, le=L.MAX_SLAVES, description="slave VMs (a TaskTracker and a DataNode each)")
     daemon_mem_mb: float = Field(
         640.0, ge=0, le=L.MAX_MEM_MB, description="guest OS + TaskTracker + DataNode resident memory"
     )

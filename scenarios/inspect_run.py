@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from scenarios.outputs import PLOT_KINDS, OutputError, check_file
+from scenarios.outputs import PLOT_KINDS, OutputError, check_file, shown_path
 from scenarios.trace_math import CPU_STATES, accounted_s, row_spans, trace_interval
 
 if TYPE_CHECKING:
@@ -25,6 +25,14 @@ if TYPE_CHECKING:
 
 TASK_PLOTS = ("breakdown", "cdf", "tasks-per-node", "running")
 IMAGE_FORMATS = ("png", "pdf", "svg", "jpg", "jpeg")
+MAX_BINS = 20_000  # a heat map's columns: far more than a figure's pixels (9 inches at 100 dpi: 900)
+# what `vcloud trace`, its plots and the dashboard read of each table: a file without them is not a run's
+COLUMNS = {
+    "vm_trace": ("time_s", "vm", "host", "vcpus", *(f"{s}_s" for s in CPU_STATES), "cpu_demand_mhz",
+                 "cpu_entitlement_mhz", "cpu_used_mhz", "swap_mb", "disk_mbps"),
+    "tasks": ("job", "task", "attempt", "kind", "vm", "locality", "start_s", "end_s", "state", "cputime_s",
+              "steal_s", "iowait_s"),
+}  # fmt: skip
 
 
 class RunError(ValueError):
@@ -36,8 +44,12 @@ class Run:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        if not self.path.is_dir():
-            raise RunError(f"run directory {self.path}: no such directory")
+        try:
+            found = self.path.is_dir()
+        except OSError as exc:  # a name longer than the system allows
+            raise RunError(f"run directory {shown_path(self.path)}: {exc.strerror or exc}") from None
+        if not found:
+            raise RunError(f"run directory {shown_path(self.path)}: no such directory")
 
     @property
     def name(self) -> str:
@@ -50,9 +62,13 @@ class Run:
             why = f" (needed by {needed_by})" if needed_by else ""
             raise RunError(f"{file}: no such file{why}; synthetic-cloud runs have only vm_trace.parquet")
         try:
-            return pd.read_parquet(file)
+            frame = pd.read_parquet(file)
         except Exception as exc:  # pyarrow's errors for a truncated or foreign file share no base class
             raise RunError(f"{file}: not a readable Parquet table ({' '.join(str(exc).split())[:80]})") from None
+        missing = [c for c in COLUMNS.get(name, ()) if c not in frame.columns]
+        if missing:
+            raise RunError(f"{file}: no column {missing[0]!r} ({len(missing)} of a run's missing): not a run's table")
+        return frame
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -238,7 +254,13 @@ def draw(
     if window.empty:
         raise RunError(f"{run.name}: no trace samples in {_window_text(t_from, t_to)}")
     if kind == "heatmap":
-        return plots.share_heatmap(window, metric or "steal", bin_s=bin_s or run.trace_interval_s, title=run.name)
+        step = bin_s or run.trace_interval_s
+        times = window["time_s"].to_numpy()
+        bins = (times.max() - times.min()) / step if step else 0.0
+        if bins > MAX_BINS:
+            raise RunError(f"--bin {step:g}: {bins:,.0f} bins over {times.max() - times.min():g} s, more than "
+                           f"{MAX_BINS:,}")  # fmt: skip
+        return plots.share_heatmap(window, metric or "steal", bin_s=step, title=run.name)
     return plots.share_lines(window, vms=list(vms) or None, title=run.name, interval_s=run.trace_interval_s)
 
 

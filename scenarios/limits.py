@@ -25,6 +25,7 @@ MAX_JOBS = 100_000
 MIN_BLOCK_MB, MAX_BLOCK_MB = 1.0, 16_384.0  # dfs.namenode.fs-limits.min-block-size is 1 MB
 MAX_IO_SORT_MB = 2047.0  # Hadoop 1.x MapTask: "Invalid io.sort.mb" above 2047 (an int array of bytes)
 MAX_HEAP_MB = 65_536.0
+MAX_SEED = 2**63 - 1  # a seed is kept as a 64-bit integer (results.parquet's seed column)
 
 
 def number_text(value: float) -> str:

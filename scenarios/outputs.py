@@ -27,8 +27,37 @@ class OutputError(ValueError):
     """A bad output path: one line naming the flag and the path."""
 
 
+def file_problem(path: str | Path) -> str | None:
+    """Why `path` is no readable file ('no such file', 'File name too long', ...), or None: an input path checked
+    at the edge, where `Path.is_file` would raise on a name longer than the system allows."""
+    try:
+        if not Path(path).is_file():
+            return "not a file" if Path(path).exists() else "no such file"
+        with open(path, "rb"):
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
 def check_dir(out: Path, flag: str = "--out", empty: bool = True) -> None:
-    """`out` can become a directory: absent, or (unless `empty`) an existing directory; its parents writable."""
+    """`out` can become a directory: absent, or (unless `empty`) an existing directory; its parents writable.
+    With `empty` (a run directory, renamed into place when whole) it may not hold the current directory."""
+    try:
+        _check_dir(out, flag, empty)
+    except OSError as exc:  # a name longer than the system allows, a loop of links
+        raise OutputError(f"{flag} {shown_path(out)}: {exc.strerror or exc}") from None
+
+
+def shown_path(path: Path | str) -> str:
+    """A path as an error line shows it: an overlong one cut to its first 60 characters."""
+    text = str(path)
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
+
+
+def _check_dir(out: Path, flag: str, empty: bool) -> None:
+    if empty and Path.cwd().is_relative_to(out.resolve()):
+        raise OutputError(f"{flag} {out}: holds the current directory (a run directory is "
+                          "written beside it and renamed into place: name a new one)")  # fmt: skip
     if out.exists() or out.is_symlink():
         if not out.is_dir():
             raise OutputError(f"{flag} {out}: exists and is not a directory")
@@ -41,6 +70,13 @@ def check_dir(out: Path, flag: str = "--out", empty: bool = True) -> None:
 
 def check_file(out: Path, flag: str = "--out") -> None:
     """`out` can be (re)written as a file: not a directory, its parents directories and writable."""
+    try:
+        _check_file(out, flag)
+    except OSError as exc:
+        raise OutputError(f"{flag} {shown_path(out)}: {exc.strerror or exc}") from None
+
+
+def _check_file(out: Path, flag: str) -> None:
     if out.is_dir():
         raise OutputError(f"{flag} {out}: is a directory")
     if out.exists() and not os.access(out, os.W_OK):
@@ -56,7 +92,20 @@ def _check_parents(out: Path, flag: str) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise OutputError(f"{flag} {out}: {parent} is not a directory")
+    _check_names(out, parent, flag)
     _check_writable(parent, flag, out)
+
+
+def _check_names(out: Path, existing: Path, flag: str) -> None:
+    """The names still to be made under `existing` fit the file system's limits (else `mkdir` fails half-way,
+    after the parents before the long name were made)."""
+    name_max = os.pathconf(existing, "PC_NAME_MAX")
+    for part in out.absolute().relative_to(existing).parts:
+        if len(os.fsencode(part)) > name_max:
+            raise OutputError(f"{flag} {shown_path(out)}: a name of {len(part)} characters, more than this file "
+                              f"system's {name_max}")  # fmt: skip
+    if len(os.fsencode(out.absolute())) >= os.pathconf(existing, "PC_PATH_MAX"):
+        raise OutputError(f"{flag} {shown_path(out)}: longer than this system's paths")
 
 
 def _check_writable(directory: Path, flag: str, out: Path | None = None) -> None:

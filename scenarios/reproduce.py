@@ -546,7 +546,7 @@ def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[...
     from concurrent.futures import ProcessPoolExecutor
     from importlib import import_module
 
-    from scenarios.worker_pool import context
+    from scenarios.worker_pool import context, exit_with_parent
 
     # The workers are forked from this process after it has imported what the runs need (as the sweep's:
     # scenarios/worker_pool.py), so a worker starts with them instead of importing them again (1-1.5 s each, on
@@ -555,7 +555,7 @@ def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[...
     preload = [*RUN_IMPORTS, *(type(SCENARIOS[name]).__module__ for name in SCENARIOS)]
     for name in preload:
         import_module(name)
-    pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context(preload)))
+    pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context(preload), initializer=exit_with_parent))
     pool.submit(int).result()  # with fork, the first submission starts every worker
     return LongestFirst(pool.submit, workers).submit  # a run comes back as its `Finished` record (plain pickle)
 

@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scenarios.glossary import units
 from scenarios.outputs import commit_dir, temp_dir
+from scenarios.provenance import provenance
 from vcloud.numerics import say_if_compiling
 
 if TYPE_CHECKING:
@@ -116,13 +118,14 @@ def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames
     tmp = temp_dir(out)
     release_freed_memory()  # what the summary's figures freed, before the tables come on top
     try:
-        (tmp / "summary.json").write_text(json.dumps(_null_non_finite(summary), indent=1))
+        with_provenance = {**summary, "provenance": provenance()}
+        (tmp / "summary.json").write_text(json.dumps(_null_non_finite(with_provenance), indent=1))
         (tmp / "config.json").write_text(json.dumps(_finite_json(config), indent=1))
         for name in list(frames):
             made = frames[name]
             if callable(made):
                 made = made()
-            write_table(tmp / f"{name}.parquet", [made] if isinstance(made, pd.DataFrame) else made)
+            write_table(tmp / f"{name}.parquet", [made] if isinstance(made, pd.DataFrame) else made, units(name))
             del made
             release_freed_memory()  # the next table is built in the holes this one left
         commit_dir(tmp, out)
@@ -131,20 +134,25 @@ def write_run(out: Path, summary: dict[str, Any], config: dict[str, Any], frames
         raise
 
 
-def write_table(path: Path, parts: Iterable[pd.DataFrame]) -> None:
+def write_table(path: Path, parts: Iterable[pd.DataFrame], column_units: dict[str, str] | None = None) -> None:
     """One Parquet file of the frames `parts` yields, in order: it reads back as their concatenation (with a fresh
     index), as `DataFrame.to_parquet(index=False)` of that frame would write it (the same Arrow schema, pandas
     metadata and compression), but a part at a time: each is converted to Arrow, written and dropped before the
-    next is built. The schema is the first part's; a later part of other types is an error, not a cast."""
+    next is built. The schema is the first part's; a later part of other types is an error, not a cast. The
+    schema's metadata also holds the columns' units (`vcloud.units`, scenarios/glossary.py) and the provenance
+    (`vcloud.provenance`: package version, git commit)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    ours = {"vcloud.provenance": json.dumps(provenance()), "vcloud.units": json.dumps(column_units or {})}
     writer = None
     try:
         for part in parts:
             table = pa.Table.from_pandas(part, preserve_index=False)
+            kept = {**table.schema.metadata, **ours}
             if part.attrs:  # as pandas keeps them
-                table = table.replace_schema_metadata({**table.schema.metadata, "PANDAS_ATTRS": json.dumps(part.attrs)})
+                kept["PANDAS_ATTRS"] = json.dumps(part.attrs)
+            table = table.replace_schema_metadata(kept)
             del part
             if writer is None:
                 writer = pq.ParquetWriter(path, table.schema, compression="snappy")

@@ -56,7 +56,7 @@ class SamrHeterogeneousSettings(HadoopClusterSettings):
     slow_disk_mbps: float = Field(
         20.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="datastore bandwidth of a slow node's host"
     )
-    benchmark: Literal["sort", "wordcount"] = "sort"
+    benchmark: Literal["sort", "wordcount"] = Field("sort", description="the job (SAMR section 5)")
     input_gb: float = Field(12.0, gt=0, le=200, description="the job's input (Sort: RandomWriter output)")
     cores_per_host: int = Field(2, ge=1, le=L.MAX_CORES_PER_HOST)
     vcpus: int = Field(2, ge=1, le=L.MAX_VCPUS)

@@ -216,7 +216,7 @@ class QuincyLocalitySettings(StaticNodesSettings):
     slaves by default: their blocks' replicas span 2 racks at most, so a slot elsewhere reads them off-rack)."""
 
     slaves: int = Field(16, ge=2, le=L.MAX_SLAVES)
-    racks: int = Field(4, ge=1, le=L.MAX_SLAVES)
+    racks: int = Field(4, ge=1, le=L.MAX_SLAVES, description="racks the hosts are spread over")
     scheduler: SchedulerName = "quincy"
     jobs: int = Field(12, ge=1, le=10_000, description="jobs in the stream")
     mean_gap_s: float = Field(40.0, ge=0, le=L.DAY_S, description="mean of the exponential gaps between submissions")

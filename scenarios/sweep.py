@@ -51,11 +51,11 @@ import fcntl
 import hashlib
 import itertools
 import json
-import multiprocessing
+import math
 import os
 import shutil
 import signal
-import threading
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,10 +65,16 @@ import pandas as pd
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
+from scenarios.base import idle_groups
 from scenarios.batch_model import ScenarioModel, one_line
+from scenarios.glossary import summary_entry, units
+from scenarios.limits import MAX_SEED
 from scenarios.outputs import atomic_write, clean_temp_files, temp_name
-from scenarios.registry import SCENARIOS
+from scenarios.provenance import provenance
+from scenarios.registry import SCENARIOS, ScenarioFileError
+from scenarios.runner import write_table
 from scenarios.settings import SettingsError, validate
+from scenarios.worker_pool import exit_with_parent
 
 FORMATS = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML"}
 RESULTS = "results.parquet"
@@ -86,14 +92,15 @@ class SweepSpec(BaseModel):
     scenario: str
     settings: dict[str, Any] = Field(default_factory=dict)
     cells: list[dict[str, Any]] = Field(default_factory=list)
-    seeds: list[Annotated[StrictInt, Field(ge=0)]] = Field(min_length=1)
+    seeds: list[Annotated[StrictInt, Field(ge=0, le=MAX_SEED)]] = Field(min_length=1)
 
     @field_validator("scenario")
     @classmethod
     def _known(cls, name: str) -> str:
+        """A name of `vcloud list`, or a scenario file (kept by its absolute path, for the workers)."""
         if name not in SCENARIOS:
-            raise ValueError(f"unknown scenario (try: {', '.join(SCENARIOS)})")
-        return name
+            raise ValueError(f"unknown scenario (try: {', '.join(SCENARIOS)}, or a scenario file NAME.py)")
+        return SCENARIOS.key(name)
 
     @field_validator("seeds")
     @classmethod
@@ -106,15 +113,17 @@ class SweepSpec(BaseModel):
 
 @dataclass(frozen=True)
 class Run:
-    """One point of the grid with one seed; `settings` are flat dotted keys with validated (JSON) values."""
+    """One point of the grid with one seed; `settings` are flat dotted keys with validated (JSON) values, null for
+    the `idle` ones (a policy's knobs under another policy: not read, so not given to the model)."""
 
     run_id: str
     scenario: str
     settings: dict[str, Any]
     seed: int
+    idle: frozenset[str] = frozenset()
 
     def model_kwargs(self) -> dict[str, Any]:
-        return {key.replace(".", "__"): value for key, value in self.settings.items()}
+        return {key.replace(".", "__"): value for key, value in self.settings.items() if key not in self.idle}
 
 
 @dataclass
@@ -122,6 +131,17 @@ class Sweep:
     spec: SweepSpec
     runs: list[Run]
     source: str = "SPEC"
+    idle_keys: set[str] = field(default_factory=set)  # the idle settings that made grid points duplicates
+    points: int = 0  # grid points x seeds, the duplicates among them included
+
+    def duplicates_note(self) -> str | None:
+        """One line on the grid points left out as the same run as another, or None."""
+        if not self.idle_keys:
+            return None
+        left = self.points - len(self.runs)
+        keys = ", ".join(sorted(self.idle_keys))
+        return (f"{self.source}: {left} of {self.points} runs differ from others only in settings they do not read "
+                f"({keys}: a policy's knobs under another policy) and are run once")  # fmt: skip
 
 
 # ---- SPEC -----------------------------------------------------------------------------------------------
@@ -152,18 +172,36 @@ def parse_spec(data: Any, source: str = "SPEC") -> Sweep:
         spec = SweepSpec.model_validate(data)
     except ValidationError as exc:
         raise SweepError(f"{source}: {_pydantic_message(exc)}") from None
-    return Sweep(spec, grid(spec, source), source)
+    try:
+        runs, idle_keys = _grid(spec, source)
+    except ScenarioFileError as exc:
+        raise SweepError(f"{source}: {exc}") from None
+    points = (
+        len(spec.seeds)
+        * max(1, len(spec.cells))
+        * math.prod(len(v) for v in _flat_axes(spec.settings, source).values())
+    )
+    return Sweep(spec, runs, source, idle_keys, points)
 
 
 def grid(spec: SweepSpec, source: str = "SPEC") -> list[Run]:
     """The runs: for each cell (or once, with no cells), the product of the settings' value lists (first key
-    outermost), then the seeds."""
+    outermost), then the seeds. A point that differs from an earlier one only in settings it does not read (a
+    policy's knobs under another policy: `drs.*` under `allocator=static`) is the same run: it is run once, its
+    idle settings null in its id and its row."""
+    return _grid(spec, source)[0]
+
+
+def _grid(spec: SweepSpec, source: str) -> tuple[list[Run], set[str]]:
+    """The runs, and the idle settings for which points were left out as duplicates."""
     axes = _flat_axes(spec.settings, source)
     cells = [_flat_cell(cell, source, i) for i, cell in enumerate(spec.cells)] or [{}]
     keys = list(dict.fromkeys([*(k for cell in cells for k in cell), *axes]))  # every key a run reports
     scenario = SCENARIOS[spec.scenario]
     runs: list[Run] = []
     seen: dict[str, dict[str, Any]] = {}
+    kept: set[str] = set()  # the run ids of the points kept (idle settings nulled)
+    idle_keys: set[str] = set()
     for i, cell in enumerate(cells):
         both = next((k for k in cell if k in axes), None)
         if both is not None:
@@ -176,16 +214,22 @@ def grid(spec: SweepSpec, source: str = "SPEC") -> list[Run]:
                 where = f" (grid point {_short(point)})" if str(exc).startswith("settings:") else ""
                 raise SweepError(f"{source}: {exc}{where}") from None
             dumped = settings.model_dump(mode="json")
-            canonical = {key: _at(dumped, key) for key in keys}
+            full = {key: _at(dumped, key) for key in keys}
+            idle = idle_groups(settings)
+            idle_here = frozenset(key for key in keys if key.split(".")[0] in idle)
+            canonical = {key: None if key in idle_here else value for key, value in full.items()}
             for seed in spec.seeds:
-                run = Run(run_id(spec.scenario, canonical, seed), spec.scenario, canonical, seed)
-                if run.run_id in seen:
-                    raise SweepError(
-                        f"{source}: settings {_short(point)} and {_short(seen[run.run_id])} are the same run"
-                    )
-                seen[run.run_id] = point
+                whole = run_id(spec.scenario, full, seed)
+                if whole in seen:
+                    raise SweepError(f"{source}: settings {_short(point)} and {_short(seen[whole])} are the same run")
+                seen[whole] = point
+                run = Run(run_id(spec.scenario, canonical, seed), spec.scenario, canonical, seed, idle_here)
+                if run.run_id in kept:
+                    idle_keys.update(idle_here & point.keys())
+                    continue
+                kept.add(run.run_id)
                 runs.append(run)
-    return runs
+    return runs, idle_keys
 
 
 def run_id(scenario: str, settings: dict[str, Any], seed: int) -> str:
@@ -294,31 +338,8 @@ RUN_IMPORTS = ("scipy.optimize",)
 def _start_worker() -> None:
     """A local worker's start: it exits with the sweep's process, and at once on Ctrl-C (the whole process group
     gets SIGINT; a KeyboardInterrupt would only end the current run, and the worker would take the next)."""
-    _exit_with_parent()
+    exit_with_parent()
     signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))  # a half-written row is cleaned at the rerun
-
-
-_watchdog_started = False
-
-
-def _exit_with_parent() -> None:
-    """In a pool worker: exit when the sweep's process is gone (`kill -9` leaves the pool's workers running).
-
-    Watches the parent's sentinel (a pipe that multiprocessing closes when the parent dies), not `os.getppid()`: a
-    worker of a fork server is the server's child, not the sweep's."""
-    global _watchdog_started
-    parent = multiprocessing.parent_process()
-    if _watchdog_started or parent is None:
-        return
-    _watchdog_started = True
-
-    def watch() -> None:
-        parent.join()
-        os._exit(1)
-
-    if not parent.is_alive():  # died while this worker started
-        os._exit(1)
-    threading.Thread(target=watch, name="sweep-parent-watchdog", daemon=True).start()
 
 
 # ---- the store --------------------------------------------------------------------------------------------
@@ -343,7 +364,7 @@ class Store:
             tmp = temp_name(self.runs / rid)
             tmp.mkdir()
             for name, frame in frames.items():
-                frame.to_parquet(tmp / f"{name}.parquet", index=False)
+                write_table(tmp / f"{name}.parquet", [frame], units(name))
             shutil.rmtree(self.runs / rid, ignore_errors=True)
             tmp.rename(self.runs / rid)
         atomic_write(self.runs / f"{rid}.json", json.dumps(row, indent=1, default=str).encode())
@@ -365,8 +386,9 @@ class Store:
                          "error": row["error"], **row["figures"]})  # fmt: skip
         frame = pd.DataFrame(rows)
         tmp = temp_name(self.root / RESULTS)
+        known = {c: summary_entry(c) for c in frame.columns}
         try:
-            frame.to_parquet(tmp, index=False)
+            write_table(tmp, [frame], {c: entry[0] for c, entry in known.items() if entry and entry[0]})
             os.replace(tmp, self.root / RESULTS)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -409,6 +431,8 @@ def run_sweep(
     """
     if not isinstance(sweep, Sweep):
         sweep = load_spec(sweep)
+    if (note := sweep.duplicates_note()) is not None:
+        print(f"vcloud: note: {note}", file=sys.stderr, flush=True)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise SweepError(f"--out {out}: not a directory")
@@ -421,7 +445,8 @@ def run_sweep(
         store.clean()
         done = store.finished()
         pending = [r for r in sweep.runs if r.run_id not in done or (retry_errors and done[r.run_id].get("error"))]
-        (out / "spec.json").write_text(json.dumps(sweep.spec.model_dump(mode="json"), indent=1))
+        spec = {**sweep.spec.model_dump(mode="json"), "provenance": provenance()}
+        (out / "spec.json").write_text(json.dumps(spec, indent=1))
         if pending and dask is None:
             _run_local(store, pending, processes, frames, progress)
         elif pending:

@@ -24,18 +24,22 @@ WorkKind = Literal["cpu", "io", "phased"]
 
 
 class SyntheticCloudSettings(TestbedSettings):
-    duration_s: float = Field(1800.0, gt=0, le=L.MAX_DURATION_S)
-    vms_per_host: int = Field(4, ge=1, le=1000)
-    items_per_vm: int = Field(4, ge=0, le=1000)
-    mix: list[WorkKind] = Field(default_factory=lambda: ["cpu", "io", "phased"], min_length=1)
+    duration_s: float = Field(1800.0, gt=0, le=L.MAX_DURATION_S, description="simulated seconds the run lasts")
+    vms_per_host: int = Field(4, ge=1, le=1000, description="VMs in the pool on each host")
+    items_per_vm: int = Field(4, ge=0, le=1000, description="work loops per VM, each one item after another")
+    mix: list[WorkKind] = Field(
+        default_factory=lambda: ["cpu", "io", "phased"], min_length=1, description="the VMs' kinds of work, in turn"
+    )
     item_cpu_s: float = Field(60.0, gt=0, le=L.MAX_DURATION_S, description="core-seconds of a CPU-bound item")
     item_io_mb: float = Field(256.0, gt=0, le=L.MAX_MEM_MB, description="MB read by an I/O-bound item")
     item_mem_mb: float = Field(
         200.0, ge=0, le=L.MAX_MEM_MB, description="resident memory of an item (a 200 MB JVM heap)"
     )
     size_sigma: float = Field(0.3, ge=0, le=3, description="log-normal spread of item sizes")
-    tenants_per_host: int = Field(0, ge=0, le=100)
-    tenant_load: Literal["constant", "periodic", "random"] = "periodic"
+    tenants_per_host: int = Field(0, ge=0, le=100, description="other tenants' VMs on each host, outside the pool")
+    tenant_load: Literal["constant", "periodic", "random"] = Field(
+        "periodic", description="the tenants' CPU demand over time"
+    )
     tenant_cpu: float = Field(0.8, ge=0, le=1, description="tenant CPU level, fraction of its vCPUs")
     length_field: ClassVar[str] = "duration_s"
 

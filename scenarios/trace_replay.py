@@ -37,6 +37,7 @@ Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on here; other scenar
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import statistics
@@ -49,7 +50,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.ended import DONE, FAILED, MAP, REDUCE
@@ -74,8 +75,10 @@ from policies.registry import build
 from policies.schedulers import SCHEDULERS
 from policies.slots import SLOT_MANAGERS
 from policies.speculation import SPECULATION
+from scenarios import limits as L
 from scenarios.flexslot import Benchmark
 from scenarios.hadoop_base import FLEXSLOT_HADOOP, HadoopClusterSettings, HadoopScenario, build_cluster
+from scenarios.outputs import file_problem
 
 DEFAULT_TRACE = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 TRACE_HADOOP = FLEXSLOT_HADOOP.model_copy(update={"job_setup_cleanup": True})
@@ -125,6 +128,74 @@ class TraceReplaySettings(HadoopClusterSettings):
         """`--set hadoop.KEY=V` changes KEY of this scenario's Hadoop (lifecycle on), not of stock defaults."""
         return trace_hadoop(value) if isinstance(value, dict) else value
 
+    @field_validator("trace")
+    @classmethod
+    def _trace_is_a_file(cls, value: str) -> str:
+        if why := file_problem(value):
+            raise ValueError(why)
+        return value
+
+    @field_validator("topology")
+    @classmethod
+    def _topology_is_a_cluster(cls, value: str) -> str:
+        """A topology file is read here (it is small: at most limits.MAX_SLAVES hosts), so that a sweep refuses a
+        bad one before any run, as `vcloud run` does."""
+        file = value not in ("", "testbed")
+        if file and (why := file_problem(value) or _topology_problem(value, *_stamp(value))):
+            raise ValueError(why)
+        return value
+
+    @model_validator(mode="after")
+    def _trace_fits_the_replay(self) -> TraceReplaySettings:
+        """A trace given is read here once per file (its jobs, not kept), so that a sweep refuses a bad one before any
+        run; and settings that only a Rumen replay reads are refused on a SWIM one."""
+        fields = self.model_fields_set
+        if "trace" not in fields and not ({"replay", "replay_io"} & fields):
+            return self
+        kind = _trace_kind(
+            self.trace, *_stamp(self.trace), self.original_nodes, self.slaves, self.hadoop.block_mb, self.max_jobs
+        )
+        if kind.startswith("!"):
+            raise ValueError(f"setting trace={self.trace!r}: {kind[1:]}")
+        mode = self.replay if self.replay != "auto" else ("durations" if kind == "rumen" else "physics")
+        if mode == "durations" and kind != "rumen":
+            raise ValueError(f"replay='durations': {Path(self.trace).name} records no task times (SWIM)")
+        if mode != "durations" and not self.replay_io:
+            raise ValueError(f"replay_io=false: only a durations replay (a Rumen trace) reads it, not {mode}")
+        return self
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    """What tells a file's versions apart for the caches below: its modification time and size."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return (0, 0)
+    return st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=16)
+def _topology_problem(path: str, mtime_ns: int, size: int) -> str | None:
+    try:
+        read_topology(path, max_hosts=L.MAX_SLAVES)
+    except TraceError as exc:
+        return str(exc)
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _trace_kind(
+    path: str, mtime_ns: int, size: int, original_nodes: int, slaves: int, block_mb: float, max_jobs: int | None
+) -> str:
+    """The trace's format, or '!' and why it cannot be replayed (what `max_jobs` reads of it is checked)."""
+    if why := file_problem(path):
+        return f"!{why}"
+    try:
+        read = load_trace(path, max_jobs, original_nodes=original_nodes, emulated_nodes=slaves, block_mb=block_mb)
+    except TraceError as exc:
+        return f"!{exc}"
+    return read.kind if read.jobs else "!the trace has no jobs"
+
 
 @dataclasses.dataclass
 class Replay:
@@ -149,8 +220,6 @@ class TraceReplay(HadoopScenario):
         read = read_settings_trace(settings)
         kind, jobs = read.kind, read.jobs
         mode = settings.replay if settings.replay != "auto" else ("durations" if kind == "rumen" else "physics")
-        if mode == "durations" and kind != "rumen":
-            raise ValueError(f"setting replay='durations': {Path(settings.trace).name} records no task times (SWIM)")
         topology = find_topology(settings, kind)
         slots: dict[str, Any] = {}
         if topology is None:
@@ -278,7 +347,7 @@ def find_topology(s: TraceReplaySettings, kind: str) -> Topology | None:
         if path is None or not path.is_file():
             return Topology(())  # the trace's own hosts (build_trace_cluster)
     try:
-        return read_topology(path)
+        return read_topology(path, max_hosts=L.MAX_SLAVES)
     except TraceError as exc:
         raise ValueError(str(exc)) from None
 
@@ -401,6 +470,8 @@ def build_trace_cluster(
             known.add(host)
     if not known:
         raise ValueError(f"setting trace={s.trace!r}: no topology file and no recorded hosts to build a cluster")
+    if len(known) > L.MAX_SLAVES:
+        raise ValueError(f"setting trace={s.trace!r}: {len(known):,} hosts, more than {L.MAX_SLAVES:,} (one VM each)")
     hosts = [h for hs in racks.values() for h in hs]
     seen = (
         traced_node(s.trace, s.hadoop.replication, s.hadoop.datanode_serving, s.max_jobs) if kind == "rumen" else None

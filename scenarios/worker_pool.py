@@ -15,6 +15,7 @@ clean process that imports the same modules once and forks the workers from itse
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -71,3 +72,27 @@ def _as_finished(pool: ProcessPoolExecutor, futures: list[Future]) -> Iterator[A
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+_watchdog_started = False
+
+
+def exit_with_parent() -> None:
+    """In a pool worker (its `initializer`): exit when the process that started the pool is gone (`kill -9` leaves
+    a pool's workers running, each finishing its run and taking the next for nobody).
+
+    Watches the parent's sentinel (a pipe that multiprocessing closes when the parent dies), not `os.getppid()`: a
+    worker of a fork server is the server's child, not the sweep's."""
+    global _watchdog_started
+    parent = multiprocessing.parent_process()
+    if _watchdog_started or parent is None:
+        return
+    _watchdog_started = True
+
+    def watch() -> None:
+        parent.join()
+        os._exit(1)
+
+    if not parent.is_alive():  # died while this worker started
+        os._exit(1)
+    threading.Thread(target=watch, name="pool-parent-watchdog", daemon=True).start()

@@ -7,12 +7,15 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from scenarios.cli import main
 
 QUICK = "duration_s=60 trace_interval_s=20"
 SWIM_ROW = "job0\t0\t0\t1000000\t1000\t1000\n"
+LONG = "a" * 300  # a file name longer than the system allows (255 bytes)
+RUMEN = Path(__file__).resolve().parents[2] / "shared" / "data" / "rumen" / "zombie-input-trace.json"
 
 # (command line, what the one line must contain); {in} is a directory of input files, {run} a finished run
 RUN = [
@@ -115,7 +118,7 @@ RUN = [
     ("run flexslot --set memory.idle_tax=1", "memory.idle_tax=1"),
     ("run flexslot --set memory.reclaim=maybe", "memory.reclaim='maybe'"),
     ("run synthetic-cloud --set drs.enforce=per-host", "drs.enforce='per-host'"),
-    ("run synthetic-cloud --set drs.divvy=7.0", "drs.divvy=7.0"),
+    ("run synthetic-cloud --set drs.divvy=7.0", "drs.divvy='7.0': Input should be 'pre-6.7' or '6.7'"),
     ("run synthetic-cloud --set drs.short_window_s=-60", "drs.short_window_s=-60"),
     ("run flexslot --set hadoop.pipelined_tasks=maybe", "hadoop.pipelined_tasks='maybe'"),
     ("run delay-scheduling --set slaves=5000", "slaves=5000"),
@@ -130,6 +133,24 @@ RUN = [
     ("run flexslot --out {in}/afile/sub", "afile is not a directory"),
     ("run flexslot --out /proc/vcloud/out", "/proc is not writable"),
     ("run flexslot --out {in}", "not empty"),
+    # issue 43's audit
+    (f"run flexslot --out {LONG}", "File name too long"),
+    (f"run flexslot --out {{in}}/new/{LONG}/x", "a name of 300 characters"),
+    (f"run trace-replay --set trace={LONG}", "File name too long"),
+    (f"run trace-replay --set topology={LONG}", "File name too long"),
+    ("run trace-replay --set topology={in}/twice.json", "host 'h1' is named twice"),
+    ("run trace-replay --set topology={in}/huge-topology.json", "more than 4,000 hosts"),
+    ("run trace-replay --set topology={in}/bad.json", "topology="),
+    ("run trace-replay --set replay_io=false", "replay_io=false"),
+    (f"run trace-replay --set trace={RUMEN} replay=physics replay_io=false", "replay_io=false"),
+    ("run trace-replay --set replay=durations", "records no task times"),
+    ("run synthetic-cloud --set pipeline_rounds=true", "pipeline_rounds=true"),
+    ("run flexslot --set rack_oversubscription=true", "rack_oversubscription=true"),
+    ("run flexslot --set memory.balloon_inflate_mb_s=true", "memory.balloon_inflate_mb_s=true"),
+    ("run flexslot --set page_cache.dirty_background_ratio=0.2", "page_cache.dirty_background_ratio=0.2"),
+    ("run flexslot --set drs.window_s=1e-9", "drs.window_s=1e-09"),
+    ("run flexslot --set fair.node_delay=5", "did you mean fair.node_delay_s?"),
+    ("run flexslot --seed 9223372036854775808", "--seed"),
 ]
 CONFIG = [
     ("run --config {in}/binary.json", "--config"),
@@ -178,6 +199,10 @@ TRACE = [
     ("trace {run} --metric steal", "--metric"),
     ("trace {run} {run}", "one RUN_DIR"),
     ("trace {in}/truncated-run", "vm_trace.parquet: not a readable Parquet table"),
+    (f"trace {LONG}", "File name too long"),
+    (f"trace {{run}} --plot heatmap --out {{in}}/{LONG}.png", "File name too long"),
+    ("trace {run} --plot heatmap --bin 1e-9 --out {in}/x.png", "--bin 1e-09"),
+    ("trace {in}/foreign-run", "no column 'time_s'"),
 ]
 SWEEP = [
     ("sweep {in}/nosuch.toml --out {in}/sweep-out", "nosuch.toml"),
@@ -190,6 +215,12 @@ SWEEP = [
     ("sweep {in}/good.toml --out {in}/afile/sub", "afile is not a directory"),
     ("sweep {in}/good.toml --out /proc/vcloud/sweep", "/proc is not writable"),
     ("sweep {in}/good.toml --out {in}/sweep-out --processes 0", "--processes 0"),
+    ("sweep {in}/good.toml --out {in}/sweep-out --processes 100000", "--processes 100000"),
+    (f"sweep {{in}}/good.toml --out {LONG}", "File name too long"),
+    (f"sweep {{in}}/{LONG}.toml --out {{in}}/sweep-out", "File name too long"),
+    ("sweep {in}/big-seed.toml --out {in}/sweep-out", "seeds[0]=9223372036854775808"),
+    ("sweep {in}/missing-trace.toml --out {in}/sweep-out", "trace='/no/such.tsv': no such file"),
+    ("sweep {in}/bad-topology.toml --out {in}/sweep-out", "topology="),
 ]
 REPRODUCE = [
     ("reproduce --out {in}/afile", "--out"),
@@ -197,6 +228,15 @@ REPRODUCE = [
     ("reproduce --out /proc/vcloud/report", "/proc is not writable"),
     ("reproduce", "--out"),
     ("reproduce --out {in}/report --quick --dask tcp://127.0.0.1:1", "--dask tcp://127.0.0.1:1"),
+    (f"reproduce --out {LONG}", "File name too long"),
+    ("reproduce --out {in}/report --processes 100000", "--processes 100000"),
+]
+DASHBOARD = [
+    ("dashboard --port 70000", "--port"),
+    ("dashboard --port 0", "--port"),
+    ("dashboard --seed -1", "--seed"),
+    ("dashboard --step-s nan", "--step-s"),
+    ("dashboard --run {in}/foreign-run", "no column 'time_s'"),
 ]
 SHOW = [
     ("show nosuch", "unknown scenario 'nosuch'"),
@@ -204,7 +244,7 @@ SHOW = [
     ("show flexslot extra", "extra"),
     ("nosuch", "nosuch"),
 ]
-CASES = RUN + CONFIG + TRACES + TRACE + SWEEP + REPRODUCE + SHOW
+CASES = RUN + CONFIG + TRACES + TRACE + SWEEP + REPRODUCE + DASHBOARD + SHOW
 
 
 def _config(**fields) -> str:
@@ -244,6 +284,13 @@ INPUTS = {
     "nan.yaml": "scenario: synthetic-cloud\nseeds: [1]\nsettings:\n  duration_s: [.nan]\n",
     "no-seeds.toml": "scenario = 'synthetic-cloud'\n",
     "good.toml": "scenario = 'synthetic-cloud'\nseeds = [1]\n[settings]\nduration_s = [60]\n",
+    "big-seed.toml": "scenario = 'synthetic-cloud'\nseeds = [9223372036854775808]\n",
+    "missing-trace.toml": "scenario = 'trace-replay'\nseeds = [1]\n[settings]\ntrace = ['/no/such.tsv']\n",
+    "bad-topology.toml": "scenario = 'trace-replay'\nseeds = [1]\n[settings]\ntopology = ['{in}/bad.json']\n",
+    "twice.json": json.dumps({"name": "<root>", "children": [{"name": "r", "children": [{"name": "h1"}] * 2}]}),
+    "huge-topology.json": json.dumps(
+        {"name": "<root>", "children": [{"name": "r", "children": [{"name": f"h{i}"} for i in range(100_000)]}]}
+    ),
 }
 
 
@@ -253,19 +300,23 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     given = root / "in"
     given.mkdir()
     for name, content in INPUTS.items():
-        (given / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+        content = content if isinstance(content, bytes) else content.replace("{in}", str(given)).encode()
+        (given / name).write_bytes(content)
     run = root / "run"
     assert main(["run", "synthetic-cloud", "--set", QUICK, "--out", str(run), "--quiet"]) == 0
     truncated = given / "truncated-run"
     shutil.copytree(run, truncated)
     data = (truncated / "vm_trace.parquet").read_bytes()
     (truncated / "vm_trace.parquet").write_bytes(data[: len(data) // 2])
+    foreign = given / "foreign-run"
+    foreign.mkdir()
+    pd.DataFrame({"when": [1.0], "who": ["x"]}).to_parquet(foreign / "vm_trace.parquet")
     return {"in": given, "run": run}
 
 
 def test_the_table_covers_every_command_with_over_a_hundred_cases():
     assert len(CASES) >= 100
-    assert {c.split()[0] for c, _ in CASES} >= {"run", "trace", "sweep", "reproduce", "show"}
+    assert {c.split()[0] for c, _ in CASES} >= {"run", "trace", "sweep", "reproduce", "dashboard", "show"}
 
 
 @pytest.mark.parametrize(("command", "needle"), CASES, ids=[c for c, _ in CASES])
@@ -283,3 +334,83 @@ def test_bad_input_is_one_line_naming_the_field_exit_2_and_nothing_written(input
     assert needle in err and "Traceback" not in err
     assert sorted(p.name for p in given.iterdir()) == before  # no output, no temporary, nothing half-written
     assert not Path("/proc/vcloud").exists()
+
+
+def test_documented_choices_and_paths_with_spaces_are_taken_as_written(tmp_path):
+    """`--set` reads `drs.divvy=6.7` as the choice '6.7' (not the number), and a pair's value runs to the next KEY=."""
+    from scenarios.registry import SCENARIOS
+    from scenarios.settings import parse_pairs, validate
+
+    flexslot = SCENARIOS["flexslot"].Settings
+    given = parse_pairs(["drs.divvy=6.7 hadoop.heartbeat_formula=1.0", "scale=0.5"], flexslot)
+    settings = validate(flexslot, given)
+    assert (settings.drs.divvy, settings.hadoop.heartbeat_formula, settings.scale) == ("6.7", "1.0", 0.5)
+    trace = tmp_path / "my traces" / "a trace.tsv"
+    trace.parent.mkdir()
+    trace.write_text(SWIM_ROW)
+    replay = SCENARIOS["trace-replay"].Settings
+    settings = validate(replay, parse_pairs([f"trace={trace} max_jobs=1"], replay))
+    assert (settings.trace, settings.max_jobs) == (str(trace), 1)
+
+
+@pytest.mark.parametrize("out", [".", ""])
+def test_a_run_into_the_current_directory_is_refused_before_it_runs(tmp_path, monkeypatch, capsys, out):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "synthetic-cloud", "--set", QUICK, "--out", out, "--quiet"]) == 2
+    assert "holds the current directory" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only its zombie (an orphan reaped late by a container's init)."""
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split()[0] == "Z"
+    except (FileNotFoundError, IndexError):
+        return True
+
+
+def test_the_reports_workers_exit_when_its_process_is_killed():
+    """`kill -9` of `vcloud reproduce` used to leave its forked workers running their runs for nobody."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import multiprocessing, time\n"
+        "from contextlib import ExitStack\n"
+        "from scenarios import reproduce\n"
+        "stack = ExitStack()\n"
+        "submit = reproduce._backend(stack, 2, None)\n"
+        "print(' '.join(str(p.pid) for p in multiprocessing.active_children()), flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    workers: list[int] = []
+    try:
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(workers) == 2 and not any(_gone(pid) for pid in workers)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 20
+        while not all(_gone(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert all(_gone(pid) for pid in workers)
+    finally:  # a failure leaves nothing behind
+        parent.kill()
+        for pid in workers:
+            if not _gone(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_table_piped_into_head_ends_without_a_traceback(inputs):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    command = f"{sys.executable} -m scenarios.cli trace {inputs['run']} | head -c 10"
+    done = subprocess.run(command, shell=True, capture_output=True, text=True, env=env, timeout=120)
+    assert len(done.stdout) == 10 and done.stderr == ""

@@ -165,7 +165,7 @@ def test_list_imports_no_scenario_and_no_numeric_stack():
     code = (
         "import sys; from scenarios.cli import main; main(['list']); print(sorted(m for m in sys.modules if "
         "m.split('.')[0] in ('numpy', 'pandas', 'mesa', 'pydantic', 'scenarios') and m not in "
-        "('scenarios', 'scenarios.cli', 'scenarios.outputs', 'scenarios.registry')))"
+        "('scenarios', 'scenarios.cli', 'scenarios.outputs', 'scenarios.provenance', 'scenarios.registry')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"

@@ -91,12 +91,28 @@ def test_a_hadoop_runs_progress_bar_has_no_total_a_fixed_length_runs_does(monkey
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
-def test_show_lists_every_setting_with_default_and_bounds(name, capsys):
+def test_show_describes_every_setting_in_lines_of_at_most_120_columns(name, capsys):
     assert main(["show", name]) == 0
     text = capsys.readouterr().out
     rows = setting_rows(SCENARIOS[name].Settings)
-    assert all(r["setting"] in text for r in rows)
-    assert len(text.splitlines()) == len(rows) + 3
+    words = " ".join(text.split())  # a long default or choice list runs on over lines
+    assert all(f" {r['setting']} = {' '.join(r['default'].split())} (" in words for r in rows)
+    assert [r["setting"] for r in rows if not r["description"]] == []
+    assert max(len(line) for line in text.splitlines()) <= 120
+
+
+def test_show_gives_whole_choice_lists_and_one_group_or_one_setting(capsys):
+    assert main(["show", "flexslot", "benchmark"]) == 0
+    benchmark = " ".join(capsys.readouterr().out.split())
+    assert "wordcount | inverted-index | term-vector | grep | tera-sort | k-means | histogram-movies | " \
+        "histogram-ratings" in benchmark  # fmt: skip
+    assert main(["show", "flexslot", "--group", "drs"]) == 0
+    drs = capsys.readouterr().out
+    assert "read only with allocator=drs" in drs and "drs.period_s = 300.0" in drs and "\nhadoop." not in drs
+    assert main(["show", "flexslot", "slot_manager"]) == 0
+    assert "skewtune" in capsys.readouterr().out
+    assert main(["show", "flexslot", "fair.node_delay"]) == 2
+    assert "did you mean fair.node_delay_s?" in capsys.readouterr().err
 
 
 def test_show_gives_the_scenarios_own_defaults_and_the_bounds_validate_uses(capsys):

@@ -211,3 +211,34 @@ def test_dashboard_command_refuses_bad_input_before_serving(tmp_path, capsys):
     assert main(["dashboard", "--run", str(tmp_path / "missing")]) == 2
     assert main(["dashboard", "--step-s", "0"]) == 2
     assert "scale=-1" in capsys.readouterr().err
+
+
+def test_the_server_prints_no_cookie_warning_per_page_load(tmp_path):
+    """Solara warned in 12 lines on every page load of http://127.0.0.1 (issue 43's audit)."""
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    from scenarios.dashboard.serve import dashboard_config, server_command, server_env
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = dashboard_config("synthetic-cloud", {}, 1, 30.0)
+    with (tmp_path / "server.log").open("w") as log:
+        server = subprocess.Popen(server_command(port), env=server_env(config), stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline, loads = time.monotonic() + 90, 0
+            while loads < 2:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).close()
+                    loads += 1
+                except OSError:
+                    assert server.poll() is None and time.monotonic() < deadline, "the dashboard did not start"
+                    time.sleep(0.3)
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+    text = (tmp_path / "server.log").read_text()
+    assert "samesite" not in text and "Traceback" not in text, text[-2000:]

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 from pathlib import Path
 
 import pandas as pd
@@ -97,7 +98,9 @@ def test_a_row_is_the_summary_of_vcloud_run(tmp_path, processes_results):
     out = tmp_path / "one"
     assert main(["run", "synthetic-cloud", "--set", "allocator=drs items_per_vm=2 duration_s=60", "--seed", "2",
                  "--out", str(out), "--quiet"]) == 0  # fmt: skip
-    summary = scalar_figures(json.loads((out / "summary.json").read_text()))
+    written = json.loads((out / "summary.json").read_text())
+    assert written.pop("provenance")  # in results.parquet's schema metadata, not in its rows
+    summary = scalar_figures(written)
     row = processes_results.iloc[7]
     assert (row["settings.allocator"], row["settings.items_per_vm"], row.seed) == ("drs", 2, 2)
     assert {k: row[k] for k in summary} == summary
@@ -233,9 +236,11 @@ scenario: synthetic-cloud
 seeds: [1, 2]
 settings: {allocator: [static, drs], items_per_vm: [1, 2], drs: {period_s: [60.0, 120]}}
 """))  # fmt: skip
-    assert [r.run_id for r in toml.runs] == [r.run_id for r in yaml.runs] and len(toml.runs) == 16
-    assert toml.runs[0].settings == {"allocator": "static", "items_per_vm": 1, "drs.period_s": 60.0}
-    assert toml.runs[0].model_kwargs() == {"allocator": "static", "items_per_vm": 1, "drs__period_s": 60.0}
+    # drs.period_s is not read under allocator=static: 2 x 2 x 2 x 2 grid points, of which 4 the same as others
+    assert [r.run_id for r in toml.runs] == [r.run_id for r in yaml.runs] and len(toml.runs) == 12
+    assert toml.runs[0].settings == {"allocator": "static", "items_per_vm": 1, "drs.period_s": None}
+    assert toml.runs[0].model_kwargs() == {"allocator": "static", "items_per_vm": 1}
+    assert toml.runs[-1].model_kwargs() == {"allocator": "drs", "items_per_vm": 2, "drs__period_s": 120.0}
 
 
 FLEXSLOT_SKEW = 'scenario = "flexslot"\nseeds = [1]\nsettings = {skew_sched = [true]}\n'
@@ -290,7 +295,7 @@ scenario = "synthetic-cloud"
 seeds = [1, 2]
 
 [settings]
-allocator = ["static", "drs"]
+dt = [1.0, 2.0]
 duration_s = [60]
 
 [[cells]]  # the defaults
@@ -306,16 +311,40 @@ drs.period_s = 60
 
 def test_cells_run_the_grid_at_chosen_points_one_factor_at_a_time(tmp_path):
     sweep = load_spec(write(tmp_path / "cells.toml", CELLS))
-    assert len(sweep.runs) == 3 * 2 * 2  # cells x allocators x seeds
+    assert len(sweep.runs) == 3 * 2 * 2  # cells x ticks x seeds
     # every run names every key of the cells and the grid, at its value in that run (defaults where a cell is silent)
     first, last = sweep.runs[0].settings, sweep.runs[-1].settings
-    assert first == {"items_per_vm": 4, "drs.period_s": 300.0, "allocator": "static", "duration_s": 60}
-    assert last == {"items_per_vm": 1, "drs.period_s": 60.0, "allocator": "drs", "duration_s": 60}
+    assert first == {"items_per_vm": 4, "drs.period_s": 300.0, "dt": 1.0, "duration_s": 60}
+    assert last == {"items_per_vm": 1, "drs.period_s": 60.0, "dt": 2.0, "duration_s": 60}
     assert [r.settings["items_per_vm"] for r in sweep.runs] == [4] * 4 + [1] * 8  # cells outermost
     assert len({r.run_id for r in sweep.runs}) == 12
     # a spec without cells keeps its run ids (only its own keys are hashed)
     plain = load_spec(write(tmp_path / "plain.toml", CELLS.split("[[cells]]")[0]))
-    assert plain.runs[0].settings == {"allocator": "static", "duration_s": 60}
+    assert plain.runs[0].settings == {"dt": 1.0, "duration_s": 60}
     # two cells that are the same run are refused
     with pytest.raises(SweepError, match="are the same run"):
         load_spec(write(tmp_path / "twice.toml", CELLS + "\n[[cells]]\nitems_per_vm = 1\n"))
+
+
+def _readme_spec() -> str:
+    readme = (ROOT / "README.md").read_text()
+    return readme.split("# spec.toml\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_sweep_runs_no_point_twice():
+    sweep = parse_spec(tomllib.loads(_readme_spec()), source="README")
+    assert len(sweep.runs) == sweep.points == 18 and sweep.duplicates_note() is None
+
+
+def test_a_policys_knobs_crossed_with_another_policy_are_run_once_and_said_before_anything_runs(tmp_path, capsys):
+    spec = write(tmp_path / "spec.toml", 'scenario = "synthetic-cloud"\nseeds = [1]\n[settings]\n'
+                 'allocator = ["static", "drs"]\nduration_s = [60]\ndrs.period_s = [60, 300]\n')  # fmt: skip
+    sweep = load_spec(spec)
+    assert (sweep.points, len(sweep.runs)) == (4, 3)
+    static = [r for r in sweep.runs if r.settings["allocator"] == "static"]
+    assert len(static) == 1 and static[0].settings["drs.period_s"] is None
+    assert sorted(r.settings["drs.period_s"] for r in sweep.runs if r.settings["allocator"] == "drs") == [60, 300]
+    assert "1 of 4 runs differ from others only in settings they do not read (drs.period_s" in sweep.duplicates_note()
+    with pytest.raises(SweepError):  # the note comes before anything is checked or run
+        run_sweep(sweep, tmp_path / "spec.toml", progress=False)
+    assert "vcloud: note: " in capsys.readouterr().err

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vcloud.numerics import by_group_then, cum_before, kernel, np_max, np_min, sum_at, sum_by
 from vcloud.tables import Columns
@@ -38,6 +38,14 @@ class PageCacheSettings(BaseModel):
     dirty_ratio: float = Field(0.10, ge=0, le=1, description="vm.dirty_ratio: writers throttled above this share")
     dirty_background_ratio: float = Field(0.05, ge=0, le=1, description="vm.dirty_background_ratio: write-back")
     dirty_expire_s: float = Field(30.0, ge=0, le=86400, description="vm.dirty_expire_centisecs / 100")
+
+    @model_validator(mode="after")
+    def _background_below_throttle(self) -> PageCacheSettings:
+        """Write-back starts before writers are throttled (Linux halves a background ratio at or above the other)."""
+        if self.dirty_background_ratio > self.dirty_ratio:
+            raise ValueError(f"page_cache.dirty_background_ratio={self.dirty_background_ratio:g} is above "
+                             f"page_cache.dirty_ratio={self.dirty_ratio:g}")  # fmt: skip
+        return self
 
 
 class FileTable(Columns):

@@ -38,7 +38,7 @@ from collections import deque
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
 from vcloud.waterfill import divvy, waterfill
@@ -54,11 +54,11 @@ class DrsSettings(BaseModel):
         60.0, ge=0, le=86400, description="CPU demand is the larger of this average and window_s's (0: window_s only)"
     )
     count_ready: bool = Field(False, description="add ready (steal) time to CPU demand")
-    mem_sample_period_s: float = Field(60.0, ge=1, le=86400)
-    mem_sample_pages: int = Field(100, ge=1, le=1_000_000)
-    idle_tax: float = Field(0.75, ge=0, lt=1)
-    mem_fast_alpha: float = Field(0.5, gt=0, le=1)
-    mem_slow_alpha: float = Field(0.1, gt=0, le=1)
+    mem_sample_period_s: float = Field(60.0, ge=1, le=86400, description="Mem.SamplePeriod: active-memory sampling")
+    mem_sample_pages: int = Field(100, ge=1, le=1_000_000, description="pages sampled per VM each period")
+    idle_tax: float = Field(0.75, ge=0, lt=1, description="Mem.IdleTax: idle pages cost 1 / (1 - tax) active ones")
+    mem_fast_alpha: float = Field(0.5, gt=0, le=1, description="weight of a new sample in the fast active estimate")
+    mem_slow_alpha: float = Field(0.1, gt=0, le=1, description="weight of a new sample in the slow active estimate")
     enforce: Literal["host-pool", "shares", "limit"] = Field(
         "host-pool", description="host-local pools (vSphere 5.1), or per VM: entitlement as host share, or as CPU cap"
     )
@@ -68,6 +68,15 @@ class DrsSettings(BaseModel):
     divvy: Literal["pre-6.7", "6.7"] = Field(
         "pre-6.7", description="the pool's reservation divvied up to demand only (5.1), or also by a second pass"
     )
+
+    @model_validator(mode="after")
+    def _windows_hold_samples(self) -> DrsSettings:
+        """A demand window shorter than the sampling interval holds one sample at most: no average at all."""
+        for name in ("window_s", "short_window_s"):
+            value = getattr(self, name)
+            if (value or name == "window_s") and value < self.sample_s:
+                raise ValueError(f"drs.{name}={value:g} is shorter than drs.sample_s={self.sample_s:g}")
+        return self
 
 
 class DrsAllocator(CloudAllocator):

@@ -19,7 +19,7 @@ class HeterogeneousSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     cpu_mhz: list[float] = Field(default_factory=list, description="per pool VM, in pool order")
     mem_mb: list[float] = Field(default_factory=list, description="per pool VM; empty = configured memory")
-    hard_limit: bool = True
+    hard_limit: bool = Field(True, description="a VM's CPU is also its limit (false: idle CPU passed on)")
 
 
 class HeterogeneousAllocator(CloudAllocator):

@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from vcloud.allocator import CloudAllocator, CloudView, Entitlements
 
 
 class StaticSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    hard_limit: bool = True
+    hard_limit: bool = Field(True, description="a VM's share is also its limit (false: idle CPU passed on)")
 
 
 class StaticAllocator(CloudAllocator):

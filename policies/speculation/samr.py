@@ -64,8 +64,10 @@ class SamrSettings(BackupSettings):
     )
     min_backups: int = Field(1, ge=0, description="the backup cap is at least this")
     only_if_faster: bool = Field(True, description="shortcoming (3) of samr.txt: skip tasks about to finish")
-    map_weights: tuple[float, float] = (1.0, 0.0)
-    reduce_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
+    map_weights: tuple[float, float] = Field((1.0, 0.0), description="M1, M2: map stage weights (they sum to 1)")
+    reduce_weights: tuple[float, float, float] = Field(
+        (1 / 3, 1 / 3, 1 / 3), description="R1, R2, R3: copy, sort, reduce stage weights (they sum to 1)"
+    )
 
     @field_validator("map_weights", "reduce_weights")
     @classmethod

@@ -24,9 +24,18 @@ def server_command(port: int, host: str = "127.0.0.1") -> list[str]:
             "--no-open", "--no-check-version"]  # fmt: skip
 
 
+# Solara warns in 12 lines, on every page load, that a session cookie for a host other than "localhost" cannot be
+# samesite=none without https (solara/server/starlette.py): true, and of no matter for a page on 127.0.0.1 that no
+# other site embeds
+QUIET = "ignore:Cookies with samesite=none require https"
+
+
 def server_env(config: dict[str, Any]) -> dict[str, str]:
-    """The child's environment: the page's description, and no telemetry (the page must work offline)."""
-    return {**os.environ, ENV: json.dumps(config), "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False"}
+    """The child's environment: the page's description, no telemetry (the page must work offline), and none of
+    Solara's cookie warnings."""
+    warnings = ",".join(w for w in (os.environ.get("PYTHONWARNINGS"), QUIET) if w)
+    return {**os.environ, ENV: json.dumps(config), "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False",
+            "PYTHONWARNINGS": warnings}  # fmt: skip
 
 
 def serve(config: dict[str, Any], port: int, host: str = "127.0.0.1") -> int:
