@@ -134,7 +134,11 @@ class TestbedSettings(CloudSettings):
     core_mhz: float = Field(2400.0, ge=L.MIN_CORE_MHZ, le=L.MAX_CORE_MHZ, description="MHz of a core (a vCPU's most)")
     host_mem_mb: float = Field(65536.0, ge=256, le=L.MAX_MEM_MB, description="memory per host, MB")
     disk_mbps: float = Field(
-        60.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="host datastore throughput under ~16 concurrent streams"
+        100.0,
+        ge=L.MIN_MBPS,
+        le=L.MAX_MBPS,
+        description="a host datastore's sequential rate for one stream (a 7200 rpm disk of the era); disk_seek shares "
+        "it among concurrent streams",
     )
     nic_mbps: float = Field(125.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="1 GbE")
     vcpus: int = Field(4, ge=1, le=L.MAX_VCPUS, description="per VM; at most the host's cores")

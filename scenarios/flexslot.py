@@ -31,6 +31,7 @@ from policies.schedulers.pinned import PinnedFifoScheduler
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
 from scenarios.limits import MAX_MAPS
 from scenarios.runner import run_model
+from vcloud.diskseek import DiskSeekSettings
 from vcloud.interference import TraceLoad
 
 Benchmark = Literal[
@@ -58,6 +59,10 @@ class FlexSlotSettings(HadoopClusterSettings):
     heavy_per_file: bool = Field(True, description="large records cluster in files (Wikipedia-like profiles)")
     co_cluster: bool = Field(
         False, description="Fig 10: a second identical cluster (a replayed stock run) shares the hosts"
+    )
+    disk_seek: DiskSeekSettings = Field(
+        default_factory=lambda: DiskSeekSettings(low_latency=False),
+        description="datastores lose throughput to seeks between streams (the guests' Linux 2.6.24: no low_latency)",
     )
 
     @model_validator(mode="after")

@@ -54,14 +54,17 @@ class SamrHeterogeneousSettings(HadoopClusterSettings):
     slow_nodes: int = Field(4, ge=0, description="the first this many slaves are slow")
     slow_cpu: float = Field(0.35, gt=0, le=1, description="a slow node's CPU entitlement, share of a fast node's")
     slow_disk_mbps: float = Field(
-        20.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="datastore bandwidth of a slow node's host"
+        33.3,
+        ge=L.MIN_MBPS,
+        le=L.MAX_MBPS,
+        description="a slow node's datastore, sequential rate (a third of a fast one's)",
     )
     benchmark: Literal["sort", "wordcount"] = Field("sort", description="the job (SAMR section 5)")
     input_gb: float = Field(12.0, gt=0, le=200, description="the job's input (Sort: RandomWriter output)")
     cores_per_host: int = Field(2, ge=1, le=L.MAX_CORES_PER_HOST)
     vcpus: int = Field(2, ge=1, le=L.MAX_VCPUS)
     vm_mem_mb: float = Field(2048.0, ge=64, le=L.MAX_MEM_MB)
-    disk_mbps: float = Field(60.0, ge=L.MIN_MBPS, le=L.MAX_MBPS)
+    disk_mbps: float = Field(100.0, ge=L.MIN_MBPS, le=L.MAX_MBPS, description="a datastore's sequential rate")
     pool_cpu_mhz: float | None = None  # the hosts' capacity
     pool_mem_mb: float | None = None
     hadoop: HadoopConfig = Field(default_factory=lambda: HadoopConfig(heartbeat_formula="1.1"))

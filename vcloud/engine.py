@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vcloud import memory
 from vcloud.accounting import ItemCharges, ItemUse, StreamUse, VMCounters, VMTickState, VMUse, account
+from vcloud.diskseek import DiskSeekSettings, stage_disk_seek
 from vcloud.hostpool import HostPools, cpu_setup
 from vcloud.items import (
     FlatStreams,
@@ -94,6 +95,9 @@ class Physics(BaseModel):
         3, ge=1, le=50, description="sharing rounds of pipelined phases (1: a phase keeps what it cannot use)"
     )
     memory: MemorySettings = Field(default_factory=MemorySettings, description="ESX memory reclamation")
+    disk_seek: DiskSeekSettings = Field(
+        default_factory=DiskSeekSettings, description="datastores lose throughput to seeks between streams"
+    )
     rack_oversubscription: float | None = Field(
         None,
         ge=1,
@@ -484,6 +488,7 @@ STAGES = (
     ("memory", stage_memory),
     ("cache", stage_cache),
     ("demand", stage_demand),
+    ("disk_seek", stage_disk_seek),
     ("cpu", stage_cpu),
     ("io", stage_io),
     ("pipeline", stage_pipeline),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from vcloud.diskseek import reference_disk_seek
 from vcloud.engine import ENTITLEMENT_FLOOR_MHZ, RECLAIM_BATCH, Physics, TickResult, TickState
 from vcloud.hostpool import share_host_cores_reference
 from vcloud.tables import HostTable, ItemTable, VMTable
@@ -37,6 +38,7 @@ class _Tick:
     ) -> None:
         self.hosts, self.vms, self.items, self.dt, self.physics = hosts, vms, items, dt, physics
         self.cache, self.now = cache, now
+        self.disk_share: dict[int, float] = {}  # per datastore, what its streams' seeks leave (disk_seek)
         self.st = TickState()
         self.it = range(items.n)
         self.vm_of = [int(items.vm[i]) for i in self.it]
@@ -257,7 +259,9 @@ class _Tick:
             hosts = self.hosts
             nics = sum(hosts.nic_mbps[h] for h in range(hosts.n) if hosts.rack[h] == where)
             return INF if ratio is None else nics / ratio
-        return float(self.hosts.nic_mbps[where] if device == Device.NIC else self.hosts.disk_mbps[where])
+        if device == Device.NIC:
+            return float(self.hosts.nic_mbps[where])
+        return float(self.hosts.disk_mbps[where]) * self.disk_share.get(where, 1.0)
 
     def cpu(self) -> None:
         self.vm_got1, self.got_cpu1 = self.share_cpu(self.want_cpu)
@@ -513,6 +517,7 @@ STAGES: tuple[tuple[str, Callable[[_Tick], None]], ...] = (
     ("memory", _Tick.memory),
     ("cache", _Tick.cache_stage),
     ("demand", _Tick.demand),
+    ("disk_seek", reference_disk_seek),
     ("cpu", _Tick.cpu),
     ("io", _Tick.io),
     ("pipeline", _Tick.pipeline),
