@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from scenarios.glossary import units
 from scenarios.outputs import commit_dir, temp_dir
 from scenarios.provenance import provenance
-from vcloud.numerics import say_if_compiling
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,6 +59,8 @@ def run_model(
     from tqdm import tqdm
 
     if progress:
+        from vcloud.numerics import say_if_compiling  # vcloud (and Mesa) load with the model, not with the CLI
+
         say_if_compiling()
     model.start()
     if horizon_s is not None and math.isfinite(horizon_s):
