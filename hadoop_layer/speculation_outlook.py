@@ -89,8 +89,9 @@ class RunningArrays:
 
 
 class RunningEntries:
-    """The running attempts as arrays for a look-ahead's per-tick tests, and what keeps them (the model calls
-    `launched`, `ended`, `new_tick`; the JobTracker empties `ending` and sets `releasing` as it releases an attempt).
+    """The running attempts as arrays for a look-ahead's per-tick tests, and the half-states that keep them true
+    within a tick (the model notes first launches and ended attempts, and calls `new_tick`; the JobTracker takes an
+    attempt out of `ending` and sets `releasing` as it releases it).
 
     `first_launched`: the tasks launched for the first time in this tick, in order: a task's first attempt starts at
     progress 0 and now, so it moves no other task's standing (a cache of standings may take it in without a

@@ -45,10 +45,11 @@ class AttemptSet(dict[TaskAttempt, None]):
 
 class TaskTracker(Agent):
     """A slave's TaskTracker. Its slot counts and heartbeat clock are its row (`node`) of the clock's arrays, which the
-    clock's compiled look-ahead reads (`Column`, vcloud/rows.py)."""
+    clock's compiled look-ahead reads (`Column`, vcloud/rows.py); it owns its slot counts (`mirror`: kept as
+    `_map_slots`, `_reduce_slots` too, which `free` reads on every heartbeat)."""
 
-    map_slots = Column[int]("clock", column="slots", at="node", cell=0, writable=True)
-    reduce_slots = Column[int]("clock", column="slots", at="node", cell=1, writable=True)
+    map_slots = Column[int]("clock", column="slots", at="node", cell=0, mirror=True)
+    reduce_slots = Column[int]("clock", column="slots", at="node", cell=1, mirror=True)
     interval_s = Column[float]("clock", column="interval", at="node")
     offset_s = Column[float]("clock", column="offset", at="node")
     heartbeats = Column[int]("clock", column="count", at="node")
@@ -68,7 +69,7 @@ class TaskTracker(Agent):
         }
 
     def free(self, kind: TaskKind) -> int:
-        free = (self.map_slots if kind == TaskKind.MAP else self.reduce_slots) - len(self.running[kind])
+        free = (self._map_slots if kind == TaskKind.MAP else self._reduce_slots) - len(self.running[kind])
         return free if free > 0 else 0
 
     # ---- heartbeat clock (hadoop_layer/heartbeats.py) -----------------------------------------------------

@@ -20,6 +20,7 @@ class Thing:
     count = Column[int]("table", column="counts", at="at", cell=1, writable=True)
     flag = Column[bool]("record", fields=True, at="at")
     label = Column[str]("table", column="codes", at="at", convert="abc".__getitem__)
+    owned = Column[int]("table", column="counts", at="at", cell=0, mirror=True)
 
     def __init__(self, at: int) -> None:
         self.at = at
@@ -29,7 +30,7 @@ class Thing:
         self.record = np.zeros(2, dtype=[("flag", np.bool_)])
 
 
-def test_a_column_reads_its_cell_as_a_python_value_and_writes_only_if_writable():
+def test_a_column_reads_its_cell_as_a_python_value_and_writes_only_if_writable_or_mirrored():
     thing = Thing(1)
     assert thing.size == 2.5 and type(thing.size) is float
     assert thing.label == "a" and thing.flag is False
@@ -37,6 +38,8 @@ def test_a_column_reads_its_cell_as_a_python_value_and_writes_only_if_writable()
     assert thing.table.counts.tolist() == [[0, 0], [0, 7]] and thing.count == 7 and type(thing.count) is int
     with pytest.raises(AttributeError, match="read from its table"):
         thing.size = 1.0
+    thing.owned = 3  # kept on the object, the cell a copy
+    assert thing._owned == 3 and thing.owned == 3 and thing.table.counts.tolist() == [[0, 0], [3, 7]]
 
 
 def test_every_array_backed_attribute_is_a_declared_column():

@@ -21,8 +21,9 @@ class Column[T]:
     it if `table` is a structured array (`fields`); `at`: the object's attribute that holds its row; `cell`: the
     entry of a two-dimensional column's row (a tracker's map slots: `clock.slots[node, 0]`). `convert` makes the
     reader's value of the NumPy scalar (default: the declared type's, `Column[float]` reads a float, or `.item()`).
-    Read-only unless `writable`: the tables' owners write them, an object only the numbers it owns (a tracker its
-    slot counts)."""
+    Read-only unless `writable`: the tables' owners write them, an object only the numbers it owns. With `mirror`
+    the object owns the number and keeps it as `_<name>` too, read at an attribute's cost, the cell a copy for
+    compiled code (a tracker's slot counts, which every heartbeat reads: a cell costs ten times as much)."""
 
     def __init__(
         self,
@@ -34,9 +35,11 @@ class Column[T]:
         fields: bool = False,
         convert: Callable[[Any], T] | None = None,
         writable: bool = False,
+        mirror: bool = False,
     ) -> None:
         self.table, self.column, self.at, self.cell = table, column, at, cell
-        self.fields, self.convert, self.writable = fields, convert, writable
+        self.fields, self.convert, self.writable, self.mirror = fields, convert, writable or mirror, mirror
+        self.kept: str | None = None
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -51,15 +54,21 @@ class Column[T]:
         else:
             self._array = attrgetter(f"{self.table}.{column}")
         self._row = attrgetter(self.at)
+        if self.mirror:
+            self.kept = f"_{name}"
 
     def __get__(self, obj: Any, owner: type | None = None) -> T:
         if obj is None:
             return self  # type: ignore[return-value]
+        if self.kept is not None:
+            return getattr(obj, self.kept)
         array, row = self._array(obj), self._row(obj)
         return self.convert(array[row] if self.cell is None else array[row, self.cell])
 
     def __set__(self, obj: Any, value: T) -> None:
         if not self.writable:
             raise AttributeError(f"{type(obj).__name__}.{self.name} is read from its table ({self.table})")
+        if self.kept is not None:
+            setattr(obj, self.kept, value)
         row = self._row(obj)
         self._array(obj)[row if self.cell is None else (row, self.cell)] = value
