@@ -1,9 +1,8 @@
 """`Column`: an object's attribute backed by one cell of an array, the one idiom for numbers kept in tables.
 
 Agents and records hold their row; their numbers live in arrays (DESIGN.md 3): hosts' and VMs' in the model's
-tables (vcloud/agents.py), a TaskTracker's slots and heartbeat clock in the clock's arrays (hadoop_layer/tracker.py),
-ended attempts' and ended tasks' in their columns (hadoop_layer/ended.py). Each such attribute is one `Column` line on
-the class, so the numbers an object exposes are visible to readers, grep and IDEs.
+tables (vcloud/agents.py). The layers above declare theirs the same way (their agents' counters in their own
+arrays, their records of what has ended), so the numbers an object exposes are visible to readers, grep and IDEs.
 """
 
 from __future__ import annotations
@@ -17,13 +16,13 @@ class Column[T]:
     """The attribute `name` of an object as `obj.<table>.<column>[obj.<at>]`, a plain Python value.
 
     `table`: the dotted path from the object to what holds the column ("model.hosts": the model's host table;
-    "ended": an ended attempt's columns); `column`: the column's name there (the attribute's by default), a field of
+    "ended": a record's columns); `column`: the column's name there (the attribute's by default), a field of
     it if `table` is a structured array (`fields`); `at`: the object's attribute that holds its row; `cell`: the
-    entry of a two-dimensional column's row (a tracker's map slots: `clock.slots[node, 0]`). `convert` makes the
+    entry of a two-dimensional column's row (`clock.slots[node, 0]`). `convert` makes the
     reader's value of the NumPy scalar (default: the declared type's, `Column[float]` reads a float, or `.item()`).
     Read-only unless `writable`: the tables' owners write them, an object only the numbers it owns. With `mirror`
     the object owns the number and keeps it as `_<name>` too, read at an attribute's cost, the cell a copy for
-    compiled code (a tracker's slot counts, which every heartbeat reads: a cell costs ten times as much)."""
+    compiled code (for a number read far more often than written: a cell costs ten times an attribute's read)."""
 
     def __init__(
         self,
