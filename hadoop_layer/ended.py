@@ -17,6 +17,7 @@ import numpy as np
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.tasks import _NO_REPLICAS, Task, TaskKind, TaskState
 from vcloud.agents import ChargeTotals
+from vcloud.rows import Column
 from vcloud.tables import grown
 from vcloud.work import EndedPhase, ItemState
 
@@ -188,14 +189,26 @@ class EndedAttempts:
         return self.records(rows[np.argsort(self.node[seen : self.n], kind="stable")])
 
 
+def _locality(code: np.int8) -> Locality | None:
+    return None if code < 0 else _LOCALITIES[code]
+
+
 class EndedAttempt(ChargeTotals):
-    """An ended attempt, read from its row (`EndedAttempts`): the names its object had, read-only. `row` is None
-    as for a stopped work item (the cloud's item table has no row for it)."""
+    """An ended attempt, read from its row `at` of the `ended` columns (`EndedAttempts`): the names its object had,
+    read-only. `row` is None as for a stopped work item (the cloud's item table has no row for it)."""
 
     __slots__ = ("at", "ended")
     row = None
     route = None
     progress_marks = None
+    number = Column[int]("ended", at="at")
+    start_s = Column[float]("ended", at="at")
+    end_s = Column[float]("ended", at="at")
+    state = Column[ItemState]("ended", at="at", convert=STATES.__getitem__)
+    locality = Column[Locality | None]("ended", at="at", convert=_locality)
+    speculative = Column[bool]("ended", at="at")
+    output_mb = Column[float]("ended", at="at")
+    spills = Column[int]("ended", at="at")
 
     def __init__(self, ended: EndedAttempts, at: int) -> None:
         self.ended, self.at = ended, at
@@ -215,10 +228,6 @@ class EndedAttempt(ChargeTotals):
         return self.task.kind
 
     @property
-    def number(self) -> int:
-        return int(self.ended.number[self.at])
-
-    @property
     def name(self) -> str:
         return f"attempt_{self.task.task_id}_{self.number}"
 
@@ -227,37 +236,8 @@ class EndedAttempt(ChargeTotals):
         return self.ended.model.trackers[int(self.ended.node[self.at])]
 
     @property
-    def start_s(self) -> float:
-        return float(self.ended.start_s[self.at])
-
-    @property
-    def end_s(self) -> float:
-        return float(self.ended.end_s[self.at])
-
-    @property
     def runtime_s(self) -> float:
         return self.end_s - self.start_s
-
-    @property
-    def state(self) -> ItemState:
-        return STATES[self.ended.state[self.at]]
-
-    @property
-    def locality(self) -> Locality | None:
-        code = int(self.ended.locality[self.at])
-        return None if code < 0 else _LOCALITIES[code]
-
-    @property
-    def speculative(self) -> bool:
-        return bool(self.ended.speculative[self.at])
-
-    @property
-    def output_mb(self) -> float:
-        return float(self.ended.output_mb[self.at])
-
-    @property
-    def spills(self) -> int:
-        return int(self.ended.spills[self.at])
 
     @property
     def progress(self) -> float:
@@ -384,16 +364,6 @@ def _float_or_none(v: np.float64) -> float | None:
     return None if v != v else float(v)  # NaN stands for None
 
 
-def _field(name: str, convert) -> property:
-    """A read-only attribute of `EndedTask`: its row's `name`, as the Python value the object held."""
-
-    def get(self: EndedTask):
-        return convert(self.tasks.rows[name][self.at])
-
-    get.__name__ = name
-    return property(get)
-
-
 def _sparse(name: str) -> property:
     """A read-only attribute of `EndedTask` most tasks hold at its default (`EndedTasks.SPARSE`)."""
 
@@ -405,14 +375,25 @@ def _sparse(name: str) -> property:
 
 
 class EndedTask:
-    """A task of an ended job, read from its row (`EndedTasks`): the names its `Task` object had, read-only (a
-    view is made when read: equal, not identical, to another view of the same task)."""
+    """A task of an ended job, read from its row `at` of its job's `EndedTasks`: the names its `Task` object had,
+    read-only (a view is made when read: equal, not identical, to another view of the same task). Its numbers are
+    the row's fields (`EndedTasks.DTYPE`); what most tasks hold at its default, the `SPARSE` dicts."""
 
     __slots__ = ("at", "tasks")
     role = ""
     active = ()
-    start_s = _field("start_s", _float_or_none)
-    end_s = _field("end_s", _float_or_none)
+    input_mb = Column[float]("tasks.rows", fields=True, at="at")
+    cpu_mc = Column[float]("tasks.rows", fields=True, at="at")
+    output_mb = Column[float]("tasks.rows", fields=True, at="at")
+    output_records = Column[float]("tasks.rows", fields=True, at="at")
+    output_mb_final = Column[float]("tasks.rows", fields=True, at="at")
+    start_s = Column[float | None]("tasks.rows", fields=True, at="at", convert=_float_or_none)
+    end_s = Column[float | None]("tasks.rows", fields=True, at="at", convert=_float_or_none)
+    launches = Column[int]("tasks.rows", fields=True, at="at")
+    failures = Column[int]("tasks.rows", fields=True, at="at")
+    kill_count = Column[int]("tasks.rows", fields=True, at="at")
+    won = Column[int]("tasks.rows", fields=True, at="at")
+    state = Column[TaskState]("tasks.rows", fields=True, at="at", convert=_TASK_STATES.__getitem__)
 
     def __init__(self, tasks: EndedTasks, at: int) -> None:
         self.tasks, self.at = tasks, at
@@ -436,10 +417,6 @@ class EndedTask:
         return self.at if self.at < self.tasks.maps else self.at - self.tasks.maps
 
     @property
-    def state(self) -> TaskState:
-        return _TASK_STATES[self.tasks.rows["state"][self.at]]
-
-    @property
     def parent(self) -> EndedTask | None:
         i = self.tasks.get("parent", self.at)
         return None if i is None else EndedTask(self.tasks, i)
@@ -452,10 +429,6 @@ class EndedTask:
         return f"Task({self.task_id}, {self.state})"
 
 
-for _name in EndedTasks.FLOATS[:5]:
-    setattr(EndedTask, _name, _field(_name, float))
-for _name in EndedTasks.INTS:
-    setattr(EndedTask, _name, _field(_name, int))
 for _name in EndedTasks.SPARSE:
     if _name not in ("parent", "children"):
         setattr(EndedTask, _name, _sparse(_name))

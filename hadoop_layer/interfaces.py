@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from hadoop_layer.hdfs import Locality
-from hadoop_layer.ledger import RunningLedger, running_entries
+from hadoop_layer.ledger import RunningLedger
+from hadoop_layer.speculation_outlook import LookAhead, Outlook
 from hadoop_layer.tasks import Job, Task, TaskAttempt, TaskKind, TaskState
 from vcloud.work import ItemState
 
@@ -125,29 +126,11 @@ class Repartition:
 SlotAction = SetSlots | SetSlotMemory | Kill | Restart | Repartition
 
 
-@dataclass(frozen=True)
-class RunningArrays:
-    """Running attempts, one entry each: task gid, kind (0 map, 1 reduce), job number, the task's first launch
-    time (`Task.start_s`), the attempt's progress score (Hadoop's, as of the last tick) and how many attempts
-    its task runs."""
-
-    gid: np.ndarray
-    kind: np.ndarray
-    job: np.ndarray
-    task_start: np.ndarray
-    progress: np.ndarray
-    attempts: np.ndarray
-
-
 class ClusterView:
     """What policies may read: jobs in submission order, trackers, settings, time, attempt metrics."""
 
     def __init__(self, model: HadoopModel) -> None:
         self._model = model
-        self._arrays: tuple[tuple, RunningArrays | None] = ((), None)
-        # the running attempts' rows and their task columns (all of RunningArrays but progress; None: not available),
-        # kept while the item table's rows and the tasks' states stay: on most ticks only progress moves
-        self._rows: tuple[tuple, np.ndarray, tuple | None] = ((), np.zeros(0, dtype=np.int64), None)
 
     @property
     def now(self) -> float:
@@ -200,58 +183,6 @@ class ClusterView:
         """Records of the attempts that ended from the `seen`-th on, tracker by tracker, each's in end order."""
         return self._model.ended.since(seen)
 
-    def standing_key(self) -> tuple[tuple[int, ...], int]:
-        """(moves, first launches): `moves` changes whenever a running attempt's progress or a task's state may have
-        changed for any reason but a task's first launch, and with every tick; the second counts this tick's first
-        launches (`first_launched`). A task's first attempt starts at progress 0 and now: it moves no job's average
-        progress and no other task's standing, so a cache of per-task standings may take it in without a rebuild."""
-        m = self._model
-        n = len(m.first_launched)
-        running = sum(m.jobtracker.running_attempts.values())
-        return (m.ticks, m.progress_moves, m.task_changes - n, running - n), n
-
-    def first_launched(self, since: int) -> list[Task]:
-        """The tasks launched for the first time after the first `since` (`standing_key`)."""
-        return self._model.first_launched[since:]
-
-    def running_arrays(self) -> RunningArrays | None:
-        """The running task attempts as arrays (one entry per attempt, in item-table order), for per-tick tests
-        without a Python loop over tasks. The same object is returned until progress or a task's state changes,
-        so a policy may key its own per-state results on its identity.
-
-        While a tick's ended attempts are processed, their rows are gone but their tasks still run: each not released
-        yet (`HadoopModel.ending`) is an entry after the table's at the progress its task reads for it (1.0: it is
-        done), and a task whose last attempt is being released (`HadoopModel.releasing`, still running with no
-        attempt) an entry at 0.0, as `Task.progress` reads them. None when the entries do not account for every
-        running attempt and task (a map's piece or a setup task has no gid; a task left with no attempt otherwise)."""
-        model = self._model
-        jt = model.jobtracker
-        progress = model.item_progress()
-        ending, releasing = model.ending, model.releasing
-        key = (model.progress_version, model.task_changes, *jt.running_attempts.values(), len(ending), id(releasing))
-        if self._arrays[0] == key:
-            return self._arrays[1]
-        layout = (model.items.layout, *key[1:])  # rows and tags change only with the layout (start_item, stop_item)
-        if self._rows[0] != layout:
-            extra_gid, extra = _ending_entries(ending, releasing)
-            rows, gid, kind, job, start, attempts, tasks = running_entries(
-                model.items.tag, model.items.n, np.array(extra_gid, dtype=np.int64), model.task_kind, model.task_job,
-                model.task_start,
-            )  # fmt: skip
-            columns = None
-            if (len(rows) + len(ending) == sum(jt.running_attempts.values()) and 0 not in extra_gid
-                    and tasks == jt.ledger.running_tasks):  # fmt: skip
-                columns = (gid, kind, job, start, attempts, np.array(extra))
-            self._rows = (layout, rows, columns)
-        _, rows, columns = self._rows
-        found = None
-        if columns is not None:
-            gid, kind, job, start, attempts, extra = columns
-            now = progress[rows] if not extra.size else np.concatenate((progress[rows], extra))
-            found = RunningArrays(gid, kind, job, start, now, attempts)
-        self._arrays = (key, found)
-        return found
-
     @staticmethod
     def progress_rate(attempt: TaskAttempt, now: float) -> float:
         """Progress score per second since the attempt started (LATE's progress rate)."""
@@ -286,12 +217,11 @@ class TaskScheduler(ABC):
 
 
 class SpeculationPolicy(ABC):
-    """Chooses running tasks to back up on a heartbeating tracker's free slots.
-
-    `quiet_when_idle`: `backups` changes nothing while `may_back_up` is False (see TaskScheduler)."""
+    """Chooses running tasks to back up on a heartbeating tracker's free slots: the rule, as its paper writes it
+    (policies/speculation/late.py, hadoop.py). Speed machinery, if any, sits behind it
+    (hadoop_layer/speculation_outlook.py)."""
 
     name = "speculation"
-    quiet_when_idle = False
 
     @abstractmethod
     def backups(
@@ -303,31 +233,6 @@ class SpeculationPolicy(ABC):
         whether to keep heartbeating (tracker.py). True (the default) keeps idle trackers heartbeating, which is
         always correct; a policy answers False when it can tell, to spare the heartbeats."""
         return True
-
-    def quiet_until(self, cluster: ClusterView) -> float:
-        """While `may_back_up` is False: the earliest time it could turn True with no task launched, ended or
-        moved on (the clock alone crossing a policy's threshold). Quiet heartbeats before it are counted at once
-        (hadoop_layer/heartbeats.py); now (the default) counts none ahead."""
-        return cluster.now
-
-    def outlook(self, cluster: ClusterView) -> Outlook:
-        """For the heartbeat clock's look-ahead (hadoop_layer/heartbeats.py), of the state as it is now, whatever
-        `may_back_up` answered earlier at this instant. The default knows nothing: any tracker with a free slot may
-        get a backup at once, so no beat of one is counted ahead."""
-        return Outlook(True, cluster.now, -math.inf, -math.inf)
-
-
-@dataclass(frozen=True)
-class Outlook:
-    """What a speculation policy can tell of the coming heartbeats while nothing but the clock moves (no launch,
-    end, kill or progress move): `may_back_up` as the state now answers it (not the answer cached for the instant);
-    while that is False, the earliest time the clock alone could turn it True (`quiet_until`); and per kind, the
-    earliest time a tracker with a free slot of that kind could get a backup (-inf: it may now)."""
-
-    may_back_up: bool
-    until: float
-    map_from: float
-    reduce_from: float
 
 
 class SlotManager(ABC):
@@ -359,18 +264,16 @@ class Periodic(Protocol):
     def adjust(self, cluster: ClusterView) -> list[SlotAction]: ...
 
 
-class NoSpeculation(SpeculationPolicy):
+class NoSpeculation(LookAhead, SpeculationPolicy):
+    """No backups: nothing for the heartbeat clock to wait for."""
+
     name = "none"
-    quiet_when_idle = True
 
     def backups(self, tracker: TaskTracker, cluster: ClusterView, free_maps: int, free_reduces: int) -> list[Launch]:
         return []
 
-    def may_back_up(self, cluster: ClusterView) -> bool:
+    def verdict(self, cluster: ClusterView) -> bool:
         return False
-
-    def quiet_until(self, cluster: ClusterView) -> float:
-        return math.inf
 
     def outlook(self, cluster: ClusterView) -> Outlook:
         return Outlook(False, math.inf, math.inf, math.inf)
@@ -381,19 +284,3 @@ class NoSlotManager(SlotManager):
 
     def adjust(self, cluster: ClusterView) -> list[SlotAction]:
         return []
-
-
-def _ending_entries(ending: dict[TaskAttempt, None], releasing: Task | None) -> tuple[list[int], list[float]]:
-    """`running_arrays`' entries beyond the item table's: (task gids, progress) of the ended attempts not released
-    yet whose tasks still run, and of the task being released if no attempt is left it (see `running_arrays`)."""
-    gids: list[int] = []
-    values: list[float] = []
-    for attempt in ending:
-        task = attempt.task
-        if task.state == TaskState.RUNNING:
-            gids.append(task.gid)
-            values.append(1.0 if attempt.state == ItemState.DONE else 0.0)
-    if releasing is not None and releasing.state == TaskState.RUNNING and not releasing.active and not releasing.role:
-        gids.append(releasing.gid)
-        values.append(0.0)
-    return gids, values

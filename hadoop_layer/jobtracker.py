@@ -38,6 +38,7 @@ from hadoop_layer.plans import (
     reduce_start_plan,
 )
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
+from hadoop_layer.speculation_outlook import LookAhead, outlook_of
 from hadoop_layer.spill import ReduceMerge
 from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, JobState, Task, TaskAttempt, TaskKind, TaskState
 from vcloud.work import ItemState, Kind, Phase
@@ -54,7 +55,8 @@ _NO_OWN_MEMORY = (None, None)  # a job without its own heap and io.sort.mb (Job.
 
 class _PolicySlot:
     """A JobTracker attribute that holds a policy: setting it, before or after the start, also runs the new
-    policy's `adjust` every `period_s` if it is `Periodic` (JobTracker.schedule_periodic)."""
+    policy's `adjust` every `period_s` if it is `Periodic` (JobTracker.schedule_periodic), and gives a speculation
+    policy's look-ahead the running attempts as arrays (hadoop_layer/speculation_outlook.py)."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.attr = f"_{name}"
@@ -64,6 +66,8 @@ class _PolicySlot:
 
     def __set__(self, jobtracker: JobTracker, policy) -> None:
         setattr(jobtracker, self.attr, policy)
+        if isinstance(policy, LookAhead):
+            policy.entries = jobtracker.model.running_entries
         jobtracker.schedule_periodic()
 
 
@@ -263,8 +267,9 @@ class JobTracker:
 
     @property
     def quiet_when_idle(self) -> bool:
-        """A heartbeat that can launch nothing changes nothing: both policies say so (TaskScheduler.quiet_when_idle)."""
-        return self.scheduler.quiet_when_idle and self.speculation.quiet_when_idle
+        """A heartbeat that can launch nothing changes nothing: both policies say so (TaskScheduler.quiet_when_idle; a
+        speculation policy's `LookAhead`)."""
+        return self.scheduler.quiet_when_idle and isinstance(self.speculation, LookAhead)
 
     def wants_heartbeat(self, tracker: TaskTracker) -> bool:
         """Is there anything this tracker's free slots could get? If not, it may skip heartbeats until woken."""
@@ -302,7 +307,7 @@ class JobTracker:
             return True, inf, -inf, -inf  # any free slot takes a setup or cleanup task
         if not self.running_jobs:
             return False, inf, inf, inf
-        outlook = self.speculation.outlook(self.view)
+        outlook = outlook_of(self.speculation, self.view)
         ledger = self.ledger
         map_from = -inf if ledger.jobs_pending_maps else outlook.map_from
         reduce_from = -inf if ledger.jobs_ready_reduces else outlook.reduce_from
@@ -499,18 +504,19 @@ class JobTracker:
             self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
         row = self.attempts.remove(attempt)
         model = self.model
+        entries = model.running_entries
         if not task.role:  # a setup or cleanup attempt is not a map or reduce to the policies
-            model.ending.pop(attempt, None)
+            entries.ending.pop(attempt, None)
             if task.kind == TaskKind.MAP:
                 self.map_slot_freed = True
             else:
                 model.shuffle.drop_reduce(attempt)
-        model.releasing = task  # still in its state, maybe with no attempt left (ClusterView.running_arrays)
+        entries.releasing = task  # still in its state, maybe with no attempt left (RunningEntries.arrays)
         try:
             if self.wants_heartbeat(tracker):
                 tracker.wake()
         finally:
-            model.releasing = None
+            entries.releasing = None
         attempt.route = None  # its files are deleted or handed on: where they were matters no more
         attempt.settle()
         return row

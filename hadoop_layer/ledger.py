@@ -6,7 +6,7 @@ day-long trace's run. The ledger keeps each running job's contribution and updat
 change (`Job.set_state`, `Job.add_maps`) or it enters or leaves the running list: integers only, so the sums are
 the scans' exactly. It also keeps the running list in FIFO queue order (priority, start time, id), and the running
 jobs' finished and total tasks as arrays by 2 x job number + kind, which Hadoop speculation's per-tick bounds read
-(`policies.speculation.hadoop.lag_bounds`) without a loop over the jobs.
+(`policies.speculation.hadoop_lookahead.lag_bounds`) without a loop over the jobs.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ class RunningLedger:
 def running_entries(
     tag: np.ndarray, n: int, extra_gid: np.ndarray, task_kind: np.ndarray, task_job: np.ndarray, task_start: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """`hadoop_layer.interfaces.ClusterView.running_arrays`' entries in one pass: the rows of the first `n` whose tag
+    """`speculation_outlook.RunningEntries.arrays`' entries in one pass: the rows of the first `n` whose tag
     (a task gid) is not 0, ascending; their gids, then `extra_gid`'s; each entry's task kind, job and first launch,
     how many entries its task has, and the number of distinct tasks. Integer gathers and counts: the NumPy form's
     values (np.flatnonzero, fancy indexing, np.sort's distinct count, np.bincount(gid)[gid]; tests/test_kernels.py),

@@ -33,6 +33,7 @@ from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.localfiles import NodeFiles
 from hadoop_layer.profiles import JobProfile, MapColumns, MapSpec
 from hadoop_layer.shuffle import DirectShuffle, ServeItem, ShuffleMode, ShuffleServer
+from hadoop_layer.speculation_outlook import RunningEntries
 from hadoop_layer.tasks import Job, JobState, MapSplits, Task, TaskAttempt, TaskKind
 from hadoop_layer.tracker import TaskTracker
 from vcloud import VM, CloudModel
@@ -55,6 +56,8 @@ class HadoopModel(CloudModel):
         super().__init__(**cloud_kwargs)
         self.hadoop = hadoop or HadoopConfig()
         self.ended = EndedAttempts(self)  # the attempts that ended, as columns (hadoop_layer/ended.py)
+        # the running attempts as arrays, for a speculation policy's look-ahead (hadoop_layer/speculation_outlook.py)
+        self.running_entries = RunningEntries(self)
         self.jobtracker = JobTracker(self, scheduler, speculation or NoSpeculation(), slot_manager or NoSlotManager())
         self.trackers: list[TaskTracker] = []
         self.heartbeat_clock = HeartbeatClock(self)
@@ -62,7 +65,7 @@ class HadoopModel(CloudModel):
         self.node_racks = np.zeros(0, dtype=np.int64)
         self._rack_list: list[int] = []  # node_racks as Python ints (locality_of)
         # per task, by Task.gid (0 unused): its job's number, kind (0 map, 1 reduce) and first launch time, so
-        # that policies can test running attempts per tick as arrays (ClusterView.running_arrays)
+        # that running attempts can be tested per tick as arrays (RunningEntries.arrays)
         # (grown by doubling: appending a job's tasks to exact-size arrays copied them all, per job; `tasks` of
         # their entries are numbered)
         self.task_job = np.zeros(1, dtype=np.int64)
@@ -70,13 +73,6 @@ class HadoopModel(CloudModel):
         self.task_start = np.full(1, np.nan)
         self.tasks = 1
         self.task_changes = 0  # task state changes so far (Job.set_state): a key for caches of task states
-        # tasks in the order of their first launch in this tick: a task's first attempt starts at progress 0 and
-        # "now", so it moves no other task's standing (HadoopSpeculation keeps its lag bounds across them)
-        self.first_launched: list[Task] = []
-        # while a tick's ended attempts are processed (their rows are gone, their tasks still run): those not released
-        # yet, and the task of the one being released (`JobTracker._release`), for ClusterView.running_arrays
-        self.ending: dict[TaskAttempt, None] = {}
-        self.releasing: Task | None = None
         self.numbered_jobs: list[Job] = []  # by Job.number - 1: an ended attempt's job (EndedAttempts.task_of)
 
     # ---- building ---------------------------------------------------------------------------------
@@ -159,7 +155,7 @@ class HadoopModel(CloudModel):
             gid = task.gid  # worked out when asked (Task.gid): once here
             self.items.tag[item.row] = gid
             if gid and math.isnan(self.task_start[gid]):
-                self.first_launched.append(task)
+                self.running_entries.first_launched.append(task)
             self.task_start[gid] = task.start_s
 
     def stop_items(self, items: list, state: str, ends: list[float]) -> list[tuple[Any, int]]:
@@ -171,13 +167,12 @@ class HadoopModel(CloudModel):
             if isinstance(item, ServeItem):
                 self.shuffle.item_stopped(item)
             elif state == ItemState.DONE and isinstance(item, TaskAttempt) and not item.task.role:
-                self.ending[item] = None  # until its end is processed (JobTracker._release)
+                self.running_entries.ending[item] = None  # until its end is processed (JobTracker._release)
         return moved
 
     def before_tick(self) -> None:
-        """A new tick: the first launches of earlier ticks concern no cache any more (`ClusterView.standing_key`
-        includes the tick), so their log is emptied (it holds a tick's launches, not a run's)."""
-        self.first_launched.clear()
+        """A new tick: the first launches of earlier ticks concern no cache any more (RunningEntries.new_tick)."""
+        self.running_entries.new_tick()
         self.shuffle.before_tick()
 
     def after_step(self) -> None:

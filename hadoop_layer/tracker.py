@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from mesa import Agent
 
 from hadoop_layer.tasks import TaskAttempt, TaskKind
+from vcloud.rows import Column
 
 if TYPE_CHECKING:
     from hadoop_layer.heartbeats import HeartbeatClock
@@ -42,26 +43,16 @@ class AttemptSet(dict[TaskAttempt, None]):
         self._clock.busy[self._row, self._col] = len(self)
 
 
-class _MirroredSlots:
-    """A tracker's slot count of one kind, mirrored in its heartbeat clock's `slots` (for the clock's array tests)."""
-
-    def __init__(self, col: int) -> None:
-        self.col = col
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.attr = f"_{name}"
-
-    def __get__(self, tracker: TaskTracker | None, owner: type | None = None):
-        return self if tracker is None else getattr(tracker, self.attr)
-
-    def __set__(self, tracker: TaskTracker, n: int) -> None:
-        setattr(tracker, self.attr, n)
-        tracker.clock.slots[tracker.node, self.col] = n
-
-
 class TaskTracker(Agent):
-    map_slots: int = _MirroredSlots(0)  # type: ignore[assignment]
-    reduce_slots: int = _MirroredSlots(1)  # type: ignore[assignment]
+    """A slave's TaskTracker. Its slot counts and heartbeat clock are its row (`node`) of the clock's arrays, which the
+    clock's compiled look-ahead reads (`Column`, vcloud/rows.py); it owns its slot counts (`mirror`: kept as
+    `_map_slots`, `_reduce_slots` too, which `free` reads on every heartbeat)."""
+
+    map_slots = Column[int]("clock", column="slots", at="node", cell=0, mirror=True)
+    reduce_slots = Column[int]("clock", column="slots", at="node", cell=1, mirror=True)
+    interval_s = Column[float]("clock", column="interval", at="node")
+    offset_s = Column[float]("clock", column="offset", at="node")
+    heartbeats = Column[int]("clock", column="count", at="node")
 
     def __init__(self, model: HadoopModel, vm: VM, node: int, rack: int) -> None:
         super().__init__(model)
@@ -82,18 +73,6 @@ class TaskTracker(Agent):
         return free if free > 0 else 0
 
     # ---- heartbeat clock (hadoop_layer/heartbeats.py) -----------------------------------------------------
-    @property
-    def interval_s(self) -> float:
-        return float(self.clock.interval[self.node])
-
-    @property
-    def offset_s(self) -> float:
-        return float(self.clock.offset[self.node])
-
-    @property
-    def heartbeats(self) -> int:
-        return int(self.clock.count[self.node])
-
     def wake(self) -> None:
         """Make sure a heartbeat is coming (next beat strictly after now)."""
         self.clock.wake(self.node)

@@ -11,6 +11,7 @@ from hadoop_layer.profiles import PUMA, MapSpec
 from hadoop_layer.tasks import Job, TaskKind
 from policies.schedulers.fifo import FifoScheduler
 from policies.speculation.hadoop import HadoopSpeculation
+from policies.speculation.hadoop_lookahead import HadoopLookAhead
 from policies.speculation.late import LateSpeculation
 from policies.speculation.samr import SamrSpeculation
 from vcloud import CloudModel, Phase, WorkItem
@@ -130,7 +131,7 @@ def slow_nodes_mix(look_ahead: bool, seed: int = 3, formula: str = "1.1", dt: fl
     """30 trackers, a third on slow hosts (their attempts lag: backups of both kinds), eight jobs of random sizes with
     and without reduces submitted at random; short heartbeats and long ticks give long look-aheads. Run to 3,000 s."""
     cfg = HadoopConfig(map_slots=2, reduce_slots=2, heartbeat_formula=formula)
-    model = HadoopModel(rng=seed, dt=dt, hadoop=cfg, scheduler=FifoScheduler(), speculation=HadoopSpeculation())
+    model = HadoopModel(rng=seed, dt=dt, hadoop=cfg, scheduler=FifoScheduler(), speculation=HadoopLookAhead())
     rng = np.random.default_rng(seed)
     for i in range(30):
         slow = i % 3 == 0

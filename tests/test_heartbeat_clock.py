@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
-from policies.speculation.hadoop import HadoopSpeculation
+from policies.speculation.hadoop_lookahead import HadoopLookAhead
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
@@ -51,7 +51,7 @@ def waiting_backups(look_ahead: bool) -> HadoopModel:
     """30 trackers of 2 map and 2 reduce slots: two long maps lag (backups possible) while a map-only filler job keeps
     every map slot taken (FIFO fills a freed slot before speculation looks), so the trackers with free reduce slots
     only are kept awake with nothing to launch; then a job with reduces, and the backups once the filler is done."""
-    model = small_cluster(slaves=30, speculation=HadoopSpeculation(), map_slots=2, reduce_slots=2)
+    model = small_cluster(slaves=30, speculation=HadoopLookAhead(), map_slots=2, reduce_slots=2)
     model.heartbeat_clock.look_ahead = look_ahead
     maps = uniform_maps(20, core_s=20.0)
     maps[3] = maps[11] = uniform_maps(1, core_s=1000.0)[0]

@@ -894,7 +894,7 @@ def test_np_sum_is_numpys_pairwise_sum():
 
 
 def numpy_lag_bounds(done, size, gid, kind, job, task_start, progress, attempts, max_execs, sure_at, maybe_at):
-    """policies.speculation.hadoop.lag_bounds' arithmetic as the NumPy calls `running_lag_bounds` replaced."""
+    """policies.speculation.hadoop_lookahead.lag_bounds' arithmetic as the NumPy calls `running_lag_bounds` replaced."""
     single = attempts <= max_execs
     weight = progress
     if not single.all():
@@ -1008,7 +1008,7 @@ def test_copiers_look_is_numpys_any(seed, n, copiers):
 
 
 def numpy_running_entries(tag, n, extra_gid, task_kind, task_job, task_start):
-    """ClusterView.running_arrays' entries as the NumPy calls `running_entries` replaced."""
+    """RunningEntries.arrays' entries as the NumPy calls `running_entries` replaced."""
     tag = tag[:n]
     rows = np.flatnonzero(tag)
     gid = np.concatenate((tag[rows], extra_gid)) if extra_gid.size else tag[rows]

@@ -201,7 +201,7 @@ def test_the_ledgers_task_counts_take_in_new_maps(monkeypatch):
     Hadoop speculation's bounds read, grow with them (at every rebuild: what a loop over the running jobs writes)."""
     from collections import Counter
 
-    from policies.speculation import hadoop as spec
+    from policies.speculation import hadoop_lookahead as spec
 
     checks: Counter = Counter()
     original = spec.lag_bounds

@@ -1,5 +1,6 @@
-"""Hadoop speculation's per-tick test over arrays (`ClusterView.running_arrays`, `lag_bounds`) gives the answers of
-its task-by-task loop, on a DRS run where backups happen and while the tick's endings are processed."""
+"""Hadoop speculation's look-ahead (`HadoopLookAhead`: its per-tick test over arrays, `RunningEntries.arrays` and
+`lag_bounds`) gives the answers of the rule's task-by-task loop (policies/speculation/hadoop.py), on a DRS run where
+backups happen and while the tick's endings are processed."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from hadoop_layer.speculation_outlook import RunningEntries
 from hadoop_layer.tasks import TaskKind, TaskState
 from policies.speculation import hadoop as spec
+from policies.speculation import hadoop_lookahead as look
 from scenarios.flexslot import FlexSlot
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
@@ -17,11 +20,11 @@ from scenarios.settings import validate
 from tests.helpers import former_job_counts, slow_nodes_mix
 from tests.runs import SWIM
 
-LOOP = spec.HadoopSpeculation._any_candidate
+LOOP = spec.any_candidate
 
 
 def loop_answer(cluster) -> bool:
-    """The reference: `_any_candidate` for every kind with a free slot somewhere."""
+    """The reference: `any_candidate` for every kind with a free slot somewhere."""
     found = False
     for kind in TaskKind:
         capacity = cluster.map_capacity() if kind == TaskKind.MAP else cluster.reduce_capacity()
@@ -35,12 +38,12 @@ def test_array_test_answers_as_the_loop_at_every_call(monkeypatch, allocator):
     seen: Counter = Counter()
     loops = Counter()  # loops run while the arrays were available (not while the tick's endings are processed)
     with_arrays = Counter()
-    original = spec.HadoopSpeculation.may_back_up
+    original = look.HadoopLookAhead.may_back_up
 
     def checked(self, cluster):
-        fresh = self._may[0] != cluster.now
-        with_arrays["now"] = fresh and cluster.running_arrays() is not None
-        with_arrays["while ending"] += with_arrays["now"] and bool(cluster._model.ending)  # a tick's ends processed
+        fresh = self._answer[0] != cluster.now
+        with_arrays["now"] = fresh and self.entries.arrays() is not None
+        with_arrays["while ending"] += with_arrays["now"] and bool(self.entries.ending)  # a tick's ends processed
         answer = original(self, cluster)
         if fresh:
             assert answer == loop_answer(cluster), f"t={cluster.now}"
@@ -52,8 +55,8 @@ def test_array_test_answers_as_the_loop_at_every_call(monkeypatch, allocator):
         loops[kind] += with_arrays["now"]
         return LOOP(cluster, kind, now)
 
-    monkeypatch.setattr(spec.HadoopSpeculation, "may_back_up", checked)
-    monkeypatch.setattr(spec.HadoopSpeculation, "_any_candidate", staticmethod(counted))
+    monkeypatch.setattr(look.HadoopLookAhead, "may_back_up", checked)
+    monkeypatch.setattr(look, "any_candidate", counted)
     scenario = FlexSlot()
     model = scenario.build(validate(scenario.Settings, {"allocator": allocator, "scale": 0.1}), seed=2)
     run_model(model, scenario.horizon_s(model), progress=False)
@@ -68,9 +71,9 @@ def test_running_arrays_follow_the_attempts_and_are_reused_until_something_chang
     scenario = FlexSlot()
     model = scenario.build(validate(scenario.Settings, {"scale": 0.05}), seed=1)
     model.run_until(40.0)
-    view = model.jobtracker.view
-    arrays = view.running_arrays()
-    assert view.running_arrays() is arrays
+    entries = model.running_entries
+    arrays = entries.arrays()
+    assert entries.arrays() is arrays
     attempts = [a for t in model.trackers for kind in TaskKind for a in t.running[kind]]
     assert len(arrays.gid) == len(attempts) > 0
     by_gid = {a.task.gid: a for a in attempts if len(a.task.active) == 1}
@@ -80,22 +83,22 @@ def test_running_arrays_follow_the_attempts_and_are_reused_until_something_chang
             assert progress == attempt.progress_score and start == attempt.task.start_s
             assert kind == (0 if attempt.task.kind == TaskKind.MAP else 1)
     model.run_until(41.0)
-    assert view.running_arrays() is not arrays
-    assert np.all(view.running_arrays().attempts >= 1)
+    assert entries.arrays() is not arrays
+    assert np.all(entries.arrays().attempts >= 1)
 
 
 def test_running_arrays_kept_across_ticks_are_those_of_a_fresh_view(monkeypatch):
-    """A view keeps the attempts' rows and task columns while the item table's layout and the task states stay
-    (only progress is read again): at every call of a run they equal those a new view builds."""
-    from hadoop_layer.interfaces import ClusterView
-
+    """`RunningEntries` keeps the attempts' rows and task columns while the item table's layout and the task states
+    stay (only progress is read again): at every call of a run they equal those new entries build."""
     reused = Counter()
-    original = ClusterView.running_arrays
+    original = RunningEntries.arrays
 
     def checked(self):
         before = (self._arrays[0], self._rows)
         arrays = original(self)
-        fresh = original(ClusterView(self._model))
+        new = RunningEntries(self._model)
+        new.ending, new.releasing = self.ending, self.releasing
+        fresh = original(new)
         assert (arrays is None) == (fresh is None)
         if arrays is not None:
             for name in ("gid", "kind", "job", "task_start", "progress", "attempts"):
@@ -103,7 +106,7 @@ def test_running_arrays_kept_across_ticks_are_those_of_a_fresh_view(monkeypatch)
         reused[self._arrays[0] != before[0] and self._rows is before[1]] += 1  # new progress, the rows kept
         return arrays
 
-    monkeypatch.setattr(ClusterView, "running_arrays", checked)
+    monkeypatch.setattr(RunningEntries, "arrays", checked)
     scenario = FlexSlot()
     model = scenario.build(validate(scenario.Settings, {"allocator": "drs", "scale": 0.1}), seed=2)
     run_model(model, scenario.horizon_s(model), progress=False)
@@ -120,29 +123,29 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "settings", "seed"), CASES)
 def test_lag_bounds_kept_across_first_launches_are_those_computed_afresh(monkeypatch, name, settings, seed):
-    """The bounds Hadoop speculation keeps across first launches (`standing_key`) are the ones a rebuild gives: the
+    """The bounds Hadoop's look-ahead keeps across first launches (`standing_key`) are the ones a rebuild gives: the
     "maybe" bounds exactly, the "sure" ones exactly or (a task launched now, which cannot lag yet) later. A kind
     without a bound keeps none when the launched task's job average is below the gap."""
     kept = Counter()
-    original = spec.HadoopSpeculation._lag_bounds
+    original = look.HadoopLookAhead._lag_bounds
 
     def checked(self, cluster):
         before = (self._bounds_key, self._bounds)
         bounds = original(self, cluster)
-        arrays = cluster.running_arrays()
+        arrays = self.entries.arrays()
         if bounds is not None and arrays is not None:
-            fresh, *_ = spec.lag_bounds(cluster, arrays)
-            reused = before[1] is bounds and before[0] == cluster.standing_key()[0]
+            fresh, *_ = look.lag_bounds(cluster, arrays)
+            reused = before[1] is bounds and before[0] == self.entries.standing_key()[0]
             kept[reused] += 1
             for kind in TaskKind:
                 assert bounds[kind][1] == fresh[kind][1], (cluster.now, kind, reused)
                 assert bounds[kind][0] == fresh[kind][0] or (reused and fresh[kind][0] == cluster.now)
         return bounds
 
-    monkeypatch.setattr(spec.HadoopSpeculation, "_lag_bounds", checked)
+    monkeypatch.setattr(look.HadoopLookAhead, "_lag_bounds", checked)
     scenario = SCENARIOS[name]
     model = scenario.build(validate(scenario.Settings, settings), seed=seed)
-    assert isinstance(model.jobtracker.speculation, spec.HadoopSpeculation)
+    assert isinstance(model.jobtracker.speculation, look.HadoopLookAhead)
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=scenario.stops_itself)
     assert kept[True] > 50 and kept[False] > 50  # both paths are exercised
 
@@ -173,21 +176,22 @@ def plain_any_candidate(cluster, kind, now) -> bool:
 
 
 def test_the_loop_that_skips_jobs_without_a_lagging_task_answers_as_the_plain_loop(monkeypatch):
-    """`_any_candidate` and `_candidate` skip a job none of whose running tasks started SPECULATIVE_LAG_S ago, without
+    """`any_candidate` and `candidate` skip a job none of whose running tasks started SPECULATIVE_LAG_S ago, without
     working out its average: the same answers at every call, on a run where both answers occur."""
     answers: Counter = Counter()
     late = Counter()  # calls at which some running task had started just SPECULATIVE_LAG_S ago or more
-    original = spec.HadoopSpeculation._verdict
+    original = look.HadoopLookAhead.verdict
 
-    def checked(self, cluster, now):  # the loop asked at every verdict, whether or not the arrays decide it
+    def checked(self, cluster):  # the loop asked at every verdict, whether or not the arrays decide it
+        now = cluster.now
         for kind in TaskKind:
             answer = LOOP(cluster, kind, now)
             assert answer == plain_any_candidate(cluster, kind, now), f"t={now} {kind}"
             answers[answer] += 1
-            late[any(spec._lagging(j.running_tasks[kind], now) for j in cluster.jobs)] += 1
-        return original(self, cluster, now)
+            late[any(spec.lagging(j, kind, now) for j in cluster.jobs)] += 1
+        return original(self, cluster)
 
-    monkeypatch.setattr(spec.HadoopSpeculation, "_verdict", checked)
+    monkeypatch.setattr(look.HadoopLookAhead, "verdict", checked)
     scenario = FlexSlot()
     model = scenario.build(validate(scenario.Settings, {"allocator": "drs", "scale": 0.1}), seed=2)
     run_model(model, scenario.horizon_s(model), progress=False)
@@ -196,7 +200,7 @@ def test_the_loop_that_skips_jobs_without_a_lagging_task_answers_as_the_plain_lo
 
 
 def plain_candidate(tracker, cluster, kind):
-    """`HadoopSpeculation._candidate` as it was: every job in FIFO order, `speculatable` task by task."""
+    """`candidate` as it was: every job in FIFO order, `speculatable` task by task."""
     now = cluster.now
     for job in cluster.jobs_in_fifo_order():
         running = job.running_tasks[kind]
@@ -215,16 +219,16 @@ def plain_candidate(tracker, cluster, kind):
 
 @pytest.mark.parametrize("allocator", ["drs", "slow-nodes"])
 def test_the_backup_search_finds_the_former_task_at_every_call(monkeypatch, allocator):
-    """`_candidate` (its task tests through `speculatable_in`) picks the task the former `speculatable` loop picks,
+    """`candidate` (its task tests through `speculatable_in`) picks the task the former `speculatable` loop picks,
     at every call of runs with backups; and `speculatable_in` gives `speculatable`'s tasks, in order, with every
     node, for every job and kind at each call."""
     picked: Counter = Counter()
-    original = spec.HadoopSpeculation._candidate
+    original = look.candidate
 
-    def checked(tracker, cluster, kind, maybe_from=None):
-        task = original(tracker, cluster, kind, maybe_from)
+    def checked(tracker, cluster, kind, may_lag=None):
+        task = original(tracker, cluster, kind, may_lag)
         assert task is plain_candidate(tracker, cluster, kind), f"t={cluster.now} {kind}"
-        picked["filtered"] += maybe_from is not None
+        picked["filtered"] += may_lag is not None
         for job in cluster.jobs:
             average = job.progress(kind)
             for node in (-1, tracker.node):
@@ -234,7 +238,7 @@ def test_the_backup_search_finds_the_former_task_at_every_call(monkeypatch, allo
         picked[task is not None] += 1
         return task
 
-    monkeypatch.setattr(spec.HadoopSpeculation, "_candidate", staticmethod(checked))
+    monkeypatch.setattr(look, "candidate", checked)
     if allocator == "slow-nodes":  # a third of the hosts slow: backups of maps and reduces
         slow_nodes_mix(look_ahead=True)
         assert picked[True] >= 20 and picked["tested"] >= 100 and picked["filtered"] >= 20, picked
@@ -251,7 +255,7 @@ def test_ledger_counts_are_the_running_jobs_loop(monkeypatch, name, settings, se
     are, at every rebuild of the bounds, what a loop over the running jobs writes: their finished tasks and tasks
     (at least 1) by 2 x job number + kind, every other number 0 of 1."""
     calls = Counter()
-    original = spec.lag_bounds
+    original = look.lag_bounds
 
     def checked(cluster, arrays):
         ledger = cluster.ledger
@@ -261,7 +265,7 @@ def test_ledger_counts_are_the_running_jobs_loop(monkeypatch, name, settings, se
         calls[len(cluster.jobs) > 1] += 1
         return original(cluster, arrays)
 
-    monkeypatch.setattr(spec, "lag_bounds", checked)
+    monkeypatch.setattr(look, "lag_bounds", checked)
     scenario = SCENARIOS[name]
     model = scenario.build(validate(scenario.Settings, settings), seed=seed)
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=scenario.stops_itself)
@@ -277,9 +281,9 @@ def test_job_averages_read_in_one_gather_are_the_tasks_own_progress(monkeypatch,
     from hadoop_layer import tasks as task_module
 
     seen: Counter = Counter()
-    original_verdict, original_keeps = spec.HadoopSpeculation._verdict, spec.HadoopSpeculation._keeps
+    original_verdict, original_keeps = look.HadoopLookAhead.verdict, look.HadoopLookAhead._keeps
 
-    def verdict(self, cluster, now):
+    def verdict(self, cluster):
         progress = cluster._model.item_progress()
         for job in cluster.jobs:
             for kind in TaskKind:
@@ -289,7 +293,7 @@ def test_job_averages_read_in_one_gather_are_the_tasks_own_progress(monkeypatch,
                 if running:
                     own_way = any(len(t.active) != 1 or t.active[0].row is None for t in running)
                     seen["others" if own_way else "rows"] += 1
-        return original_verdict(self, cluster, now)
+        return original_verdict(self, cluster)
 
     def keeps(self, task):
         kind, job = task.kind, task.job
@@ -300,8 +304,8 @@ def test_job_averages_read_in_one_gather_are_the_tasks_own_progress(monkeypatch,
             seen["past the kept averages"] += 1
         return original_keeps(self, task)
 
-    monkeypatch.setattr(spec.HadoopSpeculation, "_verdict", verdict)
-    monkeypatch.setattr(spec.HadoopSpeculation, "_keeps", keeps)
+    monkeypatch.setattr(look.HadoopLookAhead, "verdict", verdict)
+    monkeypatch.setattr(look.HadoopLookAhead, "_keeps", keeps)
     scenario = SCENARIOS[name]
     model = scenario.build(validate(scenario.Settings, settings), seed=seed)
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=scenario.stops_itself)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from mesa import Agent
 
+from vcloud.rows import Column
 from vcloud.work import EndedPhase, ItemState, Phase, ended_plan
 
 if TYPE_CHECKING:
@@ -18,36 +19,19 @@ if TYPE_CHECKING:
 CHARGES = ("usr_s", "sys_s", "steal_s", "iowait_s", "io_mb", "read_disk_mb", "read_cache_mb")  # item table columns
 
 
-class Column[T]:
-    """One column of the model's table (`table`: "hosts" or "vms") at the agent's row, as a plain Python number.
-
-    Declared one per column on the agent class, so the columns an agent exposes are visible to readers, grep and
-    IDEs (the table is the state of record; DESIGN.md 3). Read-only: the model and its allocator write the tables."""
-
-    def __init__(self, table: str) -> None:
-        self.table = table
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, agent: Agent | None, owner: type | None = None) -> T:
-        if agent is None:
-            return self  # type: ignore[return-value]
-        return getattr(agent.model, self.table).view(self.name)[agent.row].item()
-
-
 class Host(Agent):
-    """A hypervisor host: cores x MHz, memory, a local datastore and a NIC, in a rack."""
+    """A hypervisor host: cores x MHz, memory, a local datastore and a NIC, in a rack. Its numbers are its row of the
+    model's host table (`Column`, vcloud/rows.py), written by the model and its allocator."""
 
-    cores = Column[int]("hosts")
-    core_mhz = Column[float]("hosts")
-    mem_mb = Column[float]("hosts")
-    disk_mbps = Column[float]("hosts")
-    nic_mbps = Column[float]("hosts")
-    rack = Column[int]("hosts")
-    pool_cpu_limit_mhz = Column[float]("hosts")
-    pool_cpu_reservation_mhz = Column[float]("hosts")
-    pool_mem_limit_mb = Column[float]("hosts")
+    cores = Column[int]("model.hosts")
+    core_mhz = Column[float]("model.hosts")
+    mem_mb = Column[float]("model.hosts")
+    disk_mbps = Column[float]("model.hosts")
+    nic_mbps = Column[float]("model.hosts")
+    rack = Column[int]("model.hosts")
+    pool_cpu_limit_mhz = Column[float]("model.hosts")
+    pool_cpu_reservation_mhz = Column[float]("model.hosts")
+    pool_mem_limit_mb = Column[float]("model.hosts")
 
     def __init__(self, model: CloudModel, name: str, row: int) -> None:
         super().__init__(model)
@@ -61,50 +45,50 @@ class VM(Agent):
     """A virtual machine placed on a host. Reads its configuration and accounting from the VM table (its `host`
     is the Host agent; the table's `host` column is that agent's row)."""
 
-    vcpus = Column[int]("vms")
-    mem_mb = Column[float]("vms")
-    os_mem_mb = Column[float]("vms")
-    os_active_fraction = Column[float]("vms")
-    in_pool = Column[bool]("vms")
-    cpu_reservation_mhz = Column[float]("vms")
-    cpu_limit_cfg_mhz = Column[float]("vms")
-    cpu_shares = Column[float]("vms")
-    mem_reservation_mb = Column[float]("vms")
-    mem_limit_cfg_mb = Column[float]("vms")
-    mem_shares = Column[float]("vms")
-    cpu_entitlement_mhz = Column[float]("vms")
-    cpu_limit_mhz = Column[float]("vms")
-    mem_granted_mb = Column[float]("vms")
-    cpu_demand_mhz = Column[float]("vms")
-    cpu_used_mhz = Column[float]("vms")
-    mem_used_mb = Column[float]("vms")
-    mem_active_mb = Column[float]("vms")
-    swap_mb = Column[float]("vms")
-    disk_mbps = Column[float]("vms")
-    net_mbps = Column[float]("vms")
-    usr_s = Column[float]("vms")
-    sys_s = Column[float]("vms")
-    steal_s = Column[float]("vms")
-    iowait_s = Column[float]("vms")
-    idle_s = Column[float]("vms")
-    cpu_used_mhz_s = Column[float]("vms")
-    cpu_demand_mhz_s = Column[float]("vms")
-    cpu_ready_mhz_s = Column[float]("vms")
-    disk_mb = Column[float]("vms")
-    net_mb = Column[float]("vms")
-    swap_io_mb = Column[float]("vms")
-    cache_mb = Column[float]("vms")
-    dirty_mb = Column[float]("vms")
-    read_cache_mb = Column[float]("vms")
-    read_disk_mb = Column[float]("vms")
-    writeback_mb = Column[float]("vms")
-    overhead_mb = Column[float]("vms")
-    mem_target_mb = Column[float]("vms")
-    balloon_mb = Column[float]("vms")
-    hv_swap_mb = Column[float]("vms")
-    mem_held_mb = Column[float]("vms")
-    mem_touched_mb = Column[float]("vms")
-    cache_touched_mb = Column[float]("vms")
+    vcpus = Column[int]("model.vms")
+    mem_mb = Column[float]("model.vms")
+    os_mem_mb = Column[float]("model.vms")
+    os_active_fraction = Column[float]("model.vms")
+    in_pool = Column[bool]("model.vms")
+    cpu_reservation_mhz = Column[float]("model.vms")
+    cpu_limit_cfg_mhz = Column[float]("model.vms")
+    cpu_shares = Column[float]("model.vms")
+    mem_reservation_mb = Column[float]("model.vms")
+    mem_limit_cfg_mb = Column[float]("model.vms")
+    mem_shares = Column[float]("model.vms")
+    cpu_entitlement_mhz = Column[float]("model.vms")
+    cpu_limit_mhz = Column[float]("model.vms")
+    mem_granted_mb = Column[float]("model.vms")
+    cpu_demand_mhz = Column[float]("model.vms")
+    cpu_used_mhz = Column[float]("model.vms")
+    mem_used_mb = Column[float]("model.vms")
+    mem_active_mb = Column[float]("model.vms")
+    swap_mb = Column[float]("model.vms")
+    disk_mbps = Column[float]("model.vms")
+    net_mbps = Column[float]("model.vms")
+    usr_s = Column[float]("model.vms")
+    sys_s = Column[float]("model.vms")
+    steal_s = Column[float]("model.vms")
+    iowait_s = Column[float]("model.vms")
+    idle_s = Column[float]("model.vms")
+    cpu_used_mhz_s = Column[float]("model.vms")
+    cpu_demand_mhz_s = Column[float]("model.vms")
+    cpu_ready_mhz_s = Column[float]("model.vms")
+    disk_mb = Column[float]("model.vms")
+    net_mb = Column[float]("model.vms")
+    swap_io_mb = Column[float]("model.vms")
+    cache_mb = Column[float]("model.vms")
+    dirty_mb = Column[float]("model.vms")
+    read_cache_mb = Column[float]("model.vms")
+    read_disk_mb = Column[float]("model.vms")
+    writeback_mb = Column[float]("model.vms")
+    overhead_mb = Column[float]("model.vms")
+    mem_target_mb = Column[float]("model.vms")
+    balloon_mb = Column[float]("model.vms")
+    hv_swap_mb = Column[float]("model.vms")
+    mem_held_mb = Column[float]("model.vms")
+    mem_touched_mb = Column[float]("model.vms")
+    cache_touched_mb = Column[float]("model.vms")
 
     def __init__(self, model: CloudModel, name: str, row: int, host: Host) -> None:
         super().__init__(model)
