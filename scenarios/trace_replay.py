@@ -29,7 +29,9 @@ The trace as read (hadoop_layer/rumen.py): real-data anomalies are repaired by s
 counted in `summary.json` (`anomalies_repaired`) and one stderr line; `max_jobs` bounds what is read and checked
 as well as what is replayed, and says so when it cuts the file. Each job's recorded configuration sets the knobs
 the emulator has per job (trace_conf.py; `job_conf=false` ignores it). The comparison splits each job's duration
-into the wait before its first task (the traced cluster's other load, absent from the trace) and its tasks' run.
+into the wait before its first task, the waits between its tasks (when none of its attempts ran) and its tasks'
+own run (`comparison`); `start_as_recorded` holds each map and reduce attempt to its recorded start
+(`hold_to_recorded_starts`), the traced cluster's delays taken as the other users' load the trace does not hold.
 
 Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on here; other scenarios leave it off for now.
 """
@@ -124,9 +126,9 @@ class TraceReplaySettings(HadoopClusterSettings):
     )
     start_as_recorded: bool = Field(
         False,
-        description="Rumen: no map or reduce starts before its first attempt's recorded start after its job's "
-        "submit: the traced cluster's delays taken as a load the trace does not hold (other users' jobs); until "
-        "then the task is not handed out and its slot is free for other tasks",
+        description="Rumen: no map or reduce attempt starts before its recorded start after its job's submit: the "
+        "traced cluster's delays taken as a load the trace does not hold (other users' jobs); until then the task "
+        "is not handed out and its slot is free for other tasks",
     )
 
     @field_validator("hadoop", mode="before")
@@ -157,7 +159,7 @@ class TraceReplaySettings(HadoopClusterSettings):
         """A trace given is read here once per file (its jobs, not kept), so that a sweep refuses a bad one before any
         run; and settings that only a Rumen replay reads are refused on a SWIM one."""
         fields = self.model_fields_set
-        if "trace" not in fields and not ({"replay", "replay_io"} & fields):
+        if "trace" not in fields and not ({"replay", "replay_io", "start_as_recorded"} & fields):
             return self
         kind = _trace_kind(
             self.trace, *_stamp(self.trace), self.original_nodes, self.slaves, self.hadoop.block_mb, self.max_jobs

@@ -13,7 +13,7 @@ from scenarios.cli import main
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
-from scenarios.trace_replay import error_figures
+from scenarios.trace_replay import DEFAULT_TRACE, error_figures
 
 SCENARIO = SCENARIOS["trace-replay"]
 T0 = 1_000_000_000  # ms
@@ -299,6 +299,9 @@ def test_start_as_recorded_is_refused_where_it_cannot_hold(tmp_path):
     swim.write_text("job0\t0\t0\t1024\t0\t0\n")
     with pytest.raises(ValueError, match=r"start_as_recorded=true: swim.tsv records no task start times \(SWIM\)"):
         validate(SCENARIO.Settings, {"trace": str(swim), "start_as_recorded": True})
+    if DEFAULT_TRACE.is_file():  # the default trace (SWIM), in ../shared/data
+        with pytest.raises(ValueError, match=r"start_as_recorded=true: FB-2009\S* records no task start times"):
+            validate(SCENARIO.Settings, {"start_as_recorded": True})
     rumen = write(tmp_path, "one.json", [job("job_1", 0, [[attempt("SUCCESS", 0, 5, "/r/a")]])])
     with pytest.raises(ValueError, match=r"scheduler='quincy' picks tasks without Job\.find_map"):
         validate(SCENARIO.Settings, {"trace": str(rumen), "start_as_recorded": True, "scheduler": "quincy"})
