@@ -244,6 +244,38 @@ def _other_task_s(obj: Mapping[str, Any], kind: str, where: str, repairs: Repair
     return None
 
 
+def _recorded(task: Mapping[str, Any], at: str) -> list[tuple[float | None, float | None]]:
+    """(start, finish) ms of each of the task's attempts that has a result (`_window`; speculative ones too)."""
+    attempts = task.get("attempts") if isinstance(task.get("attempts"), list) else []
+    return [_window(a, at) for a in attempts if isinstance(a, dict) and a.get("result") in RESULTS]
+
+
+def _starts_s(attempts: list[Mapping[str, Any]], at: str, submit: float) -> tuple[float | None, ...]:
+    """The attempts' starts after the submit (s), in order; None where unknown or before the submit (skewed)."""
+    starts = (_window(a, at)[0] for a in attempts)
+    return tuple((t - submit) / 1000.0 if t is not None and t >= submit else None for t in starts)
+
+
+def _job_windows(obj: Mapping[str, Any], where: str, submit: float) -> tuple[tuple[float, float], ...]:
+    """Every attempt of the job (maps, reduces, setup, cleanup) with both times known, finishing at or after its
+    start and starting at or after the submit, as (start, finish) s after the submit, in start order."""
+    out = []
+    for key in ("mapTasks", "reduceTasks", "otherTasks"):
+        for i, task in enumerate(_list(obj, key, where)):
+            at = f"{where} task {task.get('taskID', i)}" if isinstance(task, dict) else where
+            for start, finish in _recorded(task, at) if isinstance(task, dict) else ():
+                if start is not None and finish is not None and submit <= start <= finish:
+                    out.append(((start - submit) / 1000.0, (finish - submit) / 1000.0))
+    return tuple(sorted(out))
+
+
+def _task_starts(done: list, unfinished: list, submit: float) -> tuple[tuple[float | None, ...], ...]:
+    """Per task, in the replay's order (the tasks that succeeded, then those that never did), the recorded starts
+    after the submit (s) of the attempts the replay launches, in order: the retries, then the success."""
+    starts = [_starts_s([*retries, win], at, submit) for _, win, at, retries in done]  # as map_retries: file order
+    return (*starts, *(_starts_s(ended, at, submit) for ended, at in unfinished))
+
+
 def _submit_ms(obj: Mapping[str, Any], where: str, repairs: Repairs) -> float | None:
     submit = _rumen_number(obj, "submitTime", where)
     if submit is None or submit < 0:
@@ -366,5 +398,8 @@ def _rumen_job(obj: object, where: str, repairs: Repairs) -> tuple[TraceJob, flo
         tail_s=tail if tail is not None and tail >= 0 else None,
         wait_s=(min(starts) - submit) / 1000.0 if starts else None,
         conf=conf,
+        map_start_s=_task_starts(maps, unfinished_maps, submit),
+        reduce_start_s=_task_starts(reduces, unfinished_reduces, submit),
+        attempt_windows_s=_job_windows(obj, where, submit),
     )
     return job, submit, job_id

@@ -39,7 +39,12 @@ class TraceJob:
     job setup and commit that MapReduce 2 runs inside its ApplicationMaster, not as tasks; None when unknown or
     negative (host clocks skewed against the JobTracker's). `wait_s`: submit to the first map or reduce
     attempt's start (the queueing a shared cluster adds, which the trace does not explain; None when unknown).
-    `conf`: the knobs of the job's recorded configuration (`jobProperties`) the emulator has.
+    `conf`: the knobs of the job's recorded configuration (`jobProperties`) the emulator has. `map_start_s` and
+    `reduce_start_s`: per task as the replay makes them (the successful tasks, then those that never succeeded),
+    the recorded starts after the submit (s) of the attempts the replay launches, in order (the unsuccessful
+    ones before the success, then it; None where unknown or before the submit: skewed).
+    `attempt_windows_s`: every attempt of the job (maps, reduces, setup, cleanup) with both times known, as
+    (start, finish) s after the submit, those that start before it left out.
     """
 
     name: str
@@ -72,6 +77,9 @@ class TraceJob:
     tail_s: float | None = None
     wait_s: float | None = None
     conf: JobConf = field(default_factory=JobConf)
+    map_start_s: tuple[tuple[float | None, ...], ...] = ()
+    reduce_start_s: tuple[tuple[float | None, ...], ...] = ()
+    attempt_windows_s: tuple[tuple[float, float], ...] = ()
 
 
 def fail(where: str, field_name: str, value: object, problem: str) -> TraceError:

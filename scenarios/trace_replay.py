@@ -29,7 +29,9 @@ The trace as read (hadoop_layer/rumen.py): real-data anomalies are repaired by s
 counted in `summary.json` (`anomalies_repaired`) and one stderr line; `max_jobs` bounds what is read and checked
 as well as what is replayed, and says so when it cuts the file. Each job's recorded configuration sets the knobs
 the emulator has per job (trace_conf.py; `job_conf=false` ignores it). The comparison splits each job's duration
-into the wait before its first task (the traced cluster's other load, absent from the trace) and its tasks' run.
+into the wait before its first task, the waits between its tasks (when none of its attempts ran) and its tasks'
+own run (`comparison`); `start_as_recorded` holds each map and reduce attempt to its recorded start
+(`hold_to_recorded_starts`), the traced cluster's delays taken as the other users' load the trace does not hold.
 
 Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on here; other scenarios leave it off for now.
 """
@@ -80,6 +82,7 @@ from scenarios.flexslot import Benchmark
 from scenarios.hadoop_base import FLEXSLOT_HADOOP, HadoopClusterSettings, HadoopScenario, build_cluster
 from scenarios.outputs import file_problem
 
+HOLDING_SCHEDULERS = ("fifo", "fair", "capacity", "coupling")  # they take tasks through Job.find_map / find_reduce
 DEFAULT_TRACE = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 TRACE_HADOOP = FLEXSLOT_HADOOP.model_copy(update={"job_setup_cleanup": True})
 
@@ -121,6 +124,12 @@ class TraceReplaySettings(HadoopClusterSettings):
     job_conf: bool = Field(
         True, description="honour each job's recorded configuration where the emulator has the knob (Rumen)"
     )
+    start_as_recorded: bool = Field(
+        False,
+        description="Rumen: no map or reduce attempt starts before its recorded start after its job's submit: the "
+        "traced cluster's delays taken as a load the trace does not hold (other users' jobs); until then the task "
+        "is not handed out and its slot is free for other tasks",
+    )
 
     @field_validator("hadoop", mode="before")
     @classmethod
@@ -150,7 +159,7 @@ class TraceReplaySettings(HadoopClusterSettings):
         """A trace given is read here once per file (its jobs, not kept), so that a sweep refuses a bad one before any
         run; and settings that only a Rumen replay reads are refused on a SWIM one."""
         fields = self.model_fields_set
-        if "trace" not in fields and not ({"replay", "replay_io"} & fields):
+        if "trace" not in fields and not ({"replay", "replay_io", "start_as_recorded"} & fields):
             return self
         kind = _trace_kind(
             self.trace, *_stamp(self.trace), self.original_nodes, self.slaves, self.hadoop.block_mb, self.max_jobs
@@ -162,6 +171,19 @@ class TraceReplaySettings(HadoopClusterSettings):
             raise ValueError(f"replay='durations': {Path(self.trace).name} records no task times (SWIM)")
         if mode != "durations" and not self.replay_io:
             raise ValueError(f"replay_io=false: only a durations replay (a Rumen trace) reads it, not {mode}")
+        if self.start_as_recorded and kind != "rumen":
+            raise ValueError(f"start_as_recorded=true: {Path(self.trace).name} records no task start times (SWIM)")
+        return self
+
+    @model_validator(mode="after")
+    def _held_tasks_are_seen(self) -> TraceReplaySettings:
+        """Held tasks are hidden from `Job.find_map` / `find_reduce`; a scheduler that searches tasks its own way
+        would launch them early."""
+        if self.start_as_recorded and self.scheduler not in HOLDING_SCHEDULERS:
+            raise ValueError(
+                f"start_as_recorded=true: scheduler={self.scheduler!r} picks tasks without Job.find_map, "
+                f"so it cannot be held to recorded starts (one of {', '.join(HOLDING_SCHEDULERS)})"
+            )
         return self
 
 
@@ -276,6 +298,8 @@ class TraceReplay(HadoopScenario):
                     (t.outcome, job.state) in (("SUCCESS", "succeeded"), ("FAILED", "failed"), ("KILLED", "killed"))
                     for t, job in replay.added
                 ),
+                "start_as_recorded": model.settings.start_as_recorded,
+                "tasks_held_to_recorded_starts": held_count(replay) if model.settings.start_as_recorded else 0,
                 "failed_attempts": int(
                     np.count_nonzero((model.ended.view("state") == FAILED) & (model.ended.view("group") <= REDUCE))
                 ),
@@ -714,6 +738,8 @@ def add_trace_job(
         added.init_s = job.init_s
         added.setup_s = job.setup_s if job.setup_s is not None or job.cleanup_s is not None else job.head_s
         added.cleanup_s = job.cleanup_s if job.setup_s is not None or job.cleanup_s is not None else job.tail_s
+    if s.start_as_recorded:
+        hold_to_recorded_starts(model, added, job)
     if job.outcome != "SUCCESS":
         added.hold_setup = job.setup_s is None and job.maps == 0 and not job.unfinished_maps
         if job.duration_s is not None:
@@ -724,35 +750,105 @@ def add_trace_job(
     return added
 
 
+def held_count(replay: Replay) -> int:
+    """How many attempts `start_as_recorded` holds back (those with a recorded start after their job's submit)."""
+    return sum(o is not None and o > 0 for t, _ in replay.added for st in (*t.map_start_s, *t.reduce_start_s)
+               for o in st)  # fmt: skip
+
+
+def hold_to_recorded_starts(model: HadoopModel, added: Any, job: TraceJob) -> None:
+    """`start_as_recorded`: no map or reduce attempt the replay launches starts before its recorded start after the
+    job's submit (`TraceJob.map_start_s`, `reduce_start_s`: the retries, then the success), as if the traced
+    cluster's other load (absent from the trace) kept it waiting. While held, a task is hidden from its job's
+    searches (`Job.find_map`, `find_reduce`, which the schedulers of HOLDING_SCHEDULERS take tasks through). Its
+    slot is not held: until the release another task may take it, as other users' tasks took the traced
+    cluster's (holding the slot idle would take capacity the traced cluster had, and an attempt that sat waiting
+    would look slow to the speculation policy). The n-th launch of a task is held to its n-th recorded start
+    (`Task.launches`: a speculative backup counts as one). A start unknown or before the submit holds nothing."""
+    submit = added.submit_s
+    holds: dict[Task, tuple[float | None, ...]] = {}
+    releases: set[float] = set()
+    for tasks, starts in ((added.maps, job.map_start_s), (added.reduces, job.reduce_start_s)):
+        for task, st in zip(tasks, starts, strict=False):
+            if any(o is not None and o > 0 for o in st):
+                holds[task] = tuple(submit + o if o is not None else None for o in st)
+                releases.update(t for t in holds[task] if t is not None)
+    if not holds:
+        return
+    cache: list[Any] = [None, set()]  # (time, task changes) of the last look, the tasks then held
+
+    def held() -> set[Task]:
+        now, key = float(model.time), (float(model.time), model.task_changes)
+        if cache[0] != key:
+            done = [t for t, st in holds.items() if t.launches >= len(st)]
+            for task in done:
+                del holds[task]
+            cache[:] = [key, {t for t, st in holds.items() if st[t.launches] is not None and st[t.launches] > now}]
+        return cache[1]
+
+    find_map, find_reduce = added.find_map, added.find_reduce
+
+    def held_find_map(node: int, rack: int, max_level: Locality, exclude: set[Task]):
+        hold = held()
+        return find_map(node, rack, max_level, exclude | hold if hold else exclude)
+
+    def held_find_reduce(exclude: set[Task]):
+        hold = held()
+        return find_reduce(exclude | hold if hold else exclude)
+
+    added.find_map, added.find_reduce = held_find_map, held_find_reduce
+    for at in sorted(releases):
+        model.jobtracker.later(at, model.jobtracker.wake_idle)
+
+
 COMPARISON = ["job", "name", "recorded_outcome", "state", "recorded_s", "emulated_s", "ratio", "recorded_wait_s",
-              "emulated_wait_s", "recorded_run_s", "emulated_run_s", "run_ratio", "why_no_ratio"]  # fmt: skip
+              "emulated_wait_s", "recorded_run_s", "emulated_run_s", "run_ratio", "recorded_between_s",
+              "emulated_between_s", "recorded_own_s", "emulated_own_s", "own_ratio", "why_no_ratio"]  # fmt: skip
 
 
-def _first_task_starts(model: HadoopModel) -> dict[int, float]:
-    """Each job's first map or reduce attempt's start in the emulation (by job number)."""
+def _emulated_windows(model: HadoopModel) -> tuple[dict[int, float], dict[int, list[tuple[float, float]]]]:
+    """By job number: its first map or reduce attempt's start in the emulation, and every attempt's (start, end)
+    (maps, reduces, setup, cleanup; one still running at the horizon ends now)."""
     ended = model.ended
-    rows = np.flatnonzero(ended.view("group") <= REDUCE)
-    jobs, starts = ended.view("job")[rows], ended.view("start_s")[rows]
+    jobs, groups = ended.view("job").tolist(), ended.view("group").tolist()
+    starts, ends = ended.view("start_s").tolist(), ended.view("end_s").tolist()
     first: dict[int, float] = {}
-    for number, start in zip(jobs.tolist(), starts.tolist(), strict=True):
-        if start < first.get(number, math.inf):  # (NaN, never started, is not)
+    windows: dict[int, list[tuple[float, float]]] = {}
+    now = float(model.time)
+    attempts = [a for t in model.trackers for kind in (TaskKind.MAP, TaskKind.REDUCE) for a in t.running[kind]]
+    running = [(a.task.job.number, bool(a.task.role), a.start_s, now) for a in attempts if a.start_s is not None]
+    rows = zip(jobs, (g > REDUCE for g in groups), starts, ends, strict=True)
+    for number, lifecycle, start, end in [*rows, *running]:
+        if math.isnan(start):  # never started
+            continue
+        if not lifecycle and start < first.get(number, math.inf):
             first[number] = start
-    for tracker in model.trackers:  # attempts still running at the horizon
-        for kind in (TaskKind.MAP, TaskKind.REDUCE):
-            for attempt in tracker.running[kind]:
-                if attempt.start_s is not None:
-                    number = attempt.task.job.number
-                    first[number] = min(first.get(number, math.inf), attempt.start_s)
-    return first
+        windows.setdefault(number, []).append((start, end if end == end else now))
+    return first, windows
+
+
+def idle_s(windows: list[tuple[float, float]] | tuple[tuple[float, float], ...], lo: float, hi: float) -> float:
+    """The time in [lo, hi] that none of `windows` (start, end) covers."""
+    covered, reach = 0.0, lo
+    for start, end in sorted(windows):
+        start, end = max(start, reach), min(end, hi)
+        if end > start:
+            covered, reach = covered + end - start, end
+    return max(hi - lo - covered, 0.0)
 
 
 def comparison(model: HadoopModel) -> pd.DataFrame:
-    """Per job: recorded and emulated durations (submit to end) and their ratio, each split into the wait before
-    the job's first map or reduce attempt starts (on the traced cluster: other users' load, which the trace does
-    not hold) and the tasks' own run (first attempt's start to the job's end), whose ratio is what the emulator
-    gets right or wrong. `why_no_ratio` says why a ratio is missing."""
+    """Per job: recorded and emulated durations (submit to end) and their ratio, split three ways:
+    - the wait before the job's first map or reduce attempt starts (`*_wait_s`; on the traced cluster: other
+      users' load, which the trace does not hold), and the rest, its run (first attempt's start to the job's end,
+      `*_run_s`, `run_ratio`);
+    - that run split again: the time in it when none of the job's attempts (maps, reduces, setup, cleanup) ran
+      (`*_between_s`: the job waited between its tasks, on the traced cluster for slots others held) and the time
+      when at least one did (`*_own_s`, `own_ratio`: the tasks' own run, what the emulator gets right or wrong).
+      A wait hidden behind a running attempt (a reduce shuffling while a late map waits) stays in the own run.
+    `why_no_ratio` says why a ratio is missing."""
     rows = []
-    first = _first_task_starts(model)
+    first, windows = _emulated_windows(model)
     for trace_job, job in model.replay.added:
         emulated = job.end_s - job.submit_s if job.end_s is not None else None
         recorded = trace_job.duration_s
@@ -761,39 +857,53 @@ def comparison(model: HadoopModel) -> pd.DataFrame:
         r_wait = trace_job.wait_s if recorded is not None and trace_job.wait_s is not None else None
         e_run = emulated - e_wait if emulated is not None and e_wait is not None else None
         r_run = recorded - r_wait if recorded is not None and r_wait is not None else None
+        e_between = r_between = e_own = r_own = None
+        if e_run is not None:
+            e_between = idle_s(windows.get(job.number, []), start, job.end_s)
+            e_own = e_run - e_between
+        if r_run is not None:
+            r_between = idle_s(trace_job.attempt_windows_s, r_wait, recorded)
+            r_own = r_run - r_between
         why = None
         if recorded is None:
             why = "the trace records no finish time for this job (or one before its submit)"
         elif emulated is None:
             why = "the job had not ended when the run stopped"
+        elif r_wait is None or e_wait is None:
+            why = "no map or reduce attempt started (recorded or emulated): no run to split"
         rows.append({
             "job": job.job_id, "name": trace_job.name, "recorded_outcome": trace_job.outcome, "state": job.state,
             "recorded_s": recorded, "emulated_s": emulated,
             "ratio": emulated / recorded if emulated is not None and recorded else None,
             "recorded_wait_s": r_wait, "emulated_wait_s": e_wait, "recorded_run_s": r_run, "emulated_run_s": e_run,
-            "run_ratio": e_run / r_run if e_run is not None and r_run else None, "why_no_ratio": why,
+            "run_ratio": e_run / r_run if e_run is not None and r_run else None,
+            "recorded_between_s": r_between, "emulated_between_s": e_between, "recorded_own_s": r_own,
+            "emulated_own_s": e_own, "own_ratio": e_own / r_own if e_own is not None and r_own else None,
+            "why_no_ratio": why,
         })  # fmt: skip
     return pd.DataFrame(rows, columns=COMPARISON)
 
 
 def error_figures(table: pd.DataFrame) -> dict[str, Any]:
     """Median absolute relative job-duration error and the share of jobs within 2x, over the jobs with both a
-    recorded and an emulated duration (all of them, and the successful ones alone); the same for the tasks' own
-    run (`job_run_*`: the duration less the wait before the first task), and the median waits beside it."""
+    recorded and an emulated duration (all of them, and the successful ones alone); the same for the run after
+    the first task's start (`job_run_*`) and for the tasks' own run (`job_own_*`: the run less the time none of
+    the job's attempts ran), and the median waits beside them (before the first task; between tasks)."""
     out: dict[str, Any] = {}
     for label, rows in (("", table), ("_succeeded", table[table.recorded_outcome == "SUCCESS"])):
         ratio = rows.ratio.dropna().astype(float)
         out[f"jobs_compared{label}"] = len(ratio)
         out[f"job_duration_median_abs_error{label}"] = float(np.median(np.abs(ratio - 1))) if len(ratio) else None
         out[f"jobs_within_2x{label}"] = float(((ratio >= 0.5) & (ratio <= 2)).mean()) if len(ratio) else None
-    if "run_ratio" in table:
-        run = table.run_ratio.dropna().astype(float)
-        out["jobs_run_compared"] = len(run)
-        out["job_run_median_abs_error"] = float(np.median(np.abs(run - 1))) if len(run) else None
-        out["jobs_run_within_2x"] = float(((run >= 0.5) & (run <= 2)).mean()) if len(run) else None
+    for part in (p for p in ("run", "own") if f"{p}_ratio" in table):  # (a table of totals alone has neither)
+        ratio = table[f"{part}_ratio"].dropna().astype(float)
+        out[f"jobs_{part}_compared"] = len(ratio)
+        out[f"job_{part}_median_abs_error"] = float(np.median(np.abs(ratio - 1))) if len(ratio) else None
+        out[f"jobs_{part}_within_2x"] = float(((ratio >= 0.5) & (ratio <= 2)).mean()) if len(ratio) else None
+    for part in (p for p in ("wait", "between") if f"recorded_{p}_s" in table):
         for side in ("recorded", "emulated"):
-            waits = table[f"{side}_wait_s"].dropna().astype(float)
-            out[f"job_wait_median_{side}_s"] = float(np.median(waits)) if len(waits) else None
+            waits = table[f"{side}_{part}_s"].dropna().astype(float)
+            out[f"job_{part}_median_{side}_s"] = float(np.median(waits)) if len(waits) else None
     return out
 
 
@@ -806,6 +916,10 @@ NULL_REASONS = {
     "jobs_run_within_2x": "no job has a recorded wait before its first task and both durations",
     "job_wait_median_recorded_s": "no job records when its first task started (or it started before the submit)",
     "job_wait_median_emulated_s": "no emulated job started a task",
+    "job_own_median_abs_error": "no job has a recorded wait before its first task and both durations",
+    "jobs_own_within_2x": "no job has a recorded wait before its first task and both durations",
+    "job_between_median_recorded_s": "no job has a recorded first task start and a recorded finish",
+    "job_between_median_emulated_s": "no emulated job both started a task and ended",
     "map_runtime_median_recorded_s": "the replayed jobs record no successful map",
     "map_runtime_p90_recorded_s": "the replayed jobs record no successful map",
     "reduce_runtime_median_recorded_s": "the replayed jobs record no successful reduce",

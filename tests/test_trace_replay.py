@@ -1,6 +1,7 @@
 """`trace-replay` on small Rumen traces written here: recorded runtimes, the traced cluster, outcomes, the CLI."""
 
 import gzip
+import itertools
 import json
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from scenarios.cli import main
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
-from scenarios.trace_replay import error_figures
+from scenarios.trace_replay import DEFAULT_TRACE, error_figures
 
 SCENARIO = SCENARIOS["trace-replay"]
 T0 = 1_000_000_000  # ms
@@ -260,3 +261,77 @@ def test_physics_mode_warns_when_the_trace_has_no_cpu_counters_or_input_bytes(tm
     replay(write(tmp_path, "bare.json", [job("job_1", 0, one)]), replay="physics")
     err = capsys.readouterr().err
     assert "replay=physics: 1 of 1 tasks have no CPU counters" in err and "1 of 1 maps read 0 bytes" in err
+
+
+def _starts(model) -> dict[str, list[float]]:
+    """Each map's attempts' starts after its job's submit, by task id."""
+    return {t.task_id: [a.start_s - j.submit_s for a in t.attempts] for j in model.jobtracker.jobs for t in j.maps}
+
+
+def test_start_as_recorded_holds_each_attempt_to_its_recorded_start_and_leaves_the_slot_to_others(tmp_path):
+    # one host, one map slot (no two attempts overlap there); job_1's map 1 failed at 31-33 s and its retry
+    # started at 60 s; job_2's map started at 35 s, while job_1's retry was held
+    first = [
+        [attempt("SUCCESS", 20, 30, "/r/a")],
+        [attempt("FAILED", 31, 33, "/r/a"), attempt("SUCCESS", 60, 70, "/r/a")],
+    ]
+    path = write(tmp_path, "held.json", [job("job_1", 0, first, finishTime=T0 + 75_000),
+                                         job("job_2", 0, [[attempt("SUCCESS", 35, 45, "/r/a")]])])  # fmt: skip
+    model, summary = replay(path, start_as_recorded=True)
+    assert model.hadoop.map_slots == 1 and summary["tasks_held_to_recorded_starts"] == 4
+    starts = _starts(model)
+    recorded = {"job_0001_m_000000": [20], "job_0001_m_000001": [31, 60], "job_0002_m_000000": [35]}
+    for task, at in recorded.items():  # each attempt at its recorded start, within a heartbeat (0.3 s) and a tick
+        assert starts[task] == pytest.approx(at, abs=0.5), task
+    (row, _) = summary["per_job"]
+    # recorded: first task at 20 s, job ends at 75 s; nothing of it ran at 30-31, 33-60 and 70-75 s: 33 s
+    assert row["recorded_wait_s"] == 20.0 and row["recorded_run_s"] == 55.0
+    assert row["recorded_between_s"] == pytest.approx(33.0) and row["recorded_own_s"] == pytest.approx(22.0)
+    assert row["emulated_between_s"] > 25.0 and row["own_ratio"] == pytest.approx(1.0, abs=0.3)
+    model, summary = replay(path)  # off: each map starts once the slot is free, the retry at once
+    starts = _starts(model)
+    assert starts["job_0001_m_000001"][1] < 40 and summary["per_job"][0]["emulated_between_s"] < 5.0
+    assert summary["tasks_held_to_recorded_starts"] == 0 and not summary["start_as_recorded"]
+
+
+def test_start_as_recorded_is_refused_where_it_cannot_hold(tmp_path):
+    swim = tmp_path / "swim.tsv"
+    swim.write_text("job0\t0\t0\t1024\t0\t0\n")
+    with pytest.raises(ValueError, match=r"start_as_recorded=true: swim.tsv records no task start times \(SWIM\)"):
+        validate(SCENARIO.Settings, {"trace": str(swim), "start_as_recorded": True})
+    if DEFAULT_TRACE.is_file():  # the default trace (SWIM), in ../shared/data
+        with pytest.raises(ValueError, match=r"start_as_recorded=true: FB-2009\S* records no task start times"):
+            validate(SCENARIO.Settings, {"start_as_recorded": True})
+    rumen = write(tmp_path, "one.json", [job("job_1", 0, [[attempt("SUCCESS", 0, 5, "/r/a")]])])
+    with pytest.raises(ValueError, match=r"scheduler='quincy' picks tasks without Job\.find_map"):
+        validate(SCENARIO.Settings, {"trace": str(rumen), "start_as_recorded": True, "scheduler": "quincy"})
+
+
+@pytest.mark.parametrize("held", [False, True])
+def test_a_failed_job_that_ran_tasks_ends_failed_at_its_recorded_time(tmp_path, held):
+    # one map succeeded; the other failed four times (10-18, ..., 40-48 s); the job failed at 60 s (cleanup 57-59 s)
+    tries = [attempt("FAILED", 10 * i, 10 * i + 8, "/r/a") for i in range(1, 5)]
+    failed = job("job_1", 0, [[attempt("SUCCESS", 1, 9, "/r/b")], tries], outcome="FAILED", finishTime=T0 + 60_000,
+                 otherTasks=[{"taskType": "CLEANUP", "attempts": [attempt("SUCCESS", 57, 59, "/r/a")]}])  # fmt: skip
+    model, summary = replay(write(tmp_path, "failed.json", [failed]), start_as_recorded=held)
+    (j,) = model.jobtracker.jobs
+    assert j.state == "failed" and summary["jobs_ended_as_recorded"] == 1 and summary["failed_attempts"] == 4
+    # the fourth failure fails the job (mapred.map.max.attempts), as on the traced cluster: before the recorded end
+    # when the retries follow each other at once; at its recorded end (48 s) and a cleanup when held to their starts
+    tries = [(a.start_s - j.submit_s, a.end_s - j.submit_s) for a in j.maps[1].attempts]
+    if held:
+        # the first after the job's setup (the emulator's own cost: none recorded), the retries as recorded
+        assert tries[0][0] >= 10 and [s for s, _ in tries[1:]] == pytest.approx([20, 30, 40], abs=0.5)
+    else:  # each retry within a heartbeat (0.3 s) and a tick of its predecessor's end
+        assert all(0 < b[0] - a[1] < 0.5 for a, b in itertools.pairwise(tries))
+    assert tries[-1][1] < j.end_s - j.submit_s < 60.0 + 1.0
+
+
+def test_a_trace_whose_anomalies_leave_nothing_replayable_stops_the_cli_with_one_line(tmp_path, capsys):
+    bare = {k: v for k, v in job("job_1", 0, [[attempt("SUCCESS", 0, 5, "/r/a")]]).items() if k != "submitTime"}
+    path = write(tmp_path, "unplaceable.json", [bare, {**bare, "jobID": "job_2", "submitTime": -1}])
+    out = tmp_path / "run"
+    assert main(["run", "trace-replay", "--set", f"trace={path}", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "unplaceable.json: nothing replayable is left" in err
+    assert "2 job_no_submit_time" in err and not out.exists()

@@ -158,6 +158,9 @@ def test_rumen_hand_written(tmp_path):
         reduce_retries=((),),
         unfinished_reduces=((),),  # r_000001 never ran
         wait_s=0.5,  # submit 1,004,500 ms -> the first success's start (m_000001) 1,005,000 ms
+        map_start_s=((0.5, 1.5), (0.5,)),  # per task, the attempts the replay launches: the retry, the success
+        reduce_start_s=((4.5,), ()),
+        attempt_windows_s=((0.5, 1.5), (0.5, 4.5), (1.5, 4.0), (4.5, 14.75)),  # every attempt, by start
     )
     assert (b.submit_s, b.input_mb, b.shuffle_mb, b.output_mb, b.maps, b.reduces) == (0.0, 4.0, 0.0, 5.0, 1, 0)
     assert b.map_durations_s == (0.25,) and b.reduce_durations_s == () and b.map_hosts == ("/r3/h9",)
