@@ -81,6 +81,7 @@ from scenarios import limits as L
 from scenarios.flexslot import Benchmark
 from scenarios.hadoop_base import FLEXSLOT_HADOOP, HadoopClusterSettings, HadoopScenario, build_cluster
 from scenarios.outputs import file_problem
+from vcloud.diskseek import DiskSeekSettings
 
 HOLDING_SCHEDULERS = ("fifo", "fair", "capacity", "coupling")  # they take tasks through Job.find_map / find_reduce
 DEFAULT_TRACE = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
@@ -99,6 +100,11 @@ def trace_hadoop(asked: dict[str, Any]) -> HadoopConfig:
 
 class TraceReplaySettings(HadoopClusterSettings):
     trace: str = Field(str(DEFAULT_TRACE), description="SWIM or Rumen trace, plain or gzip'd (format by content)")
+    disk_seek: DiskSeekSettings = Field(
+        default_factory=lambda: DiskSeekSettings(scheduler="none"),
+        description="off by default here: a durations replay sizes each attempt to its recorded time, which already "
+        "holds the traced disks' seeks (set disk_seek.scheduler=cfq for a physics replay)",
+    )
     replay: Literal["auto", "durations", "physics"] = Field(
         "auto", description="durations: recorded task times (Rumen); physics: bytes and CPU counters; auto: by format"
     )
