@@ -1,0 +1,381 @@
+"""The data of the dashboard's Vega-Lite panels, from a `Snapshot` (live model or run directory at time t).
+
+Pure pandas and numpy, no widgets: each function returns the rows a chart draws, so the tests read them.
+Large clusters are aggregated (`MAX_ROWS` rows at most: consecutive VMs or nodes grouped, shares summed over the
+group's seconds, not averaged over its VMs) or paged to the hosts that matter (most steal). The trace is read
+once per sample (`TraceGrid`): a step adds its new samples, and a chart's time axis is binned by a whole number of
+samples (`MAX_BINS` bins at most), so a step changes only the last bins.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from scenarios.dashboard.panels import CPU_COLUMNS, HEAT_METRICS, MEMORY_COLUMNS, Snapshot
+from scenarios.trace_math import accounted_s
+
+MAX_ROWS = 48  # rows of a per-VM or per-node chart before VMs or nodes are grouped
+MAX_BINS = 150  # time bins of the heat map and of the cluster series
+MAX_HOSTS = 12  # hosts drawn in the host view (the ones with most steal when there are more)
+MAX_GANTT_NODES = 30  # nodes in the task timeline (the ones of the longest attempts when there are more)
+MEMORY_TRACE = {"granted": "mem_granted_mb", "active": "mem_active_mb", "page cache": "cache_mb",
+                "dirty": "dirty_mb", "balloon": "balloon_mb", "swap": "swap_mb"}  # fmt: skip
+
+
+def clean_names(names: list[str]) -> list[str]:
+    """Host and VM names as people write them: Rumen's regex escapes dropped (`cluster50213\\.dom\\.com`), and a
+    domain that every name shares cut (`cluster50213`)."""
+    plain = [re.sub(r"\\(.)", r"\1", str(n)) for n in names]
+    dotted = [n for n in plain if "." in n]
+    if len(dotted) == len(plain) and len(plain) > 1:
+        suffixes = {n[n.index(".") :] for n in plain}
+        if len(suffixes) == 1:
+            return [n[: n.index(".")] for n in plain]
+    return plain
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Rows of a per-VM (or per-node) chart: `of[i]` is the row of name i, `labels` the rows' names."""
+
+    of: np.ndarray
+    labels: list[str]
+
+    @property
+    def grouped(self) -> bool:
+        return len(self.labels) < len(self.of)
+
+
+def group_rows(names: list[str], max_rows: int = MAX_ROWS) -> Groups:
+    """One row per name when they fit, else consecutive names in groups of equal size ("a … b (k)")."""
+    clean = clean_names(names)
+    n = len(clean)
+    if n <= max_rows:
+        return Groups(np.arange(n), clean)
+    size = math.ceil(n / max_rows)
+    of = np.arange(n) // size
+    labels = [f"{clean[i]} … {clean[min(i + size, n) - 1]} ({min(size, n - i)})" for i in range(0, n, size)]
+    return Groups(of, labels)
+
+
+@dataclass
+class TraceGrid:
+    """Per sample of the trace: each row group's seconds of every CPU state and the cluster's totals.
+
+    `add(trace)` reads the samples after the last one read, so a step costs its new samples only."""
+
+    vms: list[str]
+    groups: Groups
+    times: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    num: dict[str, np.ndarray] = field(default_factory=dict)  # metric -> (rows, samples) seconds
+    den: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # accounted vCPU seconds
+    totals: pd.DataFrame = field(default_factory=pd.DataFrame)  # per sample: cluster CPU MHz, memory MB, shares
+    entitlement: np.ndarray | None = None  # each VM's CPU entitlement in the last sample
+    redivisions: list[tuple[float, int, float]] = field(default_factory=list)  # (time, VMs changed, largest MHz)
+
+    @classmethod
+    def of(cls, vms: list[str]) -> TraceGrid:
+        grid = cls(list(vms), group_rows(list(vms)))
+        n = len(grid.groups.labels)
+        grid.num = {m: np.zeros((n, 0)) for m in HEAT_METRICS}
+        grid.den = np.zeros((n, 0))
+        return grid
+
+    @property
+    def last_t(self) -> float:
+        return float(self.times[-1]) if len(self.times) else -math.inf
+
+    def add(self, trace: pd.DataFrame) -> int:
+        """Read the samples of `trace` after `last_t`; the number of new samples."""
+        new = trace[trace["time_s"].to_numpy() > self.last_t]
+        if not len(new):
+            return 0
+        times, cols = np.unique(new["time_s"].to_numpy(np.float64), return_inverse=True)
+        vm_rows = pd.Categorical(new["vm"].astype(str), categories=self.vms).codes.astype(np.int64)
+        known = vm_rows >= 0
+        rows = self.groups.of[vm_rows[known]]
+        cols_k = cols[known]
+        shape = (len(self.groups.labels), len(times))
+        den = np.zeros(shape)
+        np.add.at(den, (rows, cols_k), accounted_s(new).to_numpy(np.float64)[known])
+        self.den = np.concatenate([self.den, den], axis=1)
+        for metric, parts in HEAT_METRICS.items():
+            num = np.zeros(shape)
+            np.add.at(num, (rows, cols_k), sum(new[p].to_numpy(np.float64) for p in parts)[known])
+            self.num[metric] = np.concatenate([self.num[metric], num], axis=1)
+        self.totals = pd.concat([self.totals, _sample_totals(new, times, cols)], ignore_index=True)
+        self._redivisions(new, times, vm_rows)
+        self.times = np.r_[self.times, times]
+        return len(times)
+
+    def _redivisions(self, new: pd.DataFrame, times: np.ndarray, vm_rows: np.ndarray) -> None:
+        """Samples where the pool's division changed: VMs whose CPU entitlement moved by more than 1 MHz."""
+        ent = new["cpu_entitlement_mhz"].to_numpy(np.float64)
+        t = new["time_s"].to_numpy(np.float64)
+        for time in times:
+            now = np.full(len(self.vms), np.nan)
+            sel = (t == time) & (vm_rows >= 0)
+            now[vm_rows[sel]] = ent[sel]
+            if self.entitlement is not None:
+                moved = np.abs(now - self.entitlement)
+                changed = np.nan_to_num(moved) > 1.0
+                if changed.any():
+                    self.redivisions.append((float(time), int(changed.sum()), float(np.nanmax(moved))))
+            self.entitlement = np.where(np.isnan(now), self.entitlement if self.entitlement is not None else now, now)
+
+    def bin_factor(self, max_bins: int = MAX_BINS) -> int:
+        """Samples per bin: 1 until there are more than `max_bins` samples, then doubled as often as needed."""
+        factor = 1
+        while len(self.times) > factor * max_bins:
+            factor *= 2
+        return factor
+
+    def bin_edges(self, factor: int, interval_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """Start and end time of each bin of `factor` samples (a sample covers the interval before it)."""
+        starts = self.times[::factor] - interval_s
+        ends = self.times[np.minimum(np.arange(factor - 1, len(self.times) + factor - 1, factor), len(self.times) - 1)]
+        return starts, ends[: len(starts)]
+
+
+def _sample_totals(new: pd.DataFrame, times: np.ndarray, cols: np.ndarray) -> pd.DataFrame:
+    """The cluster per sample: CPU demand, entitlement and use (GHz), memory (GB), steal and iowait shares."""
+    out = pd.DataFrame({"time_s": times})
+    for label, col in CPU_COLUMNS.items():
+        out[label] = np.bincount(cols, new[col].to_numpy(np.float64), len(times)) / 1000.0
+    for label, col in MEMORY_TRACE.items():
+        if col in new.columns:
+            out[label] = np.bincount(cols, new[col].to_numpy(np.float64), len(times)) / 1024.0
+    den = np.bincount(cols, accounted_s(new).to_numpy(np.float64), len(times))
+    for state in ("steal", "iowait"):
+        num = np.bincount(cols, new[f"{state}_s"].to_numpy(np.float64), len(times))
+        out[state] = np.divide(num, den, out=np.full(len(times), np.nan), where=den > 0)
+    return out
+
+
+def heat_rows(grid: TraceGrid, factor: int, interval_s: float, from_bin: int = 0) -> pd.DataFrame:
+    """Heat-map cells of the bins from `from_bin` on: row, bin, its start and end, metric, share (None: nothing
+    accounted)."""
+    starts, ends = grid.bin_edges(factor, interval_s)
+    nbins = len(starts)
+    if from_bin >= nbins:
+        return pd.DataFrame(columns=["row", "order", "b", "t0", "t1", "metric", "share"])
+    idx = np.arange(len(grid.times)) // factor
+    den = _bin_sum(grid.den, idx, nbins)
+    frames = []
+    labels = np.asarray(grid.groups.labels, dtype=object)
+    nrows = len(labels)
+    for metric in HEAT_METRICS:
+        num = _bin_sum(grid.num[metric], idx, nbins)
+        share = np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)[:, from_bin:]
+        bins = np.arange(from_bin, nbins)
+        frames.append(pd.DataFrame({
+            "row": np.repeat(labels, len(bins)), "order": np.repeat(np.arange(nrows), len(bins)),
+            "b": np.tile(bins, nrows), "t0": np.tile(starts[from_bin:], nrows), "t1": np.tile(ends[from_bin:], nrows),
+            "metric": metric, "share": share.ravel(),
+        }))  # fmt: skip
+    return pd.concat(frames, ignore_index=True)
+
+
+def _bin_sum(values: np.ndarray, idx: np.ndarray, nbins: int) -> np.ndarray:
+    out = np.zeros((values.shape[0], nbins))
+    np.add.at(out, (slice(None), idx), values)
+    return out
+
+
+SERIES_PANELS = {
+    "CPU (GHz)": ("demand", "entitlement", "used"),
+    "memory (GB)": ("granted", "active", "page cache", "dirty", "balloon", "swap"),
+    "share of vCPU time": ("steal", "iowait"),
+}
+
+
+def series_rows(grid: TraceGrid, factor: int, interval_s: float, from_bin: int, running: pd.DataFrame | None,
+                pool_ghz: float | None = None) -> pd.DataFrame:  # fmt: skip
+    """The cluster's time series (long: bin, time, panel, series, value), bins from `from_bin` on: each bin's mean
+    of its samples; `running`: attempts running at each sample (columns per kind, by sample)."""
+    starts, ends = grid.bin_edges(factor, interval_s)
+    nbins = len(starts)
+    idx = np.arange(len(grid.times)) // factor
+    totals = grid.totals.assign(b=idx)
+    if running is not None:
+        totals = pd.concat([totals, running.reset_index(drop=True)], axis=1)
+    panels = dict(SERIES_PANELS)
+    if running is not None:
+        panels["running attempts"] = tuple(running.columns)
+    means = totals[totals["b"] >= from_bin].groupby("b").mean(numeric_only=True)
+    frames = []
+    for panel, names in panels.items():
+        for name in names:
+            if name not in means.columns:
+                continue
+            values = means[name].to_numpy(np.float64)
+            if panel == "memory (GB)" and not np.nansum(values) and name in ("dirty", "balloon", "swap"):
+                continue  # an empty line in the legend says nothing
+            b = means.index.to_numpy()
+            frames.append(pd.DataFrame({"b": b, "t": ends[b], "panel": panel, "series": name, "value": values}))
+    if pool_ghz is not None and nbins > from_bin:
+        b = np.arange(from_bin, nbins)
+        frames.append(pd.DataFrame({"b": b, "t": ends[b], "panel": "CPU (GHz)", "series": "pool capacity",
+                                    "value": pool_ghz}))  # fmt: skip
+    if not frames:
+        return pd.DataFrame(columns=["b", "t", "panel", "series", "value"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def running_at(tasks: pd.DataFrame, times: np.ndarray, by: pd.Series | None = None) -> pd.DataFrame:
+    """Attempts running at each time (started at or before it, not ended): per kind ("maps", "reduces"), or per
+    value of `by` (a pool or queue per attempt) when given."""
+    start = tasks["start_s"].to_numpy(np.float64)
+    end = tasks["end_s"].to_numpy(np.float64)
+    keys = by.to_numpy() if by is not None else np.where(tasks["kind"].to_numpy() == "m", "maps", "reduces")
+    out = {}
+    names = list(dict.fromkeys(keys.tolist())) if by is not None else ["maps", "reduces"]
+    for key in names:
+        sel = (keys == key) & ~np.isnan(start)
+        s = np.sort(start[sel])
+        e = np.sort(np.where(np.isnan(end[sel]), np.inf, end[sel]))
+        out[str(key)] = np.searchsorted(s, times, side="right") - np.searchsorted(e, times, side="right")
+    return pd.DataFrame(out, index=pd.Index(times, name="time_s"))
+
+
+def host_rows(snap: Snapshot, hosts: pd.Series, max_hosts: int = MAX_HOSTS) -> tuple[pd.DataFrame, str]:
+    """The host view: each shown host's VMs with CPU entitlement, demand and use (MHz) and steal share in the
+    last sample; every host when they fit, else the `max_hosts` with the most steal. And the note saying which."""
+    vms = snap.vms
+    if not len(vms):
+        return pd.DataFrame(columns=["host", "vm", "entitlement", "demand", "used", "steal"]), ""
+    host = hosts.reindex(vms.index.astype(str)).fillna("?").astype(str)
+    steal = _last_shares(snap.trace, "steal_s").reindex(vms.index.astype(str)).fillna(0.0)
+    frame = pd.DataFrame({"host": host.to_numpy(), "vm": list(vms.index.astype(str)),
+                          "entitlement": vms["entitlement"].to_numpy(np.float64),
+                          "demand": vms["demand"].to_numpy(np.float64), "used": vms["used"].to_numpy(np.float64),
+                          "steal": steal.to_numpy(np.float64)})  # fmt: skip
+    names = list(dict.fromkeys(frame["host"]))
+    note = f"all {len(names)} hosts"
+    if len(names) > max_hosts:
+        worst = frame.groupby("host", sort=False)["steal"].max().sort_values(ascending=False, kind="stable")
+        keep = set(worst.index[:max_hosts])
+        frame = frame[frame["host"].isin(keep)]
+        note = f"the {max_hosts} of {len(names)} hosts with the most steal now"
+    frame = frame.assign(host=clean_names(list(frame["host"])), vm=clean_names(list(frame["vm"])))
+    return frame.reset_index(drop=True), note
+
+
+def _last_shares(trace: pd.DataFrame, column: str) -> pd.Series:
+    """Per VM: `column`'s share of its accounted vCPU time in the last sample."""
+    if not len(trace):
+        return pd.Series(dtype=float)
+    last = trace[trace["time_s"].to_numpy() == trace["time_s"].max()]
+    den = accounted_s(last).to_numpy(np.float64)
+    share = np.divide(last[column].to_numpy(np.float64), den, out=np.zeros(len(last)), where=den > 0)
+    return pd.Series(share, index=last["vm"].astype(str).to_numpy())
+
+
+def node_rows(nodes: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+    """Slots, running and finished tasks per node, or per group of consecutive nodes (sums) on a large cluster."""
+    groups = group_rows(list(nodes["node"]))
+    cols = ["map_slots", "reduce_slots", "running_maps", "running_reduces", "maps_done", "reduces_done"]
+    sums = nodes[cols].astype(np.float64).groupby(groups.of).sum()
+    sums.insert(0, "node", groups.labels)
+    sums.insert(1, "order", np.arange(len(groups.labels)))
+    return sums.reset_index(drop=True), groups.grouped
+
+
+def memory_rows(vms: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+    """Memory per VM (or mean per VM of a group): granted, resident, active, page cache, dirty, balloon, swap (MB)."""
+    kinds = [k for k in MEMORY_COLUMNS if k in vms.columns]
+    groups = group_rows(list(vms.index.astype(str)))
+    means = vms[kinds].astype(np.float64).groupby(groups.of).mean()
+    means.index = groups.labels
+    long = means.reset_index(names="vm").melt(id_vars="vm", var_name="kind", value_name="mb")
+    order = {v: i for i, v in enumerate(groups.labels)}
+    return long.assign(order=long["vm"].map(order)), groups.grouped
+
+
+def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES) -> tuple[pd.DataFrame, str]:
+    """Attempts as bars per node (start to end, or to now while running); every node when they fit, else the
+    nodes of the longest attempts so far."""
+    cols = ["node", "attempt", "job", "kind", "state", "start", "end", "speculative", "open"]
+    started = tasks[tasks["start_s"].notna()]
+    if not len(started):
+        return pd.DataFrame(columns=cols), ""
+    end = started["end_s"].to_numpy(np.float64)
+    open_ = np.isnan(end)
+    frame = pd.DataFrame({
+        "node": started["vm"].astype(str).to_numpy(), "attempt": started["attempt"].astype(str).to_numpy(),
+        "job": started["job"].astype(str).to_numpy(),
+        "kind": np.where(started["kind"].to_numpy() == "m", "map", "reduce"),
+        "state": np.where(open_, "running", started["state"].astype(str).to_numpy()),
+        "start": started["start_s"].to_numpy(np.float64), "end": np.where(open_, now, end),
+        "speculative": started["speculative"].to_numpy(bool), "open": open_,
+    })  # fmt: skip
+    names = list(dict.fromkeys(frame["node"]))
+    note = f"all {len(names)} nodes with attempts"
+    if len(names) > max_nodes:
+        longest = (frame["end"] - frame["start"]).groupby(frame["node"]).max().sort_values(ascending=False)
+        keep = set(longest.index[:max_nodes])
+        frame = frame[frame["node"].isin(keep)]
+        note = f"the {max_nodes} of {len(names)} nodes with the longest attempts"
+    return frame.assign(node=clean_names(list(frame["node"]))).reset_index(drop=True), note
+
+
+def event_rows(tasks: pd.DataFrame | None, now: float, redivisions: list[tuple[float, int, float]],
+               slot_changes: list[tuple[float, str, str]]) -> pd.DataFrame:  # fmt: skip
+    """The event log, newest first: speculative launches, kills and failures (tasks), FlexSlot's slot and heap
+    changes (seen between steps), the pool's re-divisions (entitlements that moved between trace samples)."""
+    rows: list[tuple[float, str, str, str]] = []
+    if tasks is not None and len(tasks):
+        start, end = tasks["start_s"].to_numpy(np.float64), tasks["end_s"].to_numpy(np.float64)
+        vm, attempt, state = tasks["vm"].astype(str).to_numpy(), tasks["attempt"].astype(str), tasks["state"]
+        spec = tasks["speculative"].to_numpy(bool) & (start <= now)
+        for i in np.flatnonzero(spec):
+            rows.append((start[i], "speculative launch", vm[i], attempt.iloc[i]))
+        for name, label in (("killed", "kill"), ("failed", "task failure")):
+            for i in np.flatnonzero((state.to_numpy() == name) & (end <= now)):
+                rows.append((end[i], label, vm[i], attempt.iloc[i]))
+    for t, n, largest in redivisions:
+        rows.append((t, "pool re-divided", f"{n} VMs", f"CPU entitlements moved, up to {largest:,.0f} MHz"))
+    for t, node, what in slot_changes:
+        rows.append((t, "slots resized", node, what))
+    frame = pd.DataFrame(rows, columns=["time (s)", "event", "where", "what"])
+    frame["where"] = clean_names(list(frame["where"])) if len(frame) else frame["where"]
+    return frame.sort_values("time (s)", ascending=False, kind="stable").reset_index(drop=True).round({"time (s)": 1})
+
+
+def slot_changes(before: pd.DataFrame | None, after: pd.DataFrame | None, now: float) -> list[tuple[float, str, str]]:
+    """Nodes whose map or reduce slots or slot heap changed between two steps (FlexSlot moves and resizes them)."""
+    if before is None or after is None or not len(before):
+        return []
+    a = before.set_index("node")
+    b = after.set_index("node").reindex(a.index)
+    out = []
+    for node in a.index:
+        old, new = a.loc[node], b.loc[node]
+        parts = [f"{col.replace('_', ' ')} {old[col]:g} → {new[col]:g}"
+                 for col in ("map_slots", "reduce_slots", "heap_mb")
+                 if pd.notna(old[col]) and pd.notna(new[col]) and old[col] != new[col]]  # fmt: skip
+        if parts:
+            out.append((now, str(node), ", ".join(parts)))
+    return out
+
+
+def job_table(jobs: pd.DataFrame) -> pd.DataFrame:
+    """The job table: submit, start, finish, progress of maps and reduces, state."""
+    out = pd.DataFrame({
+        "job": jobs["job"], "name": jobs["name"], "state": jobs["state"],
+        "submit (s)": jobs["submit_s"].round(1), "start (s)": jobs["start_s"].round(1),
+        "finish (s)": jobs["end_s"].round(1),
+        "maps": [f"{d}/{n} done, {r} running" for d, n, r in zip(jobs["maps_done"], jobs["maps"],
+                                                                   jobs["maps_running"], strict=True)],
+        "reduces": [f"{d}/{n} done, {r} running" for d, n, r in zip(jobs["reduces_done"], jobs["reduces"],
+                                                                      jobs["reduces_running"], strict=True)],
+    })  # fmt: skip
+    total = (jobs["maps"] + jobs["reduces"]).to_numpy(np.float64)
+    done = (jobs["maps_done"] + jobs["reduces_done"]).to_numpy(np.float64)
+    out.insert(3, "progress", [f"{p:.0%}" for p in np.divide(done, total, out=np.zeros(len(jobs)), where=total > 0)])
+    return out
