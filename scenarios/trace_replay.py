@@ -142,6 +142,7 @@ class TraceReplay(HadoopScenario):
             "trace": Path(model.settings.trace).name,
             "replay": replay.mode,
             "cluster": replay.cluster,
+            **_slots(model),
             "jobs_not_run": [j.name for j in replay.not_run],
             "jobs_killed": sum(job.state == "killed" for _, job in replay.added),
             "failed_attempts": int(
@@ -491,3 +492,10 @@ def attempt_figures(model: HadoopModel) -> dict[str, Any]:
             out[f"{name}_runtime_{label}_recorded_s"] = float(np.percentile(recorded, q)) if recorded else None
             out[f"{name}_runtime_{label}_emulated_s"] = float(np.percentile(emulated, q)) if len(emulated) else None
     return out
+
+
+def _slots(model: HadoopModel) -> dict[str, Any]:
+    """The slots every node ran with, when the trace sized them (not the settings' `hadoop.*_slots`): what a reader
+    of the run directory (the dashboard's `--run`) must draw."""
+    node = getattr(model, "traced_node", None)
+    return {"slots": {"map": node.map_slots, "reduce": node.reduce_slots}} if node is not None else {}

@@ -32,6 +32,7 @@ STYLE = """
 .vcloud-note { font-size: 13px; color: #555; }
 .vcloud-help { font-size: 12.5px; color: #555; margin: -6px 0 8px 0; line-height: 1.25; }
 .vcloud-vega .vega-embed summary { opacity: 0.9; }
+.v-navigation-drawer .v-input__slider { margin-top: 26px; }
 """
 PANEL_TITLES = {
     "cluster": "Cluster",
@@ -219,7 +220,7 @@ def ReplayPage(run_dir: str, chunk_s: float):
         solara.Text(f"{chunk_s:g} simulated seconds per step", classes=["vcloud-help"])
     with solara.Card("Time", classes=["vcloud-panel", "vcloud-time"]):
         solara.SliderFloat("time (s)", value=m.t, min=0.0, max=m.end_s, step=max(m.end_s / 500, 0.1),
-                           on_value=seek, thumb_label="always", classes=["vcloud-slider"])  # fmt: skip
+                           on_value=seek, thumb_label="always")  # fmt: skip
     Panels(m, version.value)
 
 

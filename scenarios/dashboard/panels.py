@@ -276,8 +276,7 @@ def replay_snapshot(frames: RunFrames, t: float) -> Snapshot:
     snap = Snapshot(float(t), trace, vms, finished=t >= frames.end_s)
     hosts = frames.trace.drop_duplicates("vm")
     snap.hosts = pd.Series(hosts["host"].astype(str).to_numpy(), index=hosts["vm"].astype(str).to_numpy())
-    pool = frames.settings.get("pool_cpu_mhz")
-    snap.pool_cpu_mhz = float(pool) if isinstance(pool, int | float) else None
+    snap.pool_cpu_mhz = None  # the settings' pool is not always the one used (trace-replay sizes its own)
     interval = frames.settings.get("trace_interval_s")
     snap.interval_s = float(interval) if isinstance(interval, int | float) and interval > 0 else 10.0
     snap.scheduler = frames.settings.get("scheduler")
