@@ -75,9 +75,8 @@ def main() -> None:
         walls.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
         sent.append(nbytes)
-    print(
-        f"{what}: {len(walls)} steps of {args.step_s:g} s to t={model.snapshot().time_s:.0f} s; first draw {first:.2f} s"
-    )
+    end = model.snapshot().time_s
+    print(f"{what}: {len(walls)} steps of {args.step_s:g} s to t={end:.0f} s; first draw {first:.2f} s")
     print(f"model step: {quantiles(steps)}")
     print(f"update (snapshot + changed rows of {len(board.charts)} charts + tables): {quantiles(walls)} wall; "
           f"median {statistics.median(cpus):.3f} s CPU")  # fmt: skip
