@@ -111,6 +111,7 @@ def Controller(model: solara.Reactive, version: solara.Reactive, make, replay: b
     """Reset, Play/Pause and Step. Play steps until the model stops, then stops itself: Reset and (in a replay)
     the time slider stay usable."""
     playing = solara.use_reactive(False)
+    _ = version.value  # re-rendered after every step or seek: a replay moved back from its end can play again
     running = model.value.running
 
     def play_loop() -> None:
