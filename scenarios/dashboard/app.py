@@ -220,7 +220,7 @@ def ReplayPage(run_dir: str, chunk_s: float):
         Controller(model, version, make, replay=True)
         solara.Text(f"{chunk_s:g} simulated seconds per step", classes=["vcloud-help"])
     with solara.Card("Time", classes=["vcloud-panel", "vcloud-time"]):
-        solara.SliderFloat("time (s)", value=m.t, min=0.0, max=m.end_s, step=max(m.end_s / 500, 0.1),
+        solara.SliderFloat("time (s)", value=round(m.t, 1), min=0.0, max=m.end_s, step=max(m.end_s / 500, 0.1),
                            on_value=seek, thumb_label="always")  # fmt: skip
     Panels(m, version.value)
 
