@@ -10,13 +10,14 @@ samples (`MAX_BINS` bins at most), so a step changes only the last bins.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from scenarios.dashboard.panels import CPU_COLUMNS, HEAT_METRICS, MEMORY_COLUMNS, Snapshot
+from scenarios.row_groups import Groups, clean_names
+from scenarios.row_groups import group_rows as _group_rows
 from scenarios.trace_math import accounted_s
 
 MAX_ROWS = 48  # rows of a per-VM or per-node chart before VMs or nodes are grouped
@@ -27,40 +28,9 @@ MEMORY_TRACE = {"granted": "mem_granted_mb", "active": "mem_active_mb", "page ca
                 "dirty": "dirty_mb", "balloon": "balloon_mb", "swap": "swap_mb"}  # fmt: skip
 
 
-def clean_names(names: list[str]) -> list[str]:
-    """Host and VM names as people write them: Rumen's regex escapes dropped (`cluster50213\\.dom\\.com`), and a
-    domain that every name shares cut (`cluster50213`)."""
-    plain = [re.sub(r"\\(.)", r"\1", str(n)) for n in names]
-    dotted = [n for n in plain if "." in n]
-    if len(dotted) == len(plain) and len(plain) > 1:
-        suffixes = {n[n.index(".") :] for n in plain}
-        if len(suffixes) == 1:
-            return [n[: n.index(".")] for n in plain]
-    return plain
-
-
-@dataclass(frozen=True)
-class Groups:
-    """Rows of a per-VM (or per-node) chart: `of[i]` is the row of name i, `labels` the rows' names."""
-
-    of: np.ndarray
-    labels: list[str]
-
-    @property
-    def grouped(self) -> bool:
-        return len(self.labels) < len(self.of)
-
-
 def group_rows(names: list[str], max_rows: int = MAX_ROWS) -> Groups:
-    """One row per name when they fit, else consecutive names in groups of equal size ("a … b (k)")."""
-    clean = clean_names(names)
-    n = len(clean)
-    if n <= max_rows:
-        return Groups(np.arange(n), clean)
-    size = math.ceil(n / max_rows)
-    of = np.arange(n) // size
-    labels = [f"{clean[i]} … {clean[min(i + size, n) - 1]} ({min(size, n - i)})" for i in range(0, n, size)]
-    return Groups(of, labels)
+    """`row_groups.group_rows` with the dashboard's row limit."""
+    return _group_rows(names, max_rows)
 
 
 @dataclass
