@@ -125,9 +125,10 @@ def share_heatmaps(traces: Mapping[str, pd.DataFrame], metric: str = "steal", bi
                    title: str = "", vmax: float | None = None, interval_s: float | None = None,
                    max_rows: int = MAX_HEAT_ROWS) -> Figure:  # fmt: skip
     """One heat map per trace (panels labelled by the keys), on one time axis and one colour scale (0 to `vmax`,
-    default the largest share drawn), so that runs compare cell by cell; `max_rows` rows in all panels together."""
+    default the largest share drawn), so that runs compare cell by cell; `max_rows` rows in all panels together (at
+    least 32 a panel). Past the end of a shorter run the panel is blank."""
     check_vmax(vmax)
-    per_panel = max(8, max_rows // max(len(traces), 1))
+    per_panel = max(min(32, max_rows), max_rows // max(len(traces), 1))  # a 32-VM testbed keeps a row per VM
     grids = {k: heat_grid(t, metric, bin_s, per_panel, interval_s) for k, t in traces.items()}
     top = max((float(np.nanmax(g.to_numpy(float), initial=0.0)) for g in grids.values()), default=0.0)
     scale_top = vmax if vmax is not None else (top if top > 0 else 1.0)
@@ -272,15 +273,16 @@ def task_breakdown(tasks: pd.DataFrame, title: str = "", tail: int | None = None
     binned_text = f", {width:.0f} per bar (mean)" if width > 1 else ""
     body_ax.set_xlabel(f"map rank by runtime ({n} successful attempts{binned_text})")
     body_ax.set_ylabel("time (s)")
-    body_ax.set_ylim(bottom=0)
+    body_ax.set_ylim(0, 1.15 * float(parts["runtime_s"].max()) if n else 1.0)  # room for the tail's labels
     body_ax.legend(loc="upper left", fontsize=8)
     slowest = parts.iloc[n - k :]
     ranks = np.arange(n - k + 1, n + 1)
     _stacked_bars(tail_ax, ranks.astype(float), slowest, 0.8)
     tail_ax.set_xlim(n - k + 0.5, n + 0.5)
     top = slowest["runtime_s"].to_numpy(float)
-    for r, t in list(zip(ranks, top, strict=True))[-3:]:
-        tail_ax.annotate(f"{t:.0f} s", (r, t), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=8)
+    for r, t in list(zip(ranks, top, strict=True))[-3:]:  # upright labels overlap past a dozen bars
+        tail_ax.annotate(f"{t:.0f} s", (r, t), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
+                         fontsize=8, rotation=90 if k > 12 else 0)  # fmt: skip
     share = f"{100 * k / n:.0f} %" if n else "0 %"
     tail_ax.set_title(f"slowest {k} maps ({share})", fontsize=10)
     tail_ax.set_xlabel("map rank by runtime")
