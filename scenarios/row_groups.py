@@ -14,14 +14,14 @@ import numpy as np
 
 def clean_names(names: list[str]) -> list[str]:
     """Host and VM names as people write them: Rumen's regex escapes dropped (`cluster50213\\.dom\\.com`), and a
-    domain that every name shares cut (`cluster50213`)."""
-    plain = [re.sub(r"\\(.)", r"\1", str(n)) for n in names]
-    dotted = [n for n in plain if "." in n]
-    if len(dotted) == len(plain) and len(plain) > 1:
-        suffixes = {n[n.index(".") :] for n in plain}
-        if len(suffixes) == 1:
-            return [n[: n.index(".")] for n in plain]
-    return plain
+    domain that every name shares cut (`cluster50213`). Each distinct name is cleaned once (a column of attempts
+    repeats its nodes' names thousands of times)."""
+    distinct = list(dict.fromkeys(str(n) for n in names))
+    plain = [re.sub(r"\\(.)", r"\1", n) for n in distinct]
+    if len(names) > 1 and all("." in n for n in plain) and len({n[n.index(".") :] for n in plain}) == 1:
+        plain = [n[: n.index(".")] for n in plain]
+    cleaned = dict(zip(distinct, plain, strict=True))
+    return [cleaned[str(n)] for n in names]
 
 
 @dataclass(frozen=True)

@@ -292,3 +292,35 @@ def test_a_trace_replay_run_directory_gives_the_slots_the_run_used(finished):
     frames.summary = {"slots": {"map": 2, "reduce": 1}}  # as trace-replay writes it
     nodes = replay_snapshot(frames, 60.0).nodes
     assert set(nodes["map_slots"]) == {2} and set(nodes["reduce_slots"]) == {1}
+
+
+def test_a_live_snapshots_tasks_are_the_tasks_frame_built_a_step_at_a_time():
+    """Rows of ended attempts are made once and kept; each step adds those that ended and remakes the running ones."""
+    model = DashboardModel("flexslot", rng=2, chunk_s=30.0, **SMALL)
+    kept = []
+    for _ in range(5):
+        model.step()
+        tasks = model.snapshot().tasks
+        full = model.sim.tasks_frame()
+        assert tasks["end_s"].isna().any() or not model.running
+        pd.testing.assert_frame_equal(tasks.sort_values("attempt", ignore_index=True),
+                                      full.sort_values("attempt", ignore_index=True), check_dtype=False)  # fmt: skip
+        kept.append(len(model.ledger.ended_rows))
+    assert kept == sorted(kept) and kept[-1] > kept[0]
+
+
+def test_the_series_of_a_step_are_the_means_of_its_new_bins():
+    grid = views.TraceGrid.of(["a", "b"])
+    rows = [(t, vm, 5.0, 0.0, 3.0, 2.0, 10.0) for t in (10.0, 20.0, 30.0, 40.0, 50.0) for vm in ("a", "b")]
+    trace = _trace(rows).assign(cpu_demand_mhz=[100.0 * i for i in range(10)], cpu_entitlement_mhz=1000.0,
+                                cpu_used_mhz=500.0)  # fmt: skip
+    grid.add(trace)
+    running = pd.DataFrame({"maps": [1.0, 3.0, np.nan, 4.0, 6.0], "reduces": 0.0})
+    rows = views.series_rows(grid, factor=2, interval_s=10.0, from_bin=1, running=running, pool_ghz=2.0)
+    demand = rows[rows["series"] == "demand"]
+    # bins of 2 samples from bin 1: samples 3-4 (t=30, 40) and the open bin of sample 5 (t=50); a sample sums 2 VMs
+    assert demand["b"].tolist() == [1, 2] and demand["value"].tolist() == pytest.approx([1.1, 1.7])  # (0.9+1.3)/2
+    maps = rows[rows["series"] == "maps"]
+    assert maps["value"].tolist() == [4.0, 6.0]  # NaN skipped, as a mean of what was counted
+    assert rows.loc[rows["series"] == "pool capacity", "value"].tolist() == [2.0, 2.0]
+    assert rows[rows["series"] == "steal"]["value"].tolist() == pytest.approx([0.15, 0.15])

@@ -134,14 +134,15 @@ def heat_rows(grid: TraceGrid, factor: int, interval_s: float, from_bin: int = 0
     nbins = len(starts)
     if from_bin >= nbins:
         return pd.DataFrame(columns=["row", "order", "b", "t0", "t1", "metric", "share"])
-    idx = np.arange(len(grid.times)) // factor
-    den = _bin_sum(grid.den, idx, nbins)
+    first = from_bin * factor  # the bins before from_bin are not summed again: a step costs its new bins
+    idx = np.arange(first, len(grid.times)) // factor - from_bin
+    den = _bin_sum(grid.den[:, first:], idx, nbins - from_bin)
     frames = []
     labels = np.asarray(grid.groups.labels, dtype=object)
     nrows = len(labels)
     for metric in HEAT_METRICS:
-        num = _bin_sum(grid.num[metric], idx, nbins)
-        share = np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)[:, from_bin:]
+        num = _bin_sum(grid.num[metric][:, first:], idx, nbins - from_bin)
+        share = np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
         bins = np.arange(from_bin, nbins)
         frames.append(pd.DataFrame({
             "row": np.repeat(labels, len(bins)), "order": np.repeat(np.arange(nrows), len(bins)),
@@ -167,34 +168,48 @@ SERIES_PANELS = {
 def series_rows(grid: TraceGrid, factor: int, interval_s: float, from_bin: int, running: pd.DataFrame | None,
                 pool_ghz: float | None = None) -> pd.DataFrame:  # fmt: skip
     """The cluster's time series (long: bin, time, panel, series, value), bins from `from_bin` on: each bin's mean
-    of its samples; `running`: attempts running at each sample (columns per kind, by sample)."""
+    of its samples (NaN skipped); `running`: attempts running at each sample (columns per kind, by sample).
+
+    Means of consecutive samples as array sums (`np.add.reduceat`) and one frame at the end: a pandas groupby and a
+    frame per series cost more than the model's step on a full-scale run."""
     starts, ends = grid.bin_edges(factor, interval_s)
     nbins = len(starts)
-    idx = np.arange(len(grid.times)) // factor
-    totals = grid.totals.assign(b=idx)
-    if running is not None:
-        totals = pd.concat([totals, running.reset_index(drop=True)], axis=1)
+    first = from_bin * factor  # only the samples of the bins sent
+    columns = {name: grid.totals[name].to_numpy(np.float64)[first:] for name in grid.totals.columns if name != "time_s"}
     panels = dict(SERIES_PANELS)
     if running is not None:
         panels["running attempts"] = tuple(running.columns)
-    means = totals[totals["b"] >= from_bin].groupby("b").mean(numeric_only=True)
-    frames = []
+        columns.update({name: running[name].to_numpy(np.float64)[first:] for name in running.columns})
+    sample_bins = np.arange(first, len(grid.times)) // factor
+    cuts = np.flatnonzero(np.r_[True, sample_bins[1:] != sample_bins[:-1]]) if len(sample_bins) else sample_bins
+    bins = sample_bins[cuts]
+    parts: list[tuple[str, str, np.ndarray, np.ndarray]] = []
     for panel, names in panels.items():
         for name in names:
-            if name not in means.columns:
+            if name not in columns or not len(cuts):
                 continue
-            values = means[name].to_numpy(np.float64)
+            values = _bin_means(columns[name], cuts)
             if panel == "memory (GB)" and not np.nansum(values) and name in ("dirty", "balloon", "swap"):
                 continue  # an empty line in the legend says nothing
-            b = means.index.to_numpy()
-            frames.append(pd.DataFrame({"b": b, "t": ends[b], "panel": panel, "series": name, "value": values}))
+            parts.append((panel, name, bins, values))
     if pool_ghz is not None and nbins > from_bin:
         b = np.arange(from_bin, nbins)
-        frames.append(pd.DataFrame({"b": b, "t": ends[b], "panel": "CPU (GHz)", "series": "pool capacity",
-                                    "value": pool_ghz}))  # fmt: skip
-    if not frames:
+        parts.append(("CPU (GHz)", "pool capacity", b, np.full(len(b), float(pool_ghz))))
+    if not parts:
         return pd.DataFrame(columns=["b", "t", "panel", "series", "value"])
-    return pd.concat(frames, ignore_index=True)
+    b = np.concatenate([p[2] for p in parts])
+    sizes = [len(p[2]) for p in parts]
+    return pd.DataFrame({"b": b, "t": ends[b], "panel": np.repeat([p[0] for p in parts], sizes).astype(object),
+                         "series": np.repeat([p[1] for p in parts], sizes).astype(object),
+                         "value": np.concatenate([p[3] for p in parts])})  # fmt: skip
+
+
+def _bin_means(values: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """Means of the runs of samples starting at `cuts`, NaN skipped (NaN where a run has no value)."""
+    ok = ~np.isnan(values)
+    sums = np.add.reduceat(np.where(ok, values, 0.0), cuts)
+    counts = np.add.reduceat(ok.astype(np.float64), cuts)
+    return np.divide(sums, counts, out=np.full(len(cuts), np.nan), where=counts > 0)
 
 
 def running_at(tasks: pd.DataFrame, times: np.ndarray, by: pd.Series | None = None) -> pd.DataFrame:
@@ -260,11 +275,14 @@ def memory_rows(vms: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     """Memory per VM (or mean per VM of a group): granted, resident, active, page cache, dirty, balloon, swap (MB)."""
     kinds = [k for k in MEMORY_COLUMNS if k in vms.columns]
     groups = group_rows(list(vms.index.astype(str)))
-    means = vms[kinds].astype(np.float64).groupby(groups.of).mean()
-    means.index = groups.labels
-    long = means.reset_index(names="vm").melt(id_vars="vm", var_name="kind", value_name="mb")
-    order = {v: i for i, v in enumerate(groups.labels)}
-    return long.assign(order=long["vm"].map(order)), groups.grouped
+    values = vms[kinds].to_numpy(np.float64)
+    if groups.grouped:
+        values = pd.DataFrame(values).groupby(groups.of).mean().to_numpy()
+    rows = len(groups.labels)  # long: each kind's rows in turn (as `melt` lays them out)
+    long = pd.DataFrame({"vm": np.tile(np.asarray(groups.labels, dtype=object), len(kinds)),
+                         "kind": np.repeat(np.asarray(kinds, dtype=object), rows), "mb": values.T.ravel(),
+                         "order": np.tile(np.arange(rows), len(kinds))})  # fmt: skip
+    return long, groups.grouped
 
 
 def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES) -> tuple[pd.DataFrame, str]:
@@ -321,16 +339,17 @@ def slot_changes(before: pd.DataFrame | None, after: pd.DataFrame | None, now: f
     """Nodes whose map or reduce slots or slot heap changed between two steps (FlexSlot moves and resizes them)."""
     if before is None or after is None or not len(before):
         return []
-    a = before.set_index("node")
-    b = after.set_index("node").reindex(a.index)
+    cols = ["map_slots", "reduce_slots", "heap_mb"]
+    if before[["node", *cols]].equals(after[["node", *cols]]):  # most steps: nothing moved
+        return []
+    a = before.set_index("node")[cols]
+    b = after.set_index("node")[cols].reindex(a.index)
+    moved = (a != b) & a.notna() & b.notna()
     out = []
-    for node in a.index:
-        old, new = a.loc[node], b.loc[node]
-        parts = [f"{col.replace('_', ' ')} {old[col]:g} → {new[col]:g}"
-                 for col in ("map_slots", "reduce_slots", "heap_mb")
-                 if pd.notna(old[col]) and pd.notna(new[col]) and old[col] != new[col]]  # fmt: skip
-        if parts:
-            out.append((now, str(node), ", ".join(parts)))
+    for i in np.flatnonzero(moved.to_numpy().any(axis=1)):  # compared as arrays: a step has few changes, if any
+        old, new = a.iloc[i], b.iloc[i]
+        parts = [f"{c.replace('_', ' ')} {old[c]:g} → {new[c]:g}" for j, c in enumerate(cols) if moved.iat[i, j]]
+        out.append((now, str(a.index[i]), ", ".join(parts)))
     return out
 
 
