@@ -145,8 +145,6 @@ class TaskLedger:
         made = 0 if self.ended_rows is None else len(self.ended_rows)
         if self.ended_rows is None or made < self.seen:
             new = sim._tasks_part(np.arange(made, self.seen), [], places)  # the rows of attempts ended since
-            # strings kept as Python objects: joining Arrow string columns each step cost more than the rows
-            new = new.astype({c: object for c in new.columns if isinstance(new[c].dtype, pd.StringDtype)})
             self.ended_rows = new if self.ended_rows is None else pd.concat([self.ended_rows, new], ignore_index=True)
         running = sim.running_attempts()
         if not running:

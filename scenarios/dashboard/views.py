@@ -66,19 +66,22 @@ class TraceGrid:
         if not len(new):
             return 0
         times, cols = np.unique(new["time_s"].to_numpy(np.float64), return_inverse=True)
-        vm_rows = pd.Categorical(new["vm"].astype(str), categories=self.vms).codes.astype(np.int64)
+        vm_rows = _vm_rows(new["vm"], self.vms)
         known = vm_rows >= 0
         rows = self.groups.of[vm_rows[known]]
         cols_k = cols[known]
         shape = (len(self.groups.labels), len(times))
+        seconds = {c: new[c].to_numpy(np.float64) for c in _STATE_COLUMNS}  # arrays: pandas' per-call cost is the
+        accounted = sum(seconds.values())  # larger part of a step of a few hundred rows
         den = np.zeros(shape)
-        np.add.at(den, (rows, cols_k), accounted_s(new).to_numpy(np.float64)[known])
+        np.add.at(den, (rows, cols_k), accounted[known])
         self.den = np.concatenate([self.den, den], axis=1)
         for metric, parts in HEAT_METRICS.items():
             num = np.zeros(shape)
-            np.add.at(num, (rows, cols_k), sum(new[p].to_numpy(np.float64) for p in parts)[known])
+            np.add.at(num, (rows, cols_k), sum(seconds[p] for p in parts)[known])
             self.num[metric] = np.concatenate([self.num[metric], num], axis=1)
-        self.totals = pd.concat([self.totals, _sample_totals(new, times, cols)], ignore_index=True)
+        totals = _sample_totals(new, times, cols, accounted, seconds)
+        self.totals = pd.concat([self.totals, totals], ignore_index=True) if len(self.totals) else totals
         self._redivisions(new, times, vm_rows)
         self.times = np.r_[self.times, times]
         return len(times)
@@ -112,19 +115,34 @@ class TraceGrid:
         return starts, ends[: len(starts)]
 
 
-def _sample_totals(new: pd.DataFrame, times: np.ndarray, cols: np.ndarray) -> pd.DataFrame:
-    """The cluster per sample: CPU demand, entitlement and use (GHz), memory (GB), steal and iowait shares."""
-    out = pd.DataFrame({"time_s": times})
+_STATE_COLUMNS = ("usr_s", "sys_s", "steal_s", "iowait_s", "idle_s")  # `trace_math.accounted_s`'s parts
+
+
+def _vm_rows(vm: pd.Series, vms: list[str]) -> np.ndarray:
+    """Each row's index in `vms` (-1 if not there); a categorical column is mapped by its categories only."""
+    if isinstance(vm.dtype, pd.CategoricalDtype):
+        at = pd.Index(vms).get_indexer(vm.cat.categories.astype(str))
+        codes = vm.cat.codes.to_numpy()
+        return np.where(codes >= 0, at[codes], -1).astype(np.int64)
+    return pd.Index(vms).get_indexer(vm.astype(str)).astype(np.int64)
+
+
+def _sample_totals(new: pd.DataFrame, times: np.ndarray, cols: np.ndarray, accounted: np.ndarray | None = None,
+                   seconds: dict[str, np.ndarray] | None = None) -> pd.DataFrame:  # fmt: skip
+    """The cluster per sample: CPU demand, entitlement and use (GHz), memory (GB), steal and iowait shares.
+    `accounted` and `seconds`: the rows' accounted vCPU seconds and CPU-state seconds, when already at hand."""
+    n = len(times)
+    out = {"time_s": times}
     for label, col in CPU_COLUMNS.items():
-        out[label] = np.bincount(cols, new[col].to_numpy(np.float64), len(times)) / 1000.0
+        out[label] = np.bincount(cols, new[col].to_numpy(np.float64), n) / 1000.0
     for label, col in MEMORY_TRACE.items():
         if col in new.columns:
-            out[label] = np.bincount(cols, new[col].to_numpy(np.float64), len(times)) / 1024.0
-    den = np.bincount(cols, accounted_s(new).to_numpy(np.float64), len(times))
+            out[label] = np.bincount(cols, new[col].to_numpy(np.float64), n) / 1024.0
+    den = np.bincount(cols, accounted_s(new).to_numpy(np.float64) if accounted is None else accounted, n)
     for state in ("steal", "iowait"):
-        num = np.bincount(cols, new[f"{state}_s"].to_numpy(np.float64), len(times))
-        out[state] = np.divide(num, den, out=np.full(len(times), np.nan), where=den > 0)
-    return out
+        values = new[f"{state}_s"].to_numpy(np.float64) if seconds is None else seconds[f"{state}_s"]
+        out[state] = np.divide(np.bincount(cols, values, n), den, out=np.full(n, np.nan), where=den > 0)
+    return pd.DataFrame(out)
 
 
 def heat_rows(grid: TraceGrid, factor: int, interval_s: float, from_bin: int = 0) -> pd.DataFrame:
@@ -255,10 +273,11 @@ def _last_shares(trace: pd.DataFrame, column: str) -> pd.Series:
     """Per VM: `column`'s share of its accounted vCPU time in the last sample."""
     if not len(trace):
         return pd.Series(dtype=float)
-    last = trace[trace["time_s"].to_numpy() == trace["time_s"].max()]
-    den = accounted_s(last).to_numpy(np.float64)
-    share = np.divide(last[column].to_numpy(np.float64), den, out=np.zeros(len(last)), where=den > 0)
-    return pd.Series(share, index=last["vm"].astype(str).to_numpy())
+    times = trace["time_s"].to_numpy()
+    rows = np.flatnonzero(times == times.max())
+    den = sum(trace[c].to_numpy(np.float64)[rows] for c in _STATE_COLUMNS)
+    share = np.divide(trace[column].to_numpy(np.float64)[rows], den, out=np.zeros(len(rows)), where=den > 0)
+    return pd.Series(share, index=trace["vm"].to_numpy(object)[rows].astype(str))
 
 
 def node_rows(nodes: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
@@ -289,18 +308,22 @@ def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES
     """Attempts as bars per node (start to end, or to now while running); every node when they fit, else the
     nodes of the longest attempts so far."""
     cols = ["node", "attempt", "job", "kind", "state", "start", "end", "speculative", "open"]
-    started = tasks[tasks["start_s"].notna()]
-    if not len(started):
+    start = tasks["start_s"].to_numpy(np.float64)
+    keep = ~np.isnan(start)
+    if not keep.any():
         return pd.DataFrame(columns=cols), ""
-    end = started["end_s"].to_numpy(np.float64)
+
+    def column(name: str) -> np.ndarray:  # the started rows' values as Python strings (no frame filtered whole)
+        return tasks[name].to_numpy(object)[keep].astype(str).astype(object)
+
+    end = tasks["end_s"].to_numpy(np.float64)[keep]
     open_ = np.isnan(end)
     frame = pd.DataFrame({
-        "node": started["vm"].astype(str).to_numpy(), "attempt": started["attempt"].astype(str).to_numpy(),
-        "job": started["job"].astype(str).to_numpy(),
-        "kind": np.where(started["kind"].to_numpy() == "m", "map", "reduce"),
-        "state": np.where(open_, "running", started["state"].astype(str).to_numpy()),
-        "start": started["start_s"].to_numpy(np.float64), "end": np.where(open_, now, end),
-        "speculative": started["speculative"].to_numpy(bool), "open": open_,
+        "node": column("vm"), "attempt": column("attempt"), "job": column("job"),
+        "kind": np.where(tasks["kind"].to_numpy(object)[keep] == "m", "map", "reduce").astype(object),
+        "state": np.where(open_, "running", column("state")).astype(object),
+        "start": start[keep], "end": np.where(open_, now, end),
+        "speculative": tasks["speculative"].to_numpy(bool)[keep], "open": open_,
     })  # fmt: skip
     names = list(dict.fromkeys(frame["node"]))
     note = f"all {len(names)} nodes with attempts"
@@ -319,13 +342,15 @@ def event_rows(tasks: pd.DataFrame | None, now: float, redivisions: list[tuple[f
     rows: list[tuple[float, str, str, str]] = []
     if tasks is not None and len(tasks):
         start, end = tasks["start_s"].to_numpy(np.float64), tasks["end_s"].to_numpy(np.float64)
-        vm, attempt, state = tasks["vm"].astype(str).to_numpy(), tasks["attempt"].astype(str), tasks["state"]
-        spec = tasks["speculative"].to_numpy(bool) & (start <= now)
-        for i in np.flatnonzero(spec):
-            rows.append((start[i], "speculative launch", vm[i], attempt.iloc[i]))
-        for name, label in (("killed", "kill"), ("failed", "task failure")):
-            for i in np.flatnonzero((state.to_numpy() == name) & (end <= now)):
-                rows.append((end[i], label, vm[i], attempt.iloc[i]))
+        state = tasks["state"]  # compared as the column is (Arrow strings compare without becoming objects)
+        picked = [(np.flatnonzero(tasks["speculative"].to_numpy(bool) & (start <= now)), start, "speculative launch")]
+        picked += [(np.flatnonzero((state == name).to_numpy(bool) & (end <= now)), end, label)
+                   for name, label in (("killed", "kill"), ("failed", "task failure"))]  # fmt: skip
+        every = np.concatenate([i for i, _, _ in picked])
+        vm = dict(zip(every.tolist(), tasks["vm"].to_numpy(object)[every].tolist(), strict=True))  # the few events'
+        attempt = dict(zip(every.tolist(), tasks["attempt"].to_numpy(object)[every].tolist(), strict=True))
+        for idx, times, label in picked:
+            rows += [(float(times[i]), label, str(vm[i]), str(attempt[i])) for i in idx.tolist()]
     for t, n, largest in redivisions:
         rows.append((t, "pool re-divided", f"{n} VMs", f"CPU entitlements moved, up to {largest:,.0f} MHz"))
     for t, node, what in slot_changes:
