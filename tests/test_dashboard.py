@@ -324,3 +324,24 @@ def test_the_series_of_a_step_are_the_means_of_its_new_bins():
     assert maps["value"].tolist() == [4.0, 6.0]  # NaN skipped, as a mean of what was counted
     assert rows.loc[rows["series"] == "pool capacity", "value"].tolist() == [2.0, 2.0]
     assert rows[rows["series"] == "steal"]["value"].tolist() == pytest.approx([0.15, 0.15])
+
+
+def test_a_charts_datasets_follow_its_changes_when_read():
+    """The changes are sent at once and applied to the datasets (what a resync sends) when these are read."""
+    from scenarios.dashboard.vega import LiveChart
+
+    chart = LiveChart({}, ["s"], "x")
+    assert not chart.has_data
+    chart.set("s", pd.DataFrame({"b": [0, 1, 2], "v": [1.0, 2.0, 3.0]}))
+    chart.upsert("s", pd.DataFrame({"b": [2, 3], "v": [4.0, 5.0]}), "b", 2)
+    assert chart.has_data and [len(op["rows"]) for op in chart.ops] == [3, 2]
+    assert chart.data["s"]["v"].tolist() == [1.0, 2.0, 4.0, 5.0]
+    chart.upsert("s", pd.DataFrame({"b": [], "v": []}), "b", 0)  # every row removed, none added
+    assert not chart.has_data and chart.data["s"].empty
+    gantt = LiveChart({}, ["g"], "y")
+    gantt.set("g", pd.DataFrame({"a": ["x", "y"], "open": [False, True]}))
+    gantt.upsert_open("g", pd.DataFrame({"a": ["y", "z"], "open": [False, True]}), "open")
+    assert gantt.data["g"]["a"].tolist() == ["x", "y", "z"] and gantt.data["g"]["open"].tolist() == [False, False, True]
+    for i in range(LiveChart.MAX_PENDING):  # a page never resynced: the changes are applied every MAX_PENDING
+        gantt.upsert_open("g", pd.DataFrame({"a": [f"r{i}"], "open": [True]}), "open")
+    assert not gantt._pending and gantt._data["g"]["a"].tolist() == ["x", "y", f"r{LiveChart.MAX_PENDING - 1}"]

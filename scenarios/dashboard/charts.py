@@ -292,7 +292,7 @@ class Board:
         chart = self.charts["timeline"]
         if self.gantt_all and self.gantt_nodes is not None:
             # every node is drawn: only the running attempts and those that ended since the last step are new
-            rows, _ = views.gantt_rows(snap.tasks[self._unsent(snap.tasks)], snap.time_s)
+            rows, _ = views.gantt_rows(snap.tasks, snap.time_s, only=self._unsent(snap.tasks))
             if set(rows["node"]) <= self.gantt_nodes:
                 self.gantt_sent |= set(rows.loc[~rows["open"], "attempt"])
                 chart.upsert_open("gantt", rows, "open")

@@ -53,12 +53,20 @@ class LiveChart:
     `set(name, frame)` replaces a dataset; `upsert(name, frame, field, since)` removes its rows whose `field` is at
     least `since` and inserts `frame` (a time series growing at its end: the last, still open bin and the new
     ones); `upsert_open(name, frame, field)` removes the rows flagged `field == True` (running attempts) and
-    inserts `frame`. Each call records the change; `flush()` turns them into one patch (and a sequence number)."""
+    inserts `frame`. Each call records the change; `flush()` turns them into one patch (and a sequence number).
+
+    The datasets as the browser holds them (`data`) are needed only for a first embed or a resync: the changes are
+    applied to them when they are read (or every `MAX_PENDING` changes), not at each step, where joining a growing
+    frame cost more than the rows sent."""
+
+    MAX_PENDING = 64
 
     def __init__(self, spec: dict[str, Any], datasets: Iterable[str], file: str) -> None:
         self.base_spec = {**spec, "$schema": VEGA_LITE_SCHEMA}
         self.file = file
-        self.data: dict[str, pd.DataFrame] = {n: pd.DataFrame() for n in datasets}
+        self._data: dict[str, pd.DataFrame] = {n: pd.DataFrame() for n in datasets}
+        self._pending: list[tuple[str, pd.DataFrame, str | None, Any]] = []  # (dataset, rows, field, value)
+        self._filled: dict[str, bool | None] = dict.fromkeys(self._data, False)  # has rows (None: read to know)
         self.ops: list[dict[str, Any]] = []
         self.seq = 0
         self.patch: dict[str, Any] = {}
@@ -66,27 +74,48 @@ class LiveChart:
         self.rows_sent = 0  # rows sent in patches: what "incremental" saves is measurable
         self._embedded: dict[str, Any] | None = None
 
+    @property
+    def data(self) -> dict[str, pd.DataFrame]:
+        """Each dataset as the browser holds it now."""
+        for name, frame, field, value in self._pending:
+            old = self._data[name]
+            if field is None:
+                kept = old.iloc[:0]
+            elif value is True:
+                kept = old[~old[field].astype(bool)] if len(old) else old
+            else:
+                kept = old[old[field] < value] if len(old) else old
+            joined = pd.concat([kept, frame], ignore_index=True) if len(kept) else frame.reset_index(drop=True)
+            self._data[name] = joined
+        self._pending = []
+        self._filled = {n: len(f) > 0 for n, f in self._data.items()}
+        return self._data
+
+    def _change(self, name: str, frame: pd.DataFrame, field: str | None, value: Any) -> None:
+        self._pending.append((name, frame, field, value))
+        self._filled[name] = True if len(frame) else (False if field is None else None)
+        if len(self._pending) >= self.MAX_PENDING:
+            _ = self.data
+
     def set(self, name: str, frame: pd.DataFrame) -> None:
-        self.data[name] = frame.reset_index(drop=True)
+        self._change(name, frame, None, None)
         self.ops.append({"name": name, "remove": "all", "rows": records(frame)})
 
     def upsert(self, name: str, frame: pd.DataFrame, field: str, since: float) -> None:
-        old = self.data[name]
-        kept = old[old[field] < since] if len(old) else old
-        self.data[name] = pd.concat([kept, frame], ignore_index=True) if len(kept) else frame.reset_index(drop=True)
+        self._change(name, frame, field, since)
         self.ops.append({"name": name, "remove": {"field": field, "value": since, "cmp": "ge"}, "rows": records(frame)})
 
     def upsert_open(self, name: str, frame: pd.DataFrame, field: str) -> None:
-        old = self.data[name]
-        kept = old[~old[field].astype(bool)] if len(old) else old
-        self.data[name] = pd.concat([kept, frame], ignore_index=True) if len(kept) else frame.reset_index(drop=True)
+        self._change(name, frame, field, True)
         self.ops.append({"name": name, "remove": {"field": field, "value": True, "cmp": "eq"}, "rows": records(frame)})
 
     @property
     def has_data(self) -> bool:
         """Whether every dataset has rows: Vega lays out an empty chart with infinite extents (and a concatenation
         of charts never recovers), so a chart is embedded once it has data."""
-        return all(len(f) for f in self.data.values())
+        if None in self._filled.values():  # an upsert of no rows: whether rows are left is known by applying it
+            _ = self.data
+        return all(self._filled.values())
 
     def embed_spec(self) -> dict[str, Any]:
         """The spec a view embeds first: the chart as it was when first shown (then patches follow it)."""

@@ -155,19 +155,20 @@ def heat_rows(grid: TraceGrid, factor: int, interval_s: float, from_bin: int = 0
     first = from_bin * factor  # the bins before from_bin are not summed again: a step costs its new bins
     idx = np.arange(first, len(grid.times)) // factor - from_bin
     den = _bin_sum(grid.den[:, first:], idx, nbins - from_bin)
-    frames = []
-    labels = np.asarray(grid.groups.labels, dtype=object)
-    nrows = len(labels)
+    shares = []
     for metric in HEAT_METRICS:
         num = _bin_sum(grid.num[metric][:, first:], idx, nbins - from_bin)
-        share = np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
-        bins = np.arange(from_bin, nbins)
-        frames.append(pd.DataFrame({
-            "row": np.repeat(labels, len(bins)), "order": np.repeat(np.arange(nrows), len(bins)),
-            "b": np.tile(bins, nrows), "t0": np.tile(starts[from_bin:], nrows), "t1": np.tile(ends[from_bin:], nrows),
-            "metric": metric, "share": share.ravel(),
-        }))  # fmt: skip
-    return pd.concat(frames, ignore_index=True)
+        shares.append(np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0).ravel())
+    labels = np.asarray(grid.groups.labels, dtype=object)
+    nrows, bins, k = len(labels), np.arange(from_bin, nbins), len(HEAT_METRICS)
+    cells = nrows * len(bins)  # one frame: each metric's (rows x bins) cells in turn
+    return pd.DataFrame({
+        "row": np.tile(np.repeat(labels, len(bins)), k), "order": np.tile(np.repeat(np.arange(nrows), len(bins)), k),
+        "b": np.tile(bins, nrows * k), "t0": np.tile(starts[from_bin:], nrows * k),
+        "t1": np.tile(ends[from_bin:], nrows * k),
+        "metric": np.repeat(np.asarray(list(HEAT_METRICS), dtype=object), cells),
+        "share": np.concatenate(shares),
+    })  # fmt: skip
 
 
 def _bin_sum(values: np.ndarray, idx: np.ndarray, nbins: int) -> np.ndarray:
@@ -304,12 +305,14 @@ def memory_rows(vms: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     return long, groups.grouped
 
 
-def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES) -> tuple[pd.DataFrame, str]:
+def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES,
+               only: np.ndarray | None = None) -> tuple[pd.DataFrame, str]:  # fmt: skip
     """Attempts as bars per node (start to end, or to now while running); every node when they fit, else the
-    nodes of the longest attempts so far."""
+    nodes of the longest attempts so far. `only`: a mask of the attempts wanted (a step's new ones), read from
+    the table as it is (filtering the whole table first cost more than the rows)."""
     cols = ["node", "attempt", "job", "kind", "state", "start", "end", "speculative", "open"]
     start = tasks["start_s"].to_numpy(np.float64)
-    keep = ~np.isnan(start)
+    keep = ~np.isnan(start) if only is None else ~np.isnan(start) & only
     if not keep.any():
         return pd.DataFrame(columns=cols), ""
 
