@@ -8,7 +8,8 @@ Live: steps the scenario as the page does (`DashboardModel`) and, after each ste
 a redraw: the snapshot, every chart's changed rows (`charts.Board.update`), the patches as JSON (what goes to the
 browser) and the two tables. A run directory: the same for each step of the replay (`ReplayModel`). Prints the
 median, 90th percentile and maximum update (wall and CPU seconds: the machine is shared) beside the model's step
-(wall and CPU), and the rows and bytes a step sends. The browser's share (Vega applying the changes) is not in these numbers.
+(wall and CPU), and the rows and bytes a step sends. The browser's share (Vega applying the changes) is not in these
+numbers.
 """
 
 from __future__ import annotations

@@ -264,8 +264,11 @@ class Board:
     def _hosts_and_memory(self, snap: Snapshot) -> None:
         if snap.hosts is not None and len(snap.vms):
             hosts, note = views.host_rows(snap, snap.hosts)
-            hosts = hosts.assign(label=hosts["host"] + " · " + hosts["vm"], order=np.arange(len(hosts)))
-            self.charts["hosts"].set("hosts", hosts.sort_values(["host", "vm"]).assign(order=np.arange(len(hosts))))
+            host, vm = hosts["host"].to_numpy(object), hosts["vm"].to_numpy(object)
+            by = np.lexsort((vm.astype(str), host.astype(str)))  # by host, then VM
+            hosts = hosts.iloc[by].assign(label=[f"{h} · {v}" for h, v in zip(host[by], vm[by], strict=True)],
+                                          order=np.arange(len(hosts)))  # fmt: skip
+            self.charts["hosts"].set("hosts", hosts)
             self.notes["hosts"] = note
         if len(snap.vms):
             memory, grouped = views.memory_rows(snap.vms)
@@ -275,13 +278,12 @@ class Board:
 
     def _nodes(self, snap: Snapshot) -> None:
         rows, grouped = views.node_rows(snap.nodes)
-        long = pd.concat([
-            pd.DataFrame({"node": rows["node"], "order": rows["order"], "kind": "maps", "running": rows["running_maps"],
-                          "slots": rows["map_slots"], "done": rows["maps_done"]}),
-            pd.DataFrame({"node": rows["node"], "order": rows["order"], "kind": "reduces",
-                          "running": rows["running_reduces"], "slots": rows["reduce_slots"],
-                          "done": rows["reduces_done"]}),
-        ], ignore_index=True)  # fmt: skip
+        both = {c: np.r_[rows[m].to_numpy(np.float64), rows[r].to_numpy(np.float64)]
+                for c, m, r in (("running", "running_maps", "running_reduces"), ("slots", "map_slots", "reduce_slots"),
+                                ("done", "maps_done", "reduces_done"))}  # fmt: skip
+        n = len(rows)
+        long = pd.DataFrame({"node": np.tile(rows["node"].to_numpy(object), 2), "order": np.tile(rows["order"], 2),
+                             "kind": np.repeat(np.array(["maps", "reduces"], dtype=object), n), **both})  # fmt: skip
         self.charts["nodes"].set("nodes", long)
         if grouped:
             self.notes["nodes"] = f"{len(snap.nodes)} nodes in groups of consecutive nodes (sums)"

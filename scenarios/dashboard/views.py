@@ -253,12 +253,13 @@ def host_rows(snap: Snapshot, hosts: pd.Series, max_hosts: int = MAX_HOSTS) -> t
     vms = snap.vms
     if not len(vms):
         return pd.DataFrame(columns=["host", "vm", "entitlement", "demand", "used", "steal"]), ""
-    host = hosts.reindex(vms.index.astype(str)).fillna("?").astype(str)
-    steal = _last_shares(snap.trace, "steal_s").reindex(vms.index.astype(str)).fillna(0.0)
-    frame = pd.DataFrame({"host": host.to_numpy(), "vm": list(vms.index.astype(str)),
-                          "entitlement": vms["entitlement"].to_numpy(np.float64),
+    names = [str(v) for v in vms.index]
+    where, steal = dict(zip(hosts.index, hosts.to_numpy(object), strict=True)), _last_shares(snap.trace, "steal_s")
+    last = dict(zip(steal.index, steal.to_numpy(np.float64), strict=True))
+    frame = pd.DataFrame({"host": np.array([str(where.get(v, "?")) for v in names], dtype=object),
+                          "vm": np.array(names, dtype=object), "entitlement": vms["entitlement"].to_numpy(np.float64),
                           "demand": vms["demand"].to_numpy(np.float64), "used": vms["used"].to_numpy(np.float64),
-                          "steal": steal.to_numpy(np.float64)})  # fmt: skip
+                          "steal": np.array([last.get(v, 0.0) for v in names])})  # fmt: skip
     names = list(dict.fromkeys(frame["host"]))
     note = f"all {len(names)} hosts"
     if len(names) > max_hosts:
@@ -266,8 +267,9 @@ def host_rows(snap: Snapshot, hosts: pd.Series, max_hosts: int = MAX_HOSTS) -> t
         keep = set(worst.index[:max_hosts])
         frame = frame[frame["host"].isin(keep)]
         note = f"the {max_hosts} of {len(names)} hosts with the most steal now"
-    frame = frame.assign(host=clean_names(list(frame["host"])), vm=clean_names(list(frame["vm"])))
-    return frame.reset_index(drop=True), note
+    frame = frame.reset_index(drop=True)
+    frame["host"], frame["vm"] = clean_names(list(frame["host"])), clean_names(list(frame["vm"]))
+    return frame, note
 
 
 def _last_shares(trace: pd.DataFrame, column: str) -> pd.Series:
@@ -285,10 +287,12 @@ def node_rows(nodes: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     """Slots, running and finished tasks per node, or per group of consecutive nodes (sums) on a large cluster."""
     groups = group_rows(list(nodes["node"]))
     cols = ["map_slots", "reduce_slots", "running_maps", "running_reduces", "maps_done", "reduces_done"]
-    sums = nodes[cols].astype(np.float64).groupby(groups.of).sum()
-    sums.insert(0, "node", groups.labels)
-    sums.insert(1, "order", np.arange(len(groups.labels)))
-    return sums.reset_index(drop=True), groups.grouped
+    values = nodes[cols].to_numpy(np.float64)
+    if groups.grouped:
+        values = pd.DataFrame(values).groupby(groups.of).sum().to_numpy()
+    sums = pd.DataFrame({"node": np.asarray(groups.labels, dtype=object), "order": np.arange(len(groups.labels)),
+                         **{c: values[:, i] for i, c in enumerate(cols)}})  # fmt: skip
+    return sums, groups.grouped
 
 
 def memory_rows(vms: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
