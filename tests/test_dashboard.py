@@ -345,3 +345,18 @@ def test_a_charts_datasets_follow_its_changes_when_read():
     for i in range(LiveChart.MAX_PENDING):  # a page never resynced: the changes are applied every MAX_PENDING
         gantt.upsert_open("g", pd.DataFrame({"a": [f"r{i}"], "open": [True]}), "open")
     assert not gantt._pending and gantt._data["g"]["a"].tolist() == ["x", "y", f"r{LiveChart.MAX_PENDING - 1}"]
+
+
+def test_the_timeline_built_a_step_at_a_time_is_the_timeline_drawn_whole():
+    model = DashboardModel("flexslot", rng=2, chunk_s=20.0, **SMALL)
+    model.step()
+    board = charts.Board(model.snapshot())
+    for _ in range(4):
+        model.step()
+        board.update(model.snapshot())
+        snap = model.snapshot()
+        whole, _ = views.gantt_rows(snap.tasks, snap.time_s)
+        drawn = board.charts["timeline"].data["gantt"]
+        assert board.gantt_all and len(drawn) == len(whole)
+        pd.testing.assert_frame_equal(drawn.sort_values("attempt", ignore_index=True),
+                                      whole.sort_values("attempt", ignore_index=True), check_dtype=False)  # fmt: skip

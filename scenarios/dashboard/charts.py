@@ -196,6 +196,7 @@ class Board:
         self.gantt_nodes: set[str] | None = None
         self.gantt_sent: set[str] = set()
         self.gantt_all = False  # the timeline draws every node (then a step sends only its new attempts)
+        self.gantt_time = -np.inf  # the time of the tasks table the timeline last read
         self.notes: dict[str, str] = {}
         hadoop = snap.nodes is not None
         self.shares = hadoop and (snap.scheduler in SHARE_PANELS)
@@ -295,11 +296,13 @@ class Board:
         if self.gantt_all and self.gantt_nodes is not None:
             # every node is drawn: only the running attempts and those that ended since the last step are new
             rows, _ = views.gantt_rows(snap.tasks, snap.time_s, only=self._unsent(snap.tasks))
+            self.gantt_time = snap.time_s
             if set(rows["node"]) <= self.gantt_nodes:
                 self.gantt_sent |= set(rows.loc[~rows["open"], "attempt"])
                 chart.upsert_open("gantt", rows, "open")
                 return
         rows, note = views.gantt_rows(snap.tasks, snap.time_s)
+        self.gantt_time = snap.time_s
         self.notes["timeline"] = note
         self.gantt_all = note.startswith("all")
         nodes = set(rows["node"])
@@ -313,12 +316,11 @@ class Board:
         chart.upsert_open("gantt", new, "open")
 
     def _unsent(self, tasks: pd.DataFrame) -> np.ndarray:
-        """The attempts still running or not yet drawn ended (a set lookup each: `isin` on the Arrow strings cost
-        more than the rest of the timeline)."""
-        attempts = tasks["attempt"].to_numpy(object)
-        ended = ~np.isnan(tasks["end_s"].to_numpy(np.float64))
-        sent = self.gantt_sent
-        return np.fromiter((not (e and a in sent) for a, e in zip(attempts, ended, strict=True)), bool, len(attempts))
+        """The attempts still running or ended since the timeline's last step: those that ended before it were in
+        its tasks table then, and drawn (by their end times: `isin` on the attempts' names cost more than the rest
+        of the timeline)."""
+        end = tasks["end_s"].to_numpy(np.float64)
+        return np.isnan(end) | (end > self.gantt_time)
 
     def events(self, snap: Snapshot) -> pd.DataFrame:
         return views.event_rows(snap.tasks, snap.time_s, self.grid.redivisions, self.slot_events)

@@ -320,14 +320,16 @@ def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES
     if not keep.any():
         return pd.DataFrame(columns=cols), ""
 
-    def column(name: str) -> np.ndarray:  # the started rows' values as Python strings (no frame filtered whole)
-        return tasks[name].to_numpy(object)[keep].astype(str).astype(object)
+    picked = np.flatnonzero(keep)
+
+    def column(name: str) -> np.ndarray:  # the started rows' values as Python strings (no column converted whole)
+        return tasks[name].iloc[picked].to_numpy(object).astype(str).astype(object)
 
     end = tasks["end_s"].to_numpy(np.float64)[keep]
     open_ = np.isnan(end)
     frame = pd.DataFrame({
         "node": column("vm"), "attempt": column("attempt"), "job": column("job"),
-        "kind": np.where(tasks["kind"].to_numpy(object)[keep] == "m", "map", "reduce").astype(object),
+        "kind": np.where(column("kind") == "m", "map", "reduce").astype(object),
         "state": np.where(open_, "running", column("state")).astype(object),
         "start": start[keep], "end": np.where(open_, now, end),
         "speculative": tasks["speculative"].to_numpy(bool)[keep], "open": open_,
