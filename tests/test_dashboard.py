@@ -347,7 +347,7 @@ def test_a_charts_datasets_follow_its_changes_when_read():
     assert not gantt._pending and gantt._data["g"]["a"].tolist() == ["x", "y", f"r{LiveChart.MAX_PENDING - 1}"]
 
 
-def test_the_timeline_built_a_step_at_a_time_is_the_timeline_drawn_whole():
+def test_the_timeline_and_event_log_built_a_step_at_a_time_are_those_drawn_whole():
     model = DashboardModel("flexslot", rng=2, chunk_s=20.0, **SMALL)
     model.step()
     board = charts.Board(model.snapshot())
@@ -360,3 +360,5 @@ def test_the_timeline_built_a_step_at_a_time_is_the_timeline_drawn_whole():
         assert board.gantt_all and len(drawn) == len(whole)
         pd.testing.assert_frame_equal(drawn.sort_values("attempt", ignore_index=True),
                                       whole.sort_values("attempt", ignore_index=True), check_dtype=False)  # fmt: skip
+        log = views.event_rows(snap.tasks, snap.time_s, board.grid.redivisions, board.slot_events)
+        pd.testing.assert_frame_equal(board.events(snap), log)  # the attempts' events read a step at a time

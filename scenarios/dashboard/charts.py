@@ -197,6 +197,8 @@ class Board:
         self.gantt_sent: set[str] = set()
         self.gantt_all = False  # the timeline draws every node (then a step sends only its new attempts)
         self.gantt_time = -np.inf  # the time of the tasks table the timeline last read
+        self.task_events: list[tuple[float, str, str, str]] = []
+        self.events_time = -np.inf  # the time of the tasks table the event log last read
         self.notes: dict[str, str] = {}
         hadoop = snap.nodes is not None
         self.shares = hadoop and (snap.scheduler in SHARE_PANELS)
@@ -323,4 +325,8 @@ class Board:
         return np.isnan(end) | (end > self.gantt_time)
 
     def events(self, snap: Snapshot) -> pd.DataFrame:
-        return views.event_rows(snap.tasks, snap.time_s, self.grid.redivisions, self.slot_events)
+        """The event log at `snap` (its attempts' events read once each: only those since the last call)."""
+        if snap.time_s != self.events_time:
+            self.task_events += views.task_events(snap.tasks, snap.time_s, since=self.events_time)
+            self.events_time = snap.time_s
+        return views.event_rows(snap.tasks, snap.time_s, self.grid.redivisions, self.slot_events, self.task_events)

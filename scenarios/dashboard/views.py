@@ -344,22 +344,30 @@ def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES
     return frame.assign(node=clean_names(list(frame["node"]))).reset_index(drop=True), note
 
 
+def task_events(tasks: pd.DataFrame | None, now: float, since: float = -math.inf) -> list[tuple[float, str, str, str]]:
+    """The attempts' events in (since, now]: speculative launches, kills and task failures (time, event, VM,
+    attempt). A caller that keeps them asks each step only for the events since its last one."""
+    if tasks is None or not len(tasks):
+        return []
+    start, end = tasks["start_s"].to_numpy(np.float64), tasks["end_s"].to_numpy(np.float64)
+    state = tasks["state"]  # compared as the column is (Arrow strings compare without becoming objects)
+    launched = tasks["speculative"].to_numpy(bool) & (start > since) & (start <= now)
+    picked = [(np.flatnonzero(launched), start, "speculative launch")]
+    picked += [(np.flatnonzero((state == name).to_numpy(bool) & (end > since) & (end <= now)), end, label)
+               for name, label in (("killed", "kill"), ("failed", "task failure"))]  # fmt: skip
+    every = np.concatenate([i for i, _, _ in picked])
+    vm = dict(zip(every.tolist(), tasks["vm"].iloc[every].to_numpy(object).tolist(), strict=True))  # the few events'
+    attempt = dict(zip(every.tolist(), tasks["attempt"].iloc[every].to_numpy(object).tolist(), strict=True))
+    return [(float(times[i]), label, str(vm[i]), str(attempt[i])) for idx, times, label in picked for i in idx.tolist()]
+
+
 def event_rows(tasks: pd.DataFrame | None, now: float, redivisions: list[tuple[float, int, float]],
-               slot_changes: list[tuple[float, str, str]]) -> pd.DataFrame:  # fmt: skip
-    """The event log, newest first: speculative launches, kills and failures (tasks), FlexSlot's slot and heap
-    changes (seen between steps), the pool's re-divisions (entitlements that moved between trace samples)."""
-    rows: list[tuple[float, str, str, str]] = []
-    if tasks is not None and len(tasks):
-        start, end = tasks["start_s"].to_numpy(np.float64), tasks["end_s"].to_numpy(np.float64)
-        state = tasks["state"]  # compared as the column is (Arrow strings compare without becoming objects)
-        picked = [(np.flatnonzero(tasks["speculative"].to_numpy(bool) & (start <= now)), start, "speculative launch")]
-        picked += [(np.flatnonzero((state == name).to_numpy(bool) & (end <= now)), end, label)
-                   for name, label in (("killed", "kill"), ("failed", "task failure"))]  # fmt: skip
-        every = np.concatenate([i for i, _, _ in picked])
-        vm = dict(zip(every.tolist(), tasks["vm"].to_numpy(object)[every].tolist(), strict=True))  # the few events'
-        attempt = dict(zip(every.tolist(), tasks["attempt"].to_numpy(object)[every].tolist(), strict=True))
-        for idx, times, label in picked:
-            rows += [(float(times[i]), label, str(vm[i]), str(attempt[i])) for i in idx.tolist()]
+               slot_changes: list[tuple[float, str, str]],
+               events: list[tuple[float, str, str, str]] | None = None) -> pd.DataFrame:  # fmt: skip
+    """The event log, newest first: speculative launches, kills and failures (tasks; `events`: those already read
+    by `task_events`), FlexSlot's slot and heap changes (seen between steps), the pool's re-divisions (entitlements
+    that moved between trace samples)."""
+    rows = list(task_events(tasks, now) if events is None else events)
     for t, n, largest in redivisions:
         rows.append((t, "pool re-divided", f"{n} VMs", f"CPU entitlements moved, up to {largest:,.0f} MHz"))
     for t, node, what in slot_changes:
