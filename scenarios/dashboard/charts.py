@@ -269,7 +269,8 @@ class Board:
             hosts, note = views.host_rows(snap, snap.hosts)
             host, vm = hosts["host"].to_numpy(object), hosts["vm"].to_numpy(object)
             by = np.lexsort((vm.astype(str), host.astype(str)))  # by host, then VM
-            hosts = hosts.iloc[by].assign(label=[f"{h} · {v}" for h, v in zip(host[by], vm[by], strict=True)],
+            label = np.array([f"{h} · {v}" for h, v in zip(host[by], vm[by], strict=True)], dtype=object)
+            hosts = hosts.iloc[by].assign(label=pd.Series(label, dtype=object, index=hosts.index[by]),
                                           order=np.arange(len(hosts)))  # fmt: skip
             self.charts["hosts"].set("hosts", hosts)
             self.notes["hosts"] = note
@@ -285,7 +286,7 @@ class Board:
                 for c, m, r in (("running", "running_maps", "running_reduces"), ("slots", "map_slots", "reduce_slots"),
                                 ("done", "maps_done", "reduces_done"))}  # fmt: skip
         n = len(rows)
-        long = pd.DataFrame({"node": np.tile(rows["node"].to_numpy(object), 2), "order": np.tile(rows["order"], 2),
+        long = views.frame_of({"node": np.tile(rows["node"].to_numpy(object), 2), "order": np.tile(rows["order"], 2),
                              "kind": np.repeat(np.array(["maps", "reduces"], dtype=object), n), **both})  # fmt: skip
         self.charts["nodes"].set("nodes", long)
         if grouped:

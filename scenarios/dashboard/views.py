@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,16 @@ MAX_HOSTS = 12  # hosts drawn in the host view (the ones with most steal when th
 MAX_GANTT_NODES = 30  # nodes in the task timeline (the ones of the longest attempts when there are more)
 MEMORY_TRACE = {"granted": "mem_granted_mb", "active": "mem_active_mb", "page cache": "cache_mb",
                 "dirty": "dirty_mb", "balloon": "balloon_mb", "swap": "swap_mb"}  # fmt: skip
+
+
+def frame_of(columns: dict[str, Any]) -> pd.DataFrame:
+    """A frame of arrays, strings kept as Python objects: pandas would turn each string array into an Arrow one
+    (1-2 ms a frame, more than the rest of a panel's step), and the frame only goes to JSON."""
+
+    def column(v: Any) -> Any:
+        return pd.Series(v, dtype=object, copy=False) if isinstance(v, np.ndarray) and v.dtype.kind == "O" else v
+
+    return pd.DataFrame({k: column(v) for k, v in columns.items()}, copy=False)
 
 
 def group_rows(names: list[str], max_rows: int = MAX_ROWS) -> Groups:
@@ -162,7 +173,7 @@ def heat_rows(grid: TraceGrid, factor: int, interval_s: float, from_bin: int = 0
     labels = np.asarray(grid.groups.labels, dtype=object)
     nrows, bins, k = len(labels), np.arange(from_bin, nbins), len(HEAT_METRICS)
     cells = nrows * len(bins)  # one frame: each metric's (rows x bins) cells in turn
-    return pd.DataFrame({
+    return frame_of({
         "row": np.tile(np.repeat(labels, len(bins)), k), "order": np.tile(np.repeat(np.arange(nrows), len(bins)), k),
         "b": np.tile(bins, nrows * k), "t0": np.tile(starts[from_bin:], nrows * k),
         "t1": np.tile(ends[from_bin:], nrows * k),
@@ -218,7 +229,7 @@ def series_rows(grid: TraceGrid, factor: int, interval_s: float, from_bin: int, 
         return pd.DataFrame(columns=["b", "t", "panel", "series", "value"])
     b = np.concatenate([p[2] for p in parts])
     sizes = [len(p[2]) for p in parts]
-    return pd.DataFrame({"b": b, "t": ends[b], "panel": np.repeat([p[0] for p in parts], sizes).astype(object),
+    return frame_of({"b": b, "t": ends[b], "panel": np.repeat([p[0] for p in parts], sizes).astype(object),
                          "series": np.repeat([p[1] for p in parts], sizes).astype(object),
                          "value": np.concatenate([p[3] for p in parts])})  # fmt: skip
 
@@ -256,7 +267,7 @@ def host_rows(snap: Snapshot, hosts: pd.Series, max_hosts: int = MAX_HOSTS) -> t
     names = [str(v) for v in vms.index]
     where, steal = dict(zip(hosts.index, hosts.to_numpy(object), strict=True)), _last_shares(snap.trace, "steal_s")
     last = dict(zip(steal.index, steal.to_numpy(np.float64), strict=True))
-    frame = pd.DataFrame({"host": np.array([str(where.get(v, "?")) for v in names], dtype=object),
+    frame = frame_of({"host": np.array([str(where.get(v, "?")) for v in names], dtype=object),
                           "vm": np.array(names, dtype=object), "entitlement": vms["entitlement"].to_numpy(np.float64),
                           "demand": vms["demand"].to_numpy(np.float64), "used": vms["used"].to_numpy(np.float64),
                           "steal": np.array([last.get(v, 0.0) for v in names])})  # fmt: skip
@@ -268,7 +279,8 @@ def host_rows(snap: Snapshot, hosts: pd.Series, max_hosts: int = MAX_HOSTS) -> t
         frame = frame[frame["host"].isin(keep)]
         note = f"the {max_hosts} of {len(names)} hosts with the most steal now"
     frame = frame.reset_index(drop=True)
-    frame["host"], frame["vm"] = clean_names(list(frame["host"])), clean_names(list(frame["vm"]))
+    frame["host"] = pd.Series(clean_names(list(frame["host"])), dtype=object)
+    frame["vm"] = pd.Series(clean_names(list(frame["vm"])), dtype=object)
     return frame, note
 
 
@@ -290,7 +302,7 @@ def node_rows(nodes: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     values = nodes[cols].to_numpy(np.float64)
     if groups.grouped:
         values = pd.DataFrame(values).groupby(groups.of).sum().to_numpy()
-    sums = pd.DataFrame({"node": np.asarray(groups.labels, dtype=object), "order": np.arange(len(groups.labels)),
+    sums = frame_of({"node": np.asarray(groups.labels, dtype=object), "order": np.arange(len(groups.labels)),
                          **{c: values[:, i] for i, c in enumerate(cols)}})  # fmt: skip
     return sums, groups.grouped
 
@@ -303,7 +315,7 @@ def memory_rows(vms: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     if groups.grouped:
         values = pd.DataFrame(values).groupby(groups.of).mean().to_numpy()
     rows = len(groups.labels)  # long: each kind's rows in turn (as `melt` lays them out)
-    long = pd.DataFrame({"vm": np.tile(np.asarray(groups.labels, dtype=object), len(kinds)),
+    long = frame_of({"vm": np.tile(np.asarray(groups.labels, dtype=object), len(kinds)),
                          "kind": np.repeat(np.asarray(kinds, dtype=object), rows), "mb": values.T.ravel(),
                          "order": np.tile(np.arange(rows), len(kinds))})  # fmt: skip
     return long, groups.grouped
@@ -327,7 +339,7 @@ def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES
 
     end = tasks["end_s"].to_numpy(np.float64)[keep]
     open_ = np.isnan(end)
-    frame = pd.DataFrame({
+    frame = frame_of({
         "node": column("vm"), "attempt": column("attempt"), "job": column("job"),
         "kind": np.where(column("kind") == "m", "map", "reduce").astype(object),
         "state": np.where(open_, "running", column("state")).astype(object),
@@ -341,7 +353,9 @@ def gantt_rows(tasks: pd.DataFrame, now: float, max_nodes: int = MAX_GANTT_NODES
         keep = set(longest.index[:max_nodes])
         frame = frame[frame["node"].isin(keep)]
         note = f"the {max_nodes} of {len(names)} nodes with the longest attempts"
-    return frame.assign(node=clean_names(list(frame["node"]))).reset_index(drop=True), note
+    frame = frame.reset_index(drop=True)
+    frame["node"] = pd.Series(clean_names(list(frame["node"])), dtype=object)
+    return frame, note
 
 
 def task_events(tasks: pd.DataFrame | None, now: float, since: float = -math.inf) -> list[tuple[float, str, str, str]]:
