@@ -386,9 +386,11 @@ def event_rows(tasks: pd.DataFrame | None, now: float, redivisions: list[tuple[f
         rows.append((t, "pool re-divided", f"{n} VMs", f"CPU entitlements moved, up to {largest:,.0f} MHz"))
     for t, node, what in slot_changes:
         rows.append((t, "slots resized", node, what))
-    frame = pd.DataFrame(rows, columns=["time (s)", "event", "where", "what"])
-    frame["where"] = clean_names(list(frame["where"])) if len(frame) else frame["where"]
-    return frame.sort_values("time (s)", ascending=False, kind="stable").reset_index(drop=True).round({"time (s)": 1})
+    rows.sort(key=lambda r: -r[0])  # newest first; stable: events at one time keep their order
+    when, event, where, what = (list(c) for c in zip(*rows, strict=True)) if rows else ([], [], [], [])
+    return frame_of({"time (s)": np.round(np.asarray(when, dtype=np.float64), 1),
+                     "event": np.asarray(event, dtype=object), "where": np.asarray(clean_names(where), dtype=object),
+                     "what": np.asarray(what, dtype=object)})  # fmt: skip
 
 
 def slot_changes(before: pd.DataFrame | None, after: pd.DataFrame | None, now: float) -> list[tuple[float, str, str]]:
