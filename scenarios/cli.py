@@ -162,13 +162,16 @@ def _parser() -> argparse.ArgumentParser:
     p_run.add_argument("--quiet", action="store_true", help="no progress bar")
     p_run.set_defaults(func=cmd_run)
     p_trace = sub.add_parser("trace", help="per-VM CPU table of a run directory, or a plot of it")
-    p_trace.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="several only with --plot cdf")
+    p_trace.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                         help="several only with --plot cdf or heatmap (labelled by their settings)")  # fmt: skip
     p_trace.add_argument("--vm", dest="vms", action="extend", nargs="+", default=[], metavar="NAME")
     p_trace.add_argument("--from", dest="t_from", type=_finite, metavar="S", help="window start (s)")
     p_trace.add_argument("--to", dest="t_to", type=_finite, metavar="S", help="window end (s)")
     p_trace.add_argument("--plot", choices=PLOT_KINDS, help="draw this instead of printing the table")
     p_trace.add_argument("--metric", choices=METRICS, help="heatmap share (default steal)")
     p_trace.add_argument("--bin", dest="bin_s", type=_finite, metavar="S", help="heatmap bin (default trace interval)")
+    p_trace.add_argument("--vmax", type=_finite, metavar="SHARE",
+                         help="heatmap colour-scale top, in (0, 1] (default the largest share drawn)")  # fmt: skip
     p_trace.add_argument("--out", type=Path, metavar="FILE.png", help="image to write with --plot")
     p_trace.set_defaults(func=cmd_trace)
     p_repro = sub.add_parser("reproduce", help="run the seed papers' experiments and write DIR/report.md")
@@ -264,7 +267,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     a = args
     try:
-        print(trace_command(a.run_dirs, a.plot, a.out, a.vms, a.t_from, a.t_to, a.metric, a.bin_s))
+        print(trace_command(a.run_dirs, a.plot, a.out, a.vms, a.t_from, a.t_to, a.metric, a.bin_s, a.vmax))
     except RunError as exc:
         raise BadInput(str(exc)) from None
     return 0

@@ -89,6 +89,34 @@ class Run:
         return data
 
     @cached_property
+    def settings(self) -> dict[str, Any]:
+        """What the run was asked (flat dotted keys), with `scenario` and `seed` first: from config.json, or for a
+        sweep's frames (DIR/runs/ID/) from the sweep's DIR/runs/ID.json; empty when neither is there."""
+        sweep_row = self.path.with_name(f"{self.path.name}.json")
+        for file, key in ((self.path / "config.json", "asked"), (sweep_row, "settings")):
+            if file.is_file():
+                data = self._json(file.name) if file.parent == self.path else _read_json(file)
+                asked = data.get(key, {})
+                head = {k: data[k] for k in ("scenario", "seed") if k in data}
+                return {**head, **(asked if isinstance(asked, dict) else {})}
+        return {}
+
+    @cached_property
+    def all_settings(self) -> dict[str, Any]:
+        """Every setting the run used (flat dotted keys, from config.json's `settings`), asked or default."""
+        from scenarios.settings import flatten
+
+        if not (self.path / "config.json").is_file():
+            return {}
+        settings = self.config.get("settings", {})
+        return flatten(settings) if isinstance(settings, dict) else {}
+
+    @cached_property
+    def title(self) -> str:
+        """The run as its settings say it ("flexslot: scale=0.03, allocator=static, seed 1"), else its name."""
+        return settings_text(self.settings) or self.name
+
+    @cached_property
     def trace_interval_s(self) -> float | None:
         """The run's `trace_interval_s` from its config.json (None if it has none: then the trace's own gaps)."""
         try:
@@ -96,6 +124,53 @@ class Run:
         except (RunError, KeyError, TypeError):
             return None
         return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def _read_json(file: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(file.read_bytes().decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{file}: not a readable JSON file ({' '.join(str(exc).split())[:80]})") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str) and "/" in value:  # a file (a trace): its name says enough in a title
+        return Path(value).name
+    return json.dumps(value) if isinstance(value, list | dict) else str(value)
+
+
+def settings_text(settings: dict[str, Any], keys: Sequence[str] | None = None) -> str:
+    """`scenario: k=v, ..., seed N` of `settings` (`Run.settings`), only `keys` if given (then no scenario)."""
+    shown = [k for k in (keys if keys is not None else settings) if k not in ("scenario", "seed") and k in settings]
+    pairs = [f"{k}={_value_text(settings[k])}" for k in shown]
+    if "seed" in settings and (keys is None or "seed" in keys):
+        pairs.append(f"seed {settings['seed']}")
+    text = ", ".join(pairs)
+    if keys is None and "scenario" in settings:
+        text = f"{settings['scenario']}: {text}" if text else str(settings["scenario"])
+    return text
+
+
+def run_labels(runs: Sequence[Run]) -> tuple[list[str], str]:
+    """Labels of several runs by the settings in which they differ, and a title of what they share.
+
+    A sweep's frames are told apart by their swept values, not by their run hashes; runs with the same settings
+    (or none recorded) fall back to their directory names (whole paths when names repeat)."""
+    asked = [r.settings for r in runs]
+    keys = list(dict.fromkeys(k for s in asked for k in s))
+    # a key one run asked and another left at its default: the default it ran with tells them apart
+    settings = [{k: s.get(k, r.all_settings.get(k)) for k in keys if k in s or k in r.all_settings}
+                for s, r in zip(asked, runs, strict=True)]  # fmt: skip
+    missing = object()
+    differ = [k for k in keys if len({json.dumps(s.get(k, missing), default=str) for s in settings}) > 1]
+    shared = {k: settings[0][k] for k in keys if k not in differ and k in settings[0]}
+    labels = [settings_text(s, differ) for s in settings]
+    if len(runs) < 2 or not all(labels) or len(set(labels)) < len(labels):
+        labels = [_label(r, runs) for r in runs]
+    return labels, settings_text(shared) if len(runs) > 1 else runs[0].title
 
 
 def check_window(t_from: float | None, t_to: float | None) -> None:
@@ -202,6 +277,9 @@ def _vm_names(run: Run) -> list[str]:
     return [str(v) for v in run.table("tasks")["vm"].unique()]
 
 
+MULTI_RUN_PLOTS = ("cdf", "heatmap")
+
+
 def draw(
     kind: str,
     runs: Sequence[Run],
@@ -210,58 +288,71 @@ def draw(
     t_to: float | None = None,
     metric: str | None = None,
     bin_s: float | None = None,
+    vmax: float | None = None,
 ) -> Figure:
-    """The figure of `--plot KIND` (a matplotlib Figure); all checks happen before anything is drawn."""
+    """The figure of `--plot KIND` (a matplotlib Figure); all checks happen before anything is drawn. Titles and
+    labels come from the runs' settings (`run_labels`)."""
     from scenarios import plots  # matplotlib is loaded only when drawing
 
+    try:
+        return _draw(plots, kind, runs, vms, t_from, t_to, metric, bin_s, vmax)
+    except plots.PlotError as exc:
+        raise RunError(f"--{exc}") from None
+
+
+def _draw(plots, kind, runs, vms, t_from, t_to, metric, bin_s, vmax) -> Figure:
     if kind not in PLOT_KINDS:
         raise RunError(f"--plot {kind}: unknown kind (try: {', '.join(PLOT_KINDS)})")
-    if len(runs) > 1 and kind != "cdf":
-        raise RunError(f"--plot {kind}: takes one RUN_DIR, got {len(runs)} (several only with --plot cdf)")
+    if len(runs) > 1 and kind not in MULTI_RUN_PLOTS:
+        raise RunError(f"--plot {kind}: takes one RUN_DIR, got {len(runs)} (several only with --plot "
+                       f"{' or '.join(MULTI_RUN_PLOTS)})")  # fmt: skip
     if metric is not None and kind != "heatmap":
         raise RunError(f"--metric {metric}: only with --plot heatmap")
+    if vmax is not None and kind != "heatmap":
+        raise RunError(f"--vmax {vmax:g}: only with --plot heatmap")
     if bin_s is not None and not bin_s > 0:
         raise RunError(f"--bin {bin_s:g}: must be > 0")
+    plots.check_vmax(vmax)
     check_window(t_from, t_to)
+    labels, title = run_labels(runs)
     if kind in TASK_PLOTS:
         frames, nodes = {}, []
-        for run in runs:
+        for label, run in zip(labels, runs, strict=True):
             tasks = select_vms(run.table("tasks", f"--plot {kind}"), vms, _vm_names(run), run.name)
             nodes = nodes or sorted(tasks["vm"].astype(str).unique())  # the first run's nodes, before the window
-            frames[_label(run, runs)] = tasks if kind == "running" else task_window(tasks, t_from, t_to)
+            frames[label] = tasks if kind == "running" else task_window(tasks, t_from, t_to)
         tasks = next(iter(frames.values()))
         if kind == "running":
-            return plots.running_tasks(tasks, t_from, t_to, title=runs[0].name)
+            return plots.running_tasks(tasks, t_from, t_to, title=title)
         done_maps = {k: v[(v["kind"] == "m") & (v["state"] == "done")] for k, v in frames.items()}
         for label, maps in done_maps.items():
             if maps.empty:
                 raise RunError(f"{label}: no successful map attempts for the VMs and window chosen")
         if kind == "cdf":
-            return plots.runtime_cdf(done_maps)
+            return plots.runtime_cdf(done_maps, title=title)
         if kind == "breakdown":
-            return plots.task_breakdown(tasks, title=runs[0].name)
-        return plots.tasks_per_node(tasks, nodes=nodes, title=runs[0].name)
+            return plots.task_breakdown(tasks, title=title)
+        return plots.tasks_per_node(tasks, nodes=nodes, title=title)
     run = runs[0]
     if kind == "persistence":  # from summary.json: the entitlements' rank correlation period to period
         summary = run.summary
         persistence = summary.get("cloud", summary).get("entitlement_persistence")
         if persistence is None:
             raise RunError(f"{run.name}: summary.json has no entitlement_persistence (a run from before it)")
-        return plots.entitlement_persistence(persistence, title=run.name)
-    trace = run.table("vm_trace", f"--plot {kind}")
-    names = trace["vm"].astype(str).unique()
-    window = trace_window(select_vms(trace, vms, names, run.name), t_from, t_to)
-    if window.empty:
-        raise RunError(f"{run.name}: no trace samples in {_window_text(t_from, t_to)}")
+        if not persistence.get("times_s"):
+            raise RunError(f"{run.name}: no pair of DRS periods to correlate (the run ended within its first period)")
+        return plots.entitlement_persistence(persistence, title=title)
+    windows = {}
+    for label, one in zip(labels, runs, strict=True):
+        trace = one.table("vm_trace", f"--plot {kind}")
+        window = trace_window(select_vms(trace, vms, trace["vm"].astype(str).unique(), one.name), t_from, t_to)
+        if window.empty:
+            raise RunError(f"{one.name}: no trace samples in {_window_text(t_from, t_to)}")
+        windows[label if len(runs) > 1 else ""] = window
     if kind == "heatmap":
-        step = bin_s or run.trace_interval_s
-        times = window["time_s"].to_numpy()
-        bins = (times.max() - times.min()) / step if step else 0.0
-        if bins > MAX_BINS:
-            raise RunError(f"--bin {step:g}: {bins:,.0f} bins over {times.max() - times.min():g} s, more than "
-                           f"{MAX_BINS:,}")  # fmt: skip
-        return plots.share_heatmap(window, metric or "steal", bin_s=step, title=run.name)
-    return plots.share_lines(window, vms=list(vms) or None, title=run.name, interval_s=run.trace_interval_s)
+        return plots.share_heatmaps(windows, metric or "steal", bin_s=bin_s, title=title, vmax=vmax,
+                                    interval_s=run.trace_interval_s)  # fmt: skip
+    return plots.share_lines(windows[""], vms=list(vms) or None, title=title, interval_s=run.trace_interval_s)
 
 
 def _label(run: Run, runs: Sequence[Run]) -> str:
@@ -307,17 +398,20 @@ def trace_command(
     t_to: float | None = None,
     metric: str | None = None,
     bin_s: float | None = None,
+    vmax: float | None = None,
 ) -> str:
     """What `vcloud trace` does: the per-VM table as text, or draw `plot` into `out` and say so."""
     runs = [Run(p) for p in run_dirs]
     check_window(t_from, t_to)
     if plot is None:
-        if out is not None or metric is not None or bin_s is not None:
-            flag = "--out" if out is not None else "--metric" if metric is not None else "--bin"
+        given = {"--out": out, "--metric": metric, "--bin": bin_s, "--vmax": vmax}
+        flag = next((f for f, v in given.items() if v is not None), None)
+        if flag is not None:
             raise RunError(f"{flag}: only with --plot KIND")
         if len(runs) > 1:
-            raise RunError(f"the per-VM table takes one RUN_DIR, got {len(runs)} (several only with --plot cdf)")
+            raise RunError(f"the per-VM table takes one RUN_DIR, got {len(runs)} (several only with --plot cdf or "
+                           "heatmap)")  # fmt: skip
         return trace_table(runs[0], vms, t_from, t_to)
     out = check_out(out, plot)
-    fig = draw(plot, runs, vms, t_from, t_to, metric, bin_s)
+    fig = draw(plot, runs, vms, t_from, t_to, metric, bin_s, vmax)
     return f"wrote {save_figure(fig, out)}"

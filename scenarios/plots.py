@@ -9,6 +9,11 @@ is touched (no backend switch, no figure registry to leak or warn about), and a 
     run = Run("runs/flexslot-seed1")
     plots.task_breakdown(run.table("tasks"))
     plots.share_heatmap(run.table("vm_trace"), metric="iowait", bin_s=60)
+
+Figures meant for a paper stay readable at any cluster size: a heat map groups consecutive VMs into at most
+`MAX_HEAT_ROWS` rows (shares summed over the group's seconds), the breakdown bins the body of the runtime
+distribution and gives its slowest maps a panel of their own, and the share lines default to the cluster's
+aggregate with a percentile band. A bad option raises `PlotError`, which names the option and its value.
 """
 
 from __future__ import annotations
@@ -23,9 +28,22 @@ from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from scenarios.row_groups import clean_names, group_rows
 from scenarios.trace_math import CPU_STATES, accounted_s, trace_interval
 
 BREAKDOWN_COLORS = {"cputime": "tab:blue", "iowait": "tab:orange", "steal": "tab:red", "other": "tab:gray"}
+NOISE_FLOOR = 1e-9  # shares below this are float noise of the accounting (5e-16 would top a colour scale): drawn 0
+MAX_HEAT_ROWS = 48  # rows of a heat map (all panels together) before consecutive VMs are grouped
+BODY_BINS = 100  # bars of the breakdown's body: maps sorted by runtime, binned by rank
+TAIL_BARS = 50  # at most this many of the slowest maps get a bar each in the breakdown's tail panel
+
+
+class PlotError(ValueError):
+    """An option a figure cannot use: `option` and `value` name it (the command line prints `--option value: why`)."""
+
+    def __init__(self, option: str, value: float, reason: str) -> None:
+        super().__init__(f"{option} {value:g}: {reason}")
+        self.option, self.value, self.reason = option, value, reason
 
 
 def new_figure(width: float = 8.0, height: float = 4.5) -> Figure:
@@ -52,35 +70,88 @@ def _share(num: pd.Series, den: pd.Series) -> pd.Series:
     return num / den.where(den > 0)
 
 
-def share_heatmap(trace: pd.DataFrame, metric: str = "steal", bin_s: float | None = None, title: str = "") -> Figure:
+def check_bin(bin_s: float, interval_s: float) -> None:
+    """A heat-map bin holds whole samples: shorter than the trace interval it would only add empty columns (and
+    `bin 1e-9` would allocate a column per nanosecond)."""
+    if not bin_s > 0:
+        raise PlotError("bin", bin_s, "must be > 0")
+    if bin_s < interval_s * (1 - 1e-9):
+        raise PlotError("bin", bin_s, f"shorter than the trace interval {interval_s:g} s (a bin holds whole samples)")
+
+
+def check_vmax(vmax: float | None) -> None:
+    """The top of a share's colour scale: a share is a fraction of vCPU time, in (0, 1]."""
+    if vmax is not None and not 0 < vmax <= 1:
+        raise PlotError("vmax", vmax, "must be in (0, 1] (the top of a share's colour scale)")
+
+
+def heat_grid(trace: pd.DataFrame, metric: str = "steal", bin_s: float | None = None,
+              max_rows: int = MAX_HEAT_ROWS, interval_s: float | None = None) -> pd.DataFrame:  # fmt: skip
+    """`metric` share of vCPU time per row and time bin: rows are VMs (clean names, trace order), or groups of
+    consecutive VMs when there are more than `max_rows`; columns are the bins' start times. A group's share is its
+    seconds over its accounted seconds; NaN where nothing was accounted; below `NOISE_FLOOR` it is 0."""
+    if metric not in CPU_STATES:
+        raise ValueError(f"metric {metric!r}: not one of {', '.join(CPU_STATES)}")
+    interval = interval_s or trace_interval(trace)
+    step = bin_s or interval
+    check_bin(step, interval)
+    vm = trace["vm"].astype(str)
+    names = list(dict.fromkeys(vm))  # the trace's VM order
+    groups = group_rows(names, max_rows)
+    rows = groups.of[pd.Categorical(vm, categories=names).codes]
+    bins = np.maximum(np.ceil(np.round(trace["time_s"].to_numpy() / step, 9)).astype(np.int64) - 1, 0)
+    frame = pd.DataFrame(
+        {"row": rows, "bin": bins, "num": trace[f"{metric}_s"].astype(np.float64), "den": accounted_s(trace)}
+    )
+    sums = frame.groupby(["row", "bin"], sort=True)[["num", "den"]].sum()
+    share = _share(sums["num"], sums["den"])
+    share = share.mask(share < NOISE_FLOOR, 0.0)
+    span = range(int(bins.min()), int(bins.max()) + 1) if len(bins) else range(0)
+    grid = share.unstack("bin").reindex(index=range(len(groups.labels)), columns=span)
+    grid.index, grid.columns = pd.Index(groups.labels, name="vm"), pd.Index([b * step for b in span], name="from_s")
+    grid.attrs["bin_s"] = step
+    return grid
+
+
+def share_heatmap(trace: pd.DataFrame, metric: str = "steal", bin_s: float | None = None, title: str = "",
+                  vmax: float | None = None, interval_s: float | None = None) -> Figure:  # fmt: skip
     """`metric` share of each VM's vCPU time per time bin (default: the trace interval), VMs x bins.
 
     Bins with no accounted vCPU time (samples after the clock stopped) are grey."""
-    if metric not in CPU_STATES:
-        raise ValueError(f"metric {metric!r}: not one of {', '.join(CPU_STATES)}")
-    step = bin_s or trace_interval(trace)
-    vm = trace["vm"].astype(str)
-    ends = trace["time_s"].to_numpy()
-    bins = np.maximum(np.ceil(np.round(ends / step, 9)).astype(np.int64) - 1, 0)
-    frame = pd.DataFrame(
-        {"vm": vm, "bin": bins, "num": trace[f"{metric}_s"].astype(np.float64), "den": accounted_s(trace)}
-    )
-    sums = frame.groupby(["vm", "bin"], sort=True)[["num", "den"]].sum()
-    grid = _share(sums["num"], sums["den"]).unstack("bin")
-    order = list(dict.fromkeys(vm))  # the trace's VM order
-    grid = grid.reindex(index=order, columns=range(int(bins.min()), int(bins.max()) + 1))
-    fig = new_figure(9.0, max(3.0, 0.18 * len(order) + 1.5))
-    ax = fig.add_subplot()
+    return share_heatmaps({"": trace}, metric, bin_s, title, vmax, interval_s)
+
+
+def share_heatmaps(traces: Mapping[str, pd.DataFrame], metric: str = "steal", bin_s: float | None = None,
+                   title: str = "", vmax: float | None = None, interval_s: float | None = None,
+                   max_rows: int = MAX_HEAT_ROWS) -> Figure:  # fmt: skip
+    """One heat map per trace (panels labelled by the keys), on one time axis and one colour scale (0 to `vmax`,
+    default the largest share drawn), so that runs compare cell by cell; `max_rows` rows in all panels together (at
+    least 32 a panel). Past the end of a shorter run the panel is blank."""
+    check_vmax(vmax)
+    per_panel = max(min(32, max_rows), max_rows // max(len(traces), 1))  # a 32-VM testbed keeps a row per VM
+    grids = {k: heat_grid(t, metric, bin_s, per_panel, interval_s) for k, t in traces.items()}
+    top = max((float(np.nanmax(g.to_numpy(float), initial=0.0)) for g in grids.values()), default=0.0)
+    scale_top = vmax if vmax is not None else (top if top > 0 else 1.0)
+    heights = [max(len(g), 2) for g in grids.values()]
+    fig = new_figure(10.0, min(1.2 + 0.16 * sum(heights) + 0.5 * len(grids), 16.0))
+    axes = fig.subplots(len(grids), 1, sharex=True, squeeze=False, height_ratios=heights)[:, 0]
     cmap = colormaps["magma"].with_extremes(bad="0.85")
-    lo, hi = grid.columns[0] * step, (grid.columns[-1] + 1) * step
-    image = ax.imshow(grid.to_numpy(dtype=float), aspect="auto", interpolation="nearest", cmap=cmap,
-                      extent=(lo, hi, len(order) - 0.5, -0.5), vmin=0.0)  # fmt: skip
-    ax.set_yticks(range(len(order)), order, fontsize=7 if len(order) > 20 else 9)
-    if len(order) > 60:
-        ax.set_yticks(range(0, len(order), max(1, len(order) // 40)))
-    ax.set_xlabel("time (s)")
-    ax.set_title(f"{metric} share of vCPU time per {step:g} s" + (f" - {title}" if title else ""))
-    fig.colorbar(image, ax=ax, label=f"{metric} share")
+    image = None
+    for ax, (label, grid) in zip(axes, grids.items(), strict=True):
+        step = grid.attrs["bin_s"]
+        lo = float(grid.columns[0]) if len(grid.columns) else 0.0
+        hi = float(grid.columns[-1]) + step if len(grid.columns) else step
+        image = ax.imshow(grid.to_numpy(dtype=float), aspect="auto", interpolation="nearest", cmap=cmap,
+                          extent=(lo, hi, len(grid) - 0.5, -0.5), vmin=0.0, vmax=scale_top)  # fmt: skip
+        ax.set_yticks(range(len(grid)), list(grid.index), fontsize=7 if len(grid) > 20 else 9)
+        if label:
+            ax.set_title(label, fontsize=10, loc="left")
+    axes[-1].set_xlabel("time (s)")
+    axes[0].set_xlim(min(a.get_xlim()[0] for a in axes), max(a.get_xlim()[1] for a in axes))
+    step = next(iter(grids.values())).attrs["bin_s"]
+    fig.suptitle(f"{metric} share of vCPU time per {step:g} s" + (f" - {title}" if title else ""))
+    extend = "max" if vmax is not None and top > vmax else "neither"
+    fig.colorbar(image, ax=list(axes), label=f"{metric} share", extend=extend)
     return fig
 
 
@@ -90,31 +161,64 @@ def top_vms(trace: pd.DataFrame, by: str = "steal", n: int = 4) -> list[str]:
     return list(totals.index[:n])
 
 
-def share_lines(
-    trace: pd.DataFrame, vms: Sequence[str] | None = None, n: int = 4, title: str = "", interval_s: float | None = None
-) -> Figure:
-    """Steal and iowait shares over time of `vms` (default: the `n` with the most steal); `interval_s`: the run's
-    trace interval (default: read from the trace's sample times)."""
-    chosen = list(vms) if vms else top_vms(trace, "steal", n)
+def vm_shares(trace: pd.DataFrame, state: str) -> pd.DataFrame:
+    """`state` share of each VM's accounted vCPU time per sample: sample times x VMs (trace order)."""
+    frame = pd.DataFrame({"time_s": trace["time_s"].to_numpy(float), "vm": trace["vm"].astype(str).to_numpy(),
+                          "num": trace[f"{state}_s"].to_numpy(np.float64),
+                          "den": accounted_s(trace).to_numpy()})  # fmt: skip
+    sums = frame.groupby(["time_s", "vm"], sort=True)[["num", "den"]].sum()
+    order = list(dict.fromkeys(frame["vm"]))
+    share = _share(sums["num"], sums["den"])
+    return share.mask(share < NOISE_FLOOR, 0.0).unstack("vm").reindex(columns=order)
+
+
+def cluster_share(trace: pd.DataFrame, state: str) -> pd.Series:
+    """`state` share of the whole cluster's accounted vCPU time per sample (every VM's seconds summed)."""
+    times = trace["time_s"].to_numpy(float)
+    num = pd.Series(trace[f"{state}_s"].to_numpy(np.float64)).groupby(times).sum()
+    den = pd.Series(accounted_s(trace).to_numpy()).groupby(times).sum()
+    share = _share(num, den)
+    return share.mask(share < NOISE_FLOOR, 0.0)
+
+
+def share_lines(trace: pd.DataFrame, vms: Sequence[str] | None = None, n: int = 2, title: str = "",
+                interval_s: float | None = None) -> Figure:  # fmt: skip
+    """Steal and iowait shares over time. `vms`: those VMs' lines; default: the cluster's share (every VM's seconds
+    summed), the band of the VMs' 10th to 90th percentiles, and the `n` VMs with the most steal (iowait when no VM
+    has steal), so that a run of hundreds of VMs stays readable. `interval_s`: the run's trace interval (default:
+    from the sample times)."""
+    names = list(dict.fromkeys(trace["vm"].astype(str)))
+    clean = dict(zip(names, clean_names(names), strict=True))
+    by = "steal" if trace["steal_s"].sum() > NOISE_FLOOR * accounted_s(trace).sum() else "iowait"
+    chosen = list(vms) if vms else top_vms(trace, by, n)
+    step = interval_s or trace_interval(trace)
     fig = new_figure(9.0, 5.5)
     ax_steal, ax_io = fig.subplots(2, 1, sharex=True)
-    vm = trace["vm"].astype(str)
-    step = interval_s or trace_interval(trace)
-    for name in chosen:
-        rows = trace[vm == name].sort_values("time_s")
-        total = accounted_s(rows)
-        times = rows["time_s"].to_numpy(float)
-        for ax, state in ((ax_steal, "steal"), (ax_io, "iowait")):
-            share = _share(rows[f"{state}_s"].astype(np.float64), total).to_numpy()
-            # a sample covers the interval before it: repeat the first value at its start
-            ax.plot(np.r_[times[:1] - step, times], np.r_[share[:1], share], drawstyle="steps-pre", label=name)
-    ax_steal.set_ylabel("steal share")
-    ax_io.set_ylabel("iowait share")
-    ax_io.set_xlabel("time (s)")
-    for ax in (ax_steal, ax_io):
-        ax.set_ylim(bottom=0)
+    for ax, state in ((ax_steal, "steal"), (ax_io, "iowait")):
+        shares = vm_shares(trace, state)
+        times = shares.index.to_numpy(float)
+        x = np.r_[times[:1] - step, times]  # a sample covers the interval before it: its value from its start
+
+        def stairs(values: np.ndarray, x: np.ndarray = x) -> tuple[np.ndarray, np.ndarray]:
+            return x, np.r_[values[:1], values]
+
+        if not vms:
+            low, high = np.nanpercentile(shares.to_numpy(float), [10, 90], axis=1) if len(shares.columns) else (
+                np.full(len(times), np.nan), np.full(len(times), np.nan))  # fmt: skip
+            ax.fill_between(*stairs(low), stairs(high)[1], step="pre", color="0.8", linewidth=0,
+                            label=f"VMs 10th-90th percentile ({len(names)} VMs)")  # fmt: skip
+            total = cluster_share(trace, state).reindex(times).to_numpy(float)
+            ax.plot(*stairs(total), drawstyle="steps-pre", color="black", linewidth=2, label="cluster")
+        for i, name in enumerate(chosen):
+            values = shares[name].to_numpy(float) if name in shares else np.full(len(times), np.nan)
+            label = f"{clean[name]}" + ("" if vms else f" (most {by})" if i == 0 else "")
+            ax.plot(*stairs(values), drawstyle="steps-pre", linewidth=1.2, label=label, color=f"C{i}")
+        ax.set_ylabel(f"{state} share")
+        ax.set_ylim(0, max(ax.get_ylim()[1], 0.01))  # an all-zero share stays a flat line at the bottom
         ax.grid(alpha=0.3)
-    fig.legend(*ax_steal.get_legend_handles_labels(), loc="outside right upper")
+    ax_io.set_xlabel("time (s)")
+    handles, labels = ax_steal.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize=8)
     fig.suptitle("steal and iowait shares over time" + (f" - {title}" if title else ""))
     return fig
 
@@ -129,27 +233,61 @@ def breakdown_parts(tasks: pd.DataFrame) -> pd.DataFrame:
     return parts.assign(attempt=maps["attempt"], runtime_s=maps["runtime_s"]).reset_index(drop=True)
 
 
-def task_breakdown(tasks: pd.DataFrame, title: str = "") -> Figure:
-    """Stacked bars per successful map attempt, sorted by runtime: cputime, iowait, steal, other.
+def rank_bins(parts: pd.DataFrame, nbins: int = BODY_BINS) -> pd.DataFrame:
+    """`breakdown_parts` in at most `nbins` bins of consecutive ranks: each part's mean, the slowest runtime in the
+    bin (`max_s`), its maps (`maps`) and the rank of its first map (`first`, 0-based)."""
+    n = len(parts)
+    size = max(1, -(-n // nbins))  # ceil: equal bins of consecutive ranks
+    bin_of = np.arange(n) // size
+    grouped = parts.groupby(bin_of)
+    out = grouped[list(BREAKDOWN_COLORS)].mean()
+    return out.assign(max_s=grouped["runtime_s"].max(), maps=grouped.size(), first=np.arange(len(out)) * size)
 
-    Each part is one step-filled polygon, not one rectangle per task, so thousands of tasks draw fast."""
+
+def _stacked_bars(ax, x: np.ndarray, parts: pd.DataFrame, width: float) -> None:
+    bottom = np.zeros(len(x))
+    for name, color in BREAKDOWN_COLORS.items():
+        ax.bar(x, parts[name].to_numpy(float), width, bottom=bottom, color=color, linewidth=0, label=name)
+        bottom = bottom + parts[name].to_numpy(float)
+
+
+def task_breakdown(tasks: pd.DataFrame, title: str = "", tail: int | None = None) -> Figure:
+    """Successful map attempts sorted by runtime, each stacked as cputime, iowait, steal and other.
+
+    Left: every map, binned by rank (`BODY_BINS` bars of the parts' means; the line is the slowest map of each
+    bin). Right, on the same time axis: the `tail` slowest maps one bar each (default: the slowest decile, at most
+    `TAIL_BARS`), so the stragglers that decide a makespan show whatever the number of maps."""
     parts = breakdown_parts(tasks)
     n = len(parts)
-    fig = new_figure(10.0, 4.5)
-    ax = fig.add_subplot()
-    edges = np.arange(n + 1) - 0.5
-    bottom = np.zeros(n)
-    for name, color in BREAKDOWN_COLORS.items():
-        top = bottom + parts[name].to_numpy()
-        ax.fill_between(edges, np.r_[bottom, bottom[-1:]], np.r_[top, top[-1:]], step="post", color=color,
-                        linewidth=0, label=name)  # fmt: skip
-        bottom = top
-    ax.set_xlim(-0.5, n - 0.5)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel(f"map tasks sorted by runtime ({n} successful attempts)")
-    ax.set_ylabel("time (s)")
-    ax.legend(loc="upper left")
-    ax.set_title("map task runtime breakdown" + (f" - {title}" if title else ""))
+    k = min(tail if tail is not None else min(max(-(-n // 10), 1), TAIL_BARS), n)
+    fig = new_figure(11.0, 4.8)
+    body_ax, tail_ax = fig.subplots(1, 2, sharey=True, width_ratios=[2, 1])
+    binned = rank_bins(parts)
+    centers = binned["first"].to_numpy(float) + (binned["maps"].to_numpy(float) - 1) / 2 + 1  # ranks from 1
+    width = float(binned["maps"].iloc[0]) if len(binned) else 1.0
+    _stacked_bars(body_ax, centers, binned, width)
+    if width > 1:
+        body_ax.step(np.r_[centers - width / 2, centers[-1:] + width / 2], np.r_[binned["max_s"], binned["max_s"][-1:]],
+                     where="post", color="black", linewidth=1, label="slowest in bin")  # fmt: skip
+    body_ax.set_xlim(0.5, n + 0.5)
+    binned_text = f", {width:.0f} per bar (mean)" if width > 1 else ""
+    body_ax.set_xlabel(f"map rank by runtime ({n} successful attempts{binned_text})")
+    body_ax.set_ylabel("time (s)")
+    body_ax.set_ylim(0, 1.15 * float(parts["runtime_s"].max()) if n else 1.0)  # room for the tail's labels
+    body_ax.legend(loc="upper left", fontsize=8)
+    slowest = parts.iloc[n - k :]
+    ranks = np.arange(n - k + 1, n + 1)
+    _stacked_bars(tail_ax, ranks.astype(float), slowest, 0.8)
+    tail_ax.set_xlim(n - k + 0.5, n + 0.5)
+    top = slowest["runtime_s"].to_numpy(float)
+    for r, t in list(zip(ranks, top, strict=True))[-3:]:  # upright labels overlap past a dozen bars
+        tail_ax.annotate(f"{t:.0f} s", (r, t), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
+                         fontsize=8, rotation=90 if k > 12 else 0)  # fmt: skip
+    share = f"{100 * k / n:.0f} %" if n else "0 %"
+    tail_ax.set_title(f"slowest {k} maps ({share})", fontsize=10)
+    tail_ax.set_xlabel("map rank by runtime")
+    tail_ax.xaxis.get_major_locator().set_params(integer=True)
+    fig.suptitle("map task runtime breakdown" + (f" - {title}" if title else ""))
     return fig
 
 
@@ -290,20 +428,37 @@ def grouped_bars(table: pd.DataFrame, ylabel: str, title: str = "", reference: f
 def entitlement_persistence(persistence: Mapping, title: str = "") -> Figure:
     """Spearman's rho of the per-VM CPU and memory entitlements from one DRS period to the next, over time
     (`persistence`: a summary's `entitlement_persistence`, vcloud/persistence.py): near 1 a division that locks in,
-    near 0 one that reshuffles."""
+    near 0 one that reshuffles. Each pair of periods is a point; points are joined only where there are 3 or more
+    (two joined points would draw a trend that two periods cannot show); a resource with no ranked pair (every
+    VM's entitlement alike) is named in a note, not drawn."""
     fig = new_figure(9.0, 4.0)
     ax = fig.add_subplot()
     times = np.asarray(persistence.get("times_s", []), dtype=float)
-    for name, label in (("cpu", "CPU"), ("mem", "memory")):
+    missing = []
+    for i, (name, label) in enumerate((("cpu", "CPU"), ("mem", "memory"))):
         rho = np.array([np.nan if r is None else r for r in persistence.get(f"{name}_by_period", [])], dtype=float)
+        have = np.isfinite(rho)
+        if not have.any():
+            missing.append(label)
+            continue
         mean = persistence.get(name)
-        text = f"{label} (mean {mean:.2f})" if mean is not None else f"{label} (no ranks)"
-        ax.plot(times[: rho.size], rho, marker="o", label=text)
+        pairs = int(have.sum())
+        text = f"{label} (mean {mean:.2f}, {pairs} pair{'s' * (pairs > 1)})" if mean is not None else label
+        style = "-" if pairs >= 3 else "none"
+        ax.plot(times[: rho.size][have], rho[have], marker="os"[i], markersize=7 - 2 * i, linestyle=style,
+                color=f"C{i}", label=text)  # fmt: skip
+    if missing:
+        ax.text(0.99, 0.03, f"no ranked pair of periods: {', '.join(missing)} (every VM's entitlement alike)",
+                transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color="0.3")  # fmt: skip
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_ylim(-1.05, 1.05)
+    if len(times):
+        pad = max(float(np.ptp(times)) * 0.05, 1.0)
+        ax.set_xlim(float(times.min()) - pad, float(times.max()) + pad)
     ax.set_xlabel("time of the allocation (s)")
     ax.set_ylabel("rank correlation with the period before")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="lower left")
     ax.set_title("entitlement persistence" + (f" - {title}" if title else ""))
     return fig

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from scenarios.cli import main
-from scenarios.dashboard import figures
+from scenarios.dashboard import charts, controls, figures, views
 from scenarios.dashboard.controls import model_params
 from scenarios.dashboard.models import DashboardModel, ReplayModel
 from scenarios.dashboard.panels import heat_grid, read_run, replay_snapshot, summary_line
@@ -156,7 +156,9 @@ def test_replay_shows_memory_columns_the_trace_has(finished):
 
 def test_replay_model_steps_through_the_run_and_stops_at_its_end(finished):
     _, _, out = finished
-    replay = ReplayModel(str(out), chunk_s=100.0)
+    at_end = ReplayModel(str(out), chunk_s=100.0)  # --run opens on the finished run
+    assert at_end.t == at_end.end_s and not at_end.running and at_end.snapshot().finished
+    replay = ReplayModel(str(out), chunk_s=100.0, at_end=False)  # Reset: from the start
     start = replay.snapshot().vms
     assert len(start) == 32 and (start.to_numpy() == 0).all()  # before the first sample: every VM, at zero
     replay.step()
@@ -242,3 +244,152 @@ def test_the_server_prints_no_cookie_warning_per_page_load(tmp_path):
             server.wait(timeout=20)
     text = (tmp_path / "server.log").read_text()
     assert "samesite" not in text and "Traceback" not in text, text[-2000:]
+
+
+# ---- issue 42: the Vega-Lite panels' data, the controls shown, names cleaned ------------------------------------
+def test_names_lose_rumen_escapes_and_their_shared_domain():
+    names = ["cluster50213\\.secondleveldomain\\.com", "cluster1004\\.secondleveldomain\\.com"]
+    assert views.clean_names(names) == ["cluster50213", "cluster1004"]
+    assert views.clean_names(["slave00", "a.b"]) == ["slave00", "a.b"]
+
+
+def test_large_clusters_are_grouped_into_consecutive_rows():
+    groups = views.group_rows([f"vm{i:03d}" for i in range(100)], max_rows=48)
+    assert len(groups.labels) == 34 and groups.grouped  # groups of 3
+    assert groups.labels[0] == "vm000 … vm002 (3)" and groups.labels[-1] == "vm099 … vm099 (1)"
+    assert groups.of.tolist()[:7] == [0, 0, 0, 1, 1, 1, 2]
+
+
+def test_trace_grid_sums_a_groups_seconds_and_finds_redivisions():
+    trace = _trace([(10.0, "b", 10, 2, 8, 0, 20), (10.0, "a", 0, 0, 0, 40, 0),
+                    (20.0, "b", 20, 0, 0, 0, 20), (20.0, "a", 4, 4, 16, 8, 8)])  # fmt: skip
+    trace = trace.assign(cpu_demand_mhz=1000.0, cpu_entitlement_mhz=[800.0, 800.0, 800.0, 1500.0],
+                         cpu_used_mhz=500.0, mem_granted_mb=1024.0)  # fmt: skip
+    grid = views.TraceGrid.of(["a", "b"])
+    assert grid.add(trace[trace["time_s"] == 10.0]) == 1 and grid.add(trace) == 1  # only the new sample is read
+    heat = views.heat_rows(grid, 1, 10.0).set_index(["row", "b", "metric"])["share"]
+    assert heat[("b", 0, "steal")] == 0.2 and heat[("a", 1, "steal")] == 0.4 and heat[("a", 0, "iowait")] == 1.0
+    assert grid.redivisions == [(20.0, 1, 700.0)]  # vm a's entitlement moved 800 -> 1500 MHz
+    series = views.series_rows(grid, 1, 10.0, 0, None).set_index(["b", "series"])["value"]
+    assert series[(0, "used")] == 1.0 and series[(0, "granted")] == 2.0  # GHz, GB summed over VMs
+    assert series[(1, "steal")] == pytest.approx(16 / 80)  # the cluster's share: seconds over seconds
+    grid2 = views.TraceGrid.of(["a", "b"])
+    grid2.add(trace)
+    merged = views.heat_rows(grid2, 2, 10.0).set_index(["row", "metric"])["share"]  # one bin of two samples
+    assert merged[("a", "steal")] == pytest.approx(16 / 80) and merged[("b", "usr+sys")] == pytest.approx(32 / 80)
+
+
+def test_running_at_counts_attempts_started_and_not_ended():
+    tasks = pd.DataFrame({"kind": ["m", "m", "r"], "start_s": [0.0, 5.0, 8.0], "end_s": [10.0, np.nan, 20.0]})
+    run = views.running_at(tasks, np.array([4.0, 9.0, 10.0, 25.0]))
+    assert run["maps"].tolist() == [1, 2, 1, 1] and run["reduces"].tolist() == [0, 1, 1, 0]
+
+
+def test_board_sends_only_the_new_bins_after_a_step():
+    model = DashboardModel("flexslot", rng=2, chunk_s=30.0, **SMALL)
+    model.step()
+    board = charts.Board(model.snapshot())
+    heat = board.charts["heat map"]
+    assert heat.has_data and len(heat.data["heat"]) == 32 * 3 * 4  # 32 VMs x 3 samples x 4 states
+    model.step()
+    board.update(model.snapshot())
+    (op,) = heat.patch["ops"]
+    assert op["remove"] == {"field": "b", "value": 3, "cmp": "ge"} and len(op["rows"]) == 32 * 3 * 4
+    assert heat.patch["base"] == heat.patch["seq"] - 1
+    nodes = board.charts["nodes"].data["nodes"]
+    snap = model.snapshot().nodes
+    assert nodes[nodes["kind"] == "maps"]["running"].tolist() == snap["running_maps"].tolist()
+    assert set(board.charts) == {"cluster", "heat map", "hosts", "memory", "nodes", "timeline"}  # FIFO: no shares
+    gantt = board.charts["timeline"].data["gantt"]
+    assert len(gantt) == model.snapshot().tasks["start_s"].notna().sum()
+
+
+def test_controls_show_only_the_selected_policies_knobs():
+    settings = SCENARIOS["flexslot"].Settings
+    values = {"scheduler": "fifo", "speculation": "hadoop", "slot_manager": "none", "allocator": "drs"}
+    keys = [c.key for c in controls.visible_keys("flexslot", settings, values, {})]
+    assert keys[:2] == ["seed", "chunk_s"] and "drs.period_s" in keys
+    assert not [k for k in keys if k.startswith(("fair.", "late.", "flexslot."))]
+    keys = [c.key for c in controls.visible_keys("flexslot", settings, {**values, "scheduler": "fair"}, {})]
+    assert "fair.delay_scheduling" in keys
+    period = next(c for c in controls.visible_keys("flexslot", settings, values, {}) if c.key == "drs.period_s")
+    assert period.help == "how often the pool is re-divided"
+
+
+def test_a_trace_replay_run_directory_gives_the_slots_the_run_used(finished):
+    _, _, out = finished
+    frames = read_run(out)
+    assert frames.slots() == (4, 2)  # the settings' slots when the summary does not say otherwise
+    frames.summary = {"slots": {"map": 2, "reduce": 1}}  # as trace-replay writes it
+    nodes = replay_snapshot(frames, 60.0).nodes
+    assert set(nodes["map_slots"]) == {2} and set(nodes["reduce_slots"]) == {1}
+
+
+def test_a_live_snapshots_tasks_are_the_tasks_frame_built_a_step_at_a_time():
+    """Rows of ended attempts are made once and kept; each step adds those that ended and remakes the running ones."""
+    model = DashboardModel("flexslot", rng=2, chunk_s=30.0, **SMALL)
+    kept = []
+    for _ in range(5):
+        model.step()
+        tasks = model.snapshot().tasks
+        full = model.sim.tasks_frame()
+        assert tasks["end_s"].isna().any() or not model.running
+        pd.testing.assert_frame_equal(tasks.sort_values("attempt", ignore_index=True),
+                                      full.sort_values("attempt", ignore_index=True), check_dtype=False)  # fmt: skip
+        kept.append(len(model.ledger.ended_rows))
+    assert kept == sorted(kept) and kept[-1] > kept[0]
+
+
+def test_the_series_of_a_step_are_the_means_of_its_new_bins():
+    grid = views.TraceGrid.of(["a", "b"])
+    rows = [(t, vm, 5.0, 0.0, 3.0, 2.0, 10.0) for t in (10.0, 20.0, 30.0, 40.0, 50.0) for vm in ("a", "b")]
+    trace = _trace(rows).assign(cpu_demand_mhz=[100.0 * i for i in range(10)], cpu_entitlement_mhz=1000.0,
+                                cpu_used_mhz=500.0)  # fmt: skip
+    grid.add(trace)
+    running = pd.DataFrame({"maps": [1.0, 3.0, np.nan, 4.0, 6.0], "reduces": 0.0})
+    rows = views.series_rows(grid, factor=2, interval_s=10.0, from_bin=1, running=running, pool_ghz=2.0)
+    demand = rows[rows["series"] == "demand"]
+    # bins of 2 samples from bin 1: samples 3-4 (t=30, 40) and the open bin of sample 5 (t=50); a sample sums 2 VMs
+    assert demand["b"].tolist() == [1, 2] and demand["value"].tolist() == pytest.approx([1.1, 1.7])  # (0.9+1.3)/2
+    maps = rows[rows["series"] == "maps"]
+    assert maps["value"].tolist() == [4.0, 6.0]  # NaN skipped, as a mean of what was counted
+    assert rows.loc[rows["series"] == "pool capacity", "value"].tolist() == [2.0, 2.0]
+    assert rows[rows["series"] == "steal"]["value"].tolist() == pytest.approx([0.15, 0.15])
+
+
+def test_a_charts_datasets_follow_its_changes_when_read():
+    """The changes are sent at once and applied to the datasets (what a resync sends) when these are read."""
+    from scenarios.dashboard.vega import LiveChart
+
+    chart = LiveChart({}, ["s"], "x")
+    assert not chart.has_data
+    chart.set("s", pd.DataFrame({"b": [0, 1, 2], "v": [1.0, 2.0, 3.0]}))
+    chart.upsert("s", pd.DataFrame({"b": [2, 3], "v": [4.0, 5.0]}), "b", 2)
+    assert chart.has_data and [len(op["rows"]) for op in chart.ops] == [3, 2]
+    assert chart.data["s"]["v"].tolist() == [1.0, 2.0, 4.0, 5.0]
+    chart.upsert("s", pd.DataFrame({"b": [], "v": []}), "b", 0)  # every row removed, none added
+    assert not chart.has_data and chart.data["s"].empty
+    gantt = LiveChart({}, ["g"], "y")
+    gantt.set("g", pd.DataFrame({"a": ["x", "y"], "open": [False, True]}))
+    gantt.upsert_open("g", pd.DataFrame({"a": ["y", "z"], "open": [False, True]}), "open")
+    assert gantt.data["g"]["a"].tolist() == ["x", "y", "z"] and gantt.data["g"]["open"].tolist() == [False, False, True]
+    for i in range(LiveChart.MAX_PENDING):  # a page never resynced: the changes are applied every MAX_PENDING
+        gantt.upsert_open("g", pd.DataFrame({"a": [f"r{i}"], "open": [True]}), "open")
+    assert not gantt._pending and gantt._data["g"]["a"].tolist() == ["x", "y", f"r{LiveChart.MAX_PENDING - 1}"]
+
+
+def test_the_timeline_and_event_log_built_a_step_at_a_time_are_those_drawn_whole():
+    model = DashboardModel("flexslot", rng=2, chunk_s=20.0, **SMALL)
+    model.step()
+    board = charts.Board(model.snapshot())
+    for _ in range(4):
+        model.step()
+        board.update(model.snapshot())
+        snap = model.snapshot()
+        whole, _ = views.gantt_rows(snap.tasks, snap.time_s)
+        drawn = board.charts["timeline"].data["gantt"]
+        assert board.gantt_all and len(drawn) == len(whole)
+        pd.testing.assert_frame_equal(drawn.sort_values("attempt", ignore_index=True),
+                                      whole.sort_values("attempt", ignore_index=True), check_dtype=False)  # fmt: skip
+        log = views.event_rows(snap.tasks, snap.time_s, board.grid.redivisions, board.slot_events)
+        pd.testing.assert_frame_equal(board.events(snap), log)  # the attempts' events read a step at a time

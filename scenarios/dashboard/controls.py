@@ -4,8 +4,10 @@ A choice (`Literal`) is a Select, a flag a Checkbox, a number bounded on both si
 that range is a natural one for it (a whole number of at most `SLIDER_STEPS` values; a float whose value and default
 lie on the slider's steps, as 0.2 on 0..1 does, not 100 on 1..2047); any other number is typed as text and
 validated by pydantic like `--set` (its bounds are in the label).
-The page shows the settings people turn most (`PRIMARY`, those the scenario has) and every key given with `--set`;
-the other settings keep their value (given with `--set`, or the default) as fixed parameters.
+The page shows the settings people turn most (`PRIMARY`, those the scenario has), the knobs of the policies
+selected now (the scheduler's, the speculation's, the slot manager's, the allocator's: `fair.*` only under Fair)
+and every key given with `--set`; each with its value and its description (the field's). The other settings keep
+their value (given with `--set`, or the default).
 Keys are flat, nested ones with `__` for the dot (`drs__period_s`), as `ScenarioModel` takes them.
 """
 
@@ -13,19 +15,25 @@ from __future__ import annotations
 
 import types
 import typing
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import annotated_types as at
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from policies.allocators import ALLOCATORS
+from policies.registry import Entry, group_of
+from policies.schedulers import SCHEDULERS
+from policies.slots import SLOT_MANAGERS
+from policies.speculation import SPECULATION
 from scenarios.limits import number_text
 
 PRIMARY = (
     "allocator", "scheduler", "speculation", "slot_manager", "benchmark", "scale", "skew_sched", "co_cluster",
     "drs.period_s", "drs.count_ready", "hadoop.io_sort_mb", "hadoop.map_slots", "hadoop.reduce_slots", "job",
-    "items_per_vm", "tenants_per_host", "tenant_load", "duration_s", "max_jobs", "phase_s", "fair.delay_scheduling",
-    "mean_gap_s", "replay", "replay_io", "time_scale",
+    "items_per_vm", "tenants_per_host", "tenant_load", "duration_s", "max_jobs", "phase_s", "mean_gap_s", "replay",
+    "replay_io", "time_scale",
 )  # fmt: skip
 STEP_CONTROL = {"type": "SliderInt", "value": 30, "min": 1, "max": 600, "step": 1,
                 "label": "simulated seconds per step"}  # fmt: skip
@@ -122,3 +130,73 @@ def model_params(
         made = control(key, info, value) if info is not None else None
         params[key.replace(".", "__")] = made if made is not None else given.get(key, value)
     return params
+
+
+POLICIES: dict[str, dict[str, Entry]] = {
+    "allocator": ALLOCATORS, "scheduler": SCHEDULERS, "speculation": SPECULATION, "slot_manager": SLOT_MANAGERS,
+}  # fmt: skip
+SEED_HELP = "the run is a function of its seed"
+STEP_HELP = "how far Step (and each step of Play) moves the simulation"
+
+
+@dataclass(frozen=True)
+class Control:
+    """One input of the sidebar: its key (dotted), widget kind, label, value now, description, choices/bounds."""
+
+    key: str
+    kind: str  # Select, Checkbox, SliderInt, SliderFloat, InputText
+    label: str
+    value: Any
+    help: str = ""
+    values: tuple | None = None
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+
+
+def policy_groups(settings: type[BaseModel], values: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """The settings groups of the selected policies, and those of every policy (selected or not)."""
+    selected, every = set(), set()
+    for field, registry in POLICIES.items():
+        if field_at(settings, field) is None:
+            continue
+        for name, entry in registry.items():
+            group = group_of(name, entry)
+            if group is None or field_at(settings, group) is None:
+                continue
+            every.add(group)
+            if name == values.get(field):
+                selected.add(group)
+    return selected, every
+
+
+def visible_keys(
+    scenario: str, settings: type[BaseModel], values: dict[str, Any], given: dict[str, Any]
+) -> list[Control]:
+    """The sidebar's inputs for `values` (dotted keys, with "seed" and "chunk_s"): seed, step length, the primary
+    settings, the selected policies' knobs (scalars), and the keys given with `--set`; no other policy's knobs."""
+    selected, every = policy_groups(settings, values)
+    keys = [k for k in PRIMARY if field_at(settings, k) is not None]
+    for group in sorted(selected):
+        model = field_at(settings, group).annotation
+        keys += [f"{group}.{name}" for name in model.model_fields if f"{group}.{name}" not in keys]
+    keys += [k for k in given if k not in keys]
+    keys = [k for k in keys if k.split(".")[0] not in every - selected]
+    out = [Control("seed", "InputText", "seed", values.get("seed", "1"), SEED_HELP),
+           Control("chunk_s", "SliderInt", "simulated seconds per step", values.get("chunk_s", 30), STEP_HELP,
+                   min=1, max=600, step=1)]  # fmt: skip
+    for key in keys:
+        info = field_at(settings, key)
+        made = control(key, info, values.get(key)) if info is not None else None
+        if made is None:
+            continue
+        out.append(Control(key, made["type"], made["label"], made["value"], info.description or "",
+                           tuple(made["values"]) if "values" in made else None, made.get("min"), made.get("max"),
+                           made.get("step")))  # fmt: skip
+    return out
+
+
+def model_kwargs(values: dict[str, Any], initial: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """`DashboardModel`'s settings keywords: what was given with `--set` and what was changed on the page."""
+    keys = [k for k in values if k in given or values[k] != initial.get(k)]
+    return {k.replace(".", "__"): values[k] for k in keys if k not in ("seed", "chunk_s")}

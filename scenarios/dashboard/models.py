@@ -56,7 +56,7 @@ class DashboardModel(ScenarioModel):
         """The panels' data now, computed once per simulated time whatever the number of panels drawing it."""
         now = float(self.sim.time) if self.sim is not None else -1.0
         if self._snap is None or self._snap[0] != now:
-            self._snap = (now, live_snapshot(self.sim, self.ledger, self.error))
+            self._snap = (now, live_snapshot(self.sim, self.ledger, self.error, self.settings))
         return self._snap[1]
 
 
@@ -80,7 +80,10 @@ def _frames(path: str) -> RunFrames:
 class ReplayModel(Model):
     """A finished run directory shown at time `t`: each `step()` moves `chunk_s` seconds on, `seek` jumps."""
 
-    def __init__(self, run_dir: str = ".", *, chunk_s: float = 30.0, rng: int | None = None) -> None:
+    def __init__(
+        self, run_dir: str = ".", *, chunk_s: float = 30.0, rng: int | None = None, at_end: bool = True
+    ) -> None:
+        """`at_end`: open on the finished run (what people come to see); Reset opens at t = 0 to play it."""
         super().__init__(rng=rng)
         self.run_dir = str(Path(run_dir).resolve())
         self.frames = _frames(self.run_dir)
@@ -88,6 +91,7 @@ class ReplayModel(Model):
         self.end_s = self.frames.end_s
         self.t = 0.0
         self._snap: tuple[float, Snapshot] | None = None
+        self.seek(self.end_s if at_end else 0.0)
 
     def describe(self) -> str:
         return f"run {self.run_dir}, {self.chunk_s:g} s per step"

@@ -12,11 +12,9 @@ import os
 
 import solara
 
-from scenarios.dashboard.app import live_page, replay_page
-from scenarios.dashboard.controls import model_params
+from scenarios.dashboard.app import LivePage, ReplayPage
 from scenarios.dashboard.serve import ENV
 from scenarios.registry import SCENARIOS
-from scenarios.settings import validate
 
 
 @solara.component
@@ -25,8 +23,6 @@ def Page():
     config = json.loads(os.environ.get(ENV, "{}"))
     chunk_s = float(config.get("chunk_s", 30.0))
     if "run_dir" in config:
-        return replay_page(config["run_dir"], chunk_s)
+        return ReplayPage(config["run_dir"], chunk_s)
     name = config.get("scenario", "flexslot")
-    given = config.get("settings", {})
-    settings = validate(SCENARIOS[name].Settings, given)
-    return live_page(name, model_params(name, settings, given, int(config.get("seed", 1)), chunk_s))
+    return LivePage(name, SCENARIOS[name].Settings, config.get("settings", {}), int(config.get("seed", 1)), chunk_s)

@@ -48,7 +48,7 @@ MEMORY_COLUMNS: dict[str, tuple[str, ...]] = {
 NODE_COLUMNS = ["node", "map_slots", "reduce_slots", "heap_mb", "running_maps", "running_reduces", "maps_done",
                 "reduces_done"]  # fmt: skip
 JOB_COLUMNS = ["job", "name", "state", "maps_done", "maps_running", "maps", "reduces_done", "reduces_running",
-               "reduces", "elapsed_s"]  # fmt: skip
+               "reduces", "elapsed_s", "submit_s", "start_s", "end_s"]  # fmt: skip
 
 
 @dataclass
@@ -66,6 +66,12 @@ class Snapshot:
     makespan_s: float | None = None  # first submission to the last job's end, or to now while jobs run
     finished: bool = False
     error: str | None = None
+    tasks: pd.DataFrame | None = None  # attempts started by time_s (tasks table; end_s NaN while running)
+    hosts: pd.Series | None = None  # VM name -> host name
+    pools: dict[str, str] = field(default_factory=dict)  # job -> pool or queue (Fair, Capacity), when the jobs say
+    pool_cpu_mhz: float | None = None  # the resource pool's CPU capacity, when known
+    interval_s: float = 10.0  # the trace's sampling interval
+    scheduler: str | None = None  # the task scheduler's name (the share panel is for those with pools/queues)
 
     @property
     def skewness(self) -> float | None:
@@ -110,6 +116,7 @@ class TaskLedger:
 
     def __init__(self) -> None:
         self.seen = 0  # ended attempts read
+        self.ended_rows: pd.DataFrame | None = None  # the tasks table's rows of the attempts ended so far
         self.maps_done: dict[int, int] = {}
         self.reduces_done: dict[int, int] = {}
         self.runtimes: list[float] = []
@@ -128,6 +135,23 @@ class TaskLedger:
                 else:
                     self.reduces_done[node] = self.reduces_done.get(node, 0) + 1
         self.seen = ended.n
+
+    def tasks(self, sim: Any) -> pd.DataFrame:
+        """The tasks table of `sim` now (`HadoopModel.tasks_frame`'s rows, ended attempts first, then the running
+        ones): an ended attempt's row is made once, when it first shows, and kept; only the running attempts' rows
+        (at most one a slot) are made each step. `tasks_frame` makes every row again: 18 ms at the 15th step of
+        full-scale flexslot and growing with the attempts, a third of the model's step. Call after `update`."""
+        places = [(t.name, t.vm.host.name) for t in sim.trackers]
+        made = 0 if self.ended_rows is None else len(self.ended_rows)
+        parts = [] if self.ended_rows is None else [self.ended_rows]
+        if self.ended_rows is None or made < self.seen:  # the rows of attempts ended since
+            parts.append(sim._tasks_part(np.arange(made, self.seen), [], places))
+        running = sim.running_attempts()
+        if running:
+            parts.append(sim._tasks_part(self.seen + np.arange(len(running)), running, places))
+        table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]  # one join a step
+        self.ended_rows = table.iloc[: self.seen]
+        return table
 
 
 def vm_frame(sim: CloudModel) -> pd.DataFrame:
@@ -158,8 +182,13 @@ def job_frame(jobs: list, now: float) -> pd.DataFrame:
         end = j.end_s if j.end_s is not None else now
         elapsed = max(end - j.submit_s, 0.0) if j.state != "waiting" else 0.0
         rows.append((j.job_id, j.name, j.state, j.finished_maps, j.count(TaskKind.MAP, "running"), len(j.maps),
-                     j.finished_reduces, j.count(TaskKind.REDUCE, "running"), len(j.reduces), elapsed))  # fmt: skip
+                     j.finished_reduces, j.count(TaskKind.REDUCE, "running"), len(j.reduces), elapsed,
+                     j.submit_s, _or_nan(j.start_s), _or_nan(j.end_s)))  # fmt: skip
     return pd.DataFrame(rows, columns=JOB_COLUMNS)
+
+
+def _or_nan(value: float | None) -> float:
+    return np.nan if value is None else float(value)
 
 
 def makespan_so_far(submits: np.ndarray, ends: np.ndarray, now: float) -> float | None:
@@ -172,13 +201,19 @@ def makespan_so_far(submits: np.ndarray, ends: np.ndarray, now: float) -> float 
     return last - float(np.min(submits[submitted]))
 
 
-def live_snapshot(sim: CloudModel | None, ledger: TaskLedger, error: str | None = None) -> Snapshot:
-    """The panels of a running model: `sim` is the scenario's model (None when it could not be built)."""
+def live_snapshot(
+    sim: CloudModel | None, ledger: TaskLedger, error: str | None = None, settings: Any = None
+) -> Snapshot:
+    """The panels of a running model: `sim` is the scenario's model (None when it could not be built), `settings`
+    the scenario's settings (the trace interval, the scheduler)."""
     if sim is None:
         empty = pd.DataFrame(columns=["time_s", "vm", *sum(HEAT_METRICS.values(), ())])
         return Snapshot(0.0, empty, pd.DataFrame(columns=list(CPU_COLUMNS)), finished=True, error=error)
     now = float(sim.time)
     snap = Snapshot(now, sim.vm_trace(), vm_frame(sim), finished=not sim.running, error=error)
+    snap.hosts = pd.Series([v.host.name for v in sim.vm_agents], index=[v.name for v in sim.vm_agents], dtype=object)
+    snap.pool_cpu_mhz = sim.pool_capacity()[0]
+    snap.interval_s = float(getattr(settings, "trace_interval_s", 10.0) or 10.0)
     trackers = getattr(sim, "trackers", None)
     if trackers is None:  # the cloud alone (synthetic-cloud)
         return snap
@@ -193,6 +228,9 @@ def live_snapshot(sim: CloudModel | None, ledger: TaskLedger, error: str | None 
     submits = np.array([j.submit_s for j in jobs], dtype=np.float64)
     ends = np.array([np.nan if j.end_s is None else j.end_s for j in jobs], dtype=np.float64)
     snap.makespan_s = makespan_so_far(submits, ends, now)
+    snap.tasks = ledger.tasks(sim)
+    snap.pools = {j.job_id: str(getattr(j, "pool", "default")) for j in jobs}
+    snap.scheduler = getattr(settings, "scheduler", None)
     return snap
 
 
@@ -214,10 +252,25 @@ class RunFrames:
             ends.append(float(np.nanmax(self.tasks[["start_s", "end_s"]].to_numpy(np.float64))))
         return max(ends)
 
+    summary: dict[str, Any] = field(default_factory=dict)
+
     def slots(self) -> tuple[int, int]:
-        """Configured map and reduce slots per node (a run directory does not record their moves)."""
+        """Map and reduce slots per node as the run used them: a scenario that sizes its own nodes says so in its
+        summary (trace-replay: the slots the trace ran at once), else the settings' (a run directory does not
+        record FlexSlot's moves)."""
+        used = self.summary.get("slots")
+        if isinstance(used, dict) and {"map", "reduce"} <= set(used):
+            return int(used["map"]), int(used["reduce"])
+        per_node = used.get("map+reduce per node") if isinstance(used, dict) else None
+        if per_node:  # trace-replay: "M+R" -> nodes, most common first
+            m, r = next(iter(per_node)).split("+")
+            return int(m), int(r)
         hadoop = self.config.get("settings", {}).get("hadoop", {})
         return int(hadoop.get("map_slots", 0)), int(hadoop.get("reduce_slots", 0))
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.config.get("settings", {})
 
 
 def read_run(path) -> RunFrames:
@@ -227,11 +280,13 @@ def read_run(path) -> RunFrames:
     run = Run(path)
     present = {n: (run.path / f"{n}.parquet").is_file() for n in ("tasks", "jobs")}
     config = run.config if (run.path / "config.json").is_file() else {}
+    summary = run.summary if (run.path / "summary.json").is_file() else {}
     return RunFrames(
         run.table("vm_trace", "the dashboard"),
         run.table("tasks") if present["tasks"] else None,
         run.table("jobs") if present["jobs"] else None,
         config,
+        summary,
     )
 
 
@@ -241,6 +296,12 @@ def replay_snapshot(frames: RunFrames, t: float) -> Snapshot:
     first = frames.trace[frames.trace["time_s"].to_numpy() == frames.trace["time_s"].min()]
     vms = _vms_at(trace) if len(trace) else _vms_at(first).clip(upper=0.0)  # before the first sample: the VMs, at 0
     snap = Snapshot(float(t), trace, vms, finished=t >= frames.end_s)
+    hosts = frames.trace.drop_duplicates("vm")
+    snap.hosts = pd.Series(hosts["host"].astype(str).to_numpy(), index=hosts["vm"].astype(str).to_numpy())
+    snap.pool_cpu_mhz = None  # the settings' pool is not always the one used (trace-replay sizes its own)
+    interval = frames.settings.get("trace_interval_s")
+    snap.interval_s = float(interval) if isinstance(interval, int | float) and interval > 0 else 10.0
+    snap.scheduler = frames.settings.get("scheduler")
     if frames.tasks is None or frames.jobs is None:
         return snap
     tasks = frames.tasks
@@ -258,6 +319,12 @@ def replay_snapshot(frames: RunFrames, t: float) -> Snapshot:
     snap.speculative = int((started & tasks["speculative"].to_numpy(bool)).sum())
     jobs = frames.jobs
     snap.makespan_s = makespan_so_far(jobs["submit_s"].to_numpy(np.float64), jobs["end_s"].to_numpy(np.float64), t)
+    cut = tasks[started].copy()
+    late = cut["end_s"].to_numpy(np.float64) > t
+    cut.loc[late, "end_s"] = np.nan
+    cut.loc[late, "state"] = "running"
+    snap.tasks = cut
+    snap.pools = {str(r.job): str(r.name) for r in jobs.itertuples(index=False)}  # no pools recorded: per job name
     return snap
 
 
@@ -312,8 +379,10 @@ def _jobs_at(jobs: pd.DataFrame, tasks: pd.DataFrame, running, done, is_map, t: 
         state = "waiting" if r.submit_s > t else (r.state if end is not None else "running")
         elapsed = 0.0 if state == "waiting" else (end if end is not None else t) - r.submit_s
         c = {k: int(v.get(r.job, 0)) for k, v in counts.items()}
+        start = r.start_s if pd.notna(r.start_s) and r.start_s <= t else np.nan
         rows.append((r.job, r.name, state, c["maps_done"], c["maps_running"], int(r.maps), c["reduces_done"],
-                     c["reduces_running"], int(r.reduces), float(elapsed)))  # fmt: skip
+                     c["reduces_running"], int(r.reduces), float(elapsed), float(r.submit_s), float(start),
+                     np.nan if end is None else float(end)))  # fmt: skip
     return pd.DataFrame(rows, columns=JOB_COLUMNS)
 
 
