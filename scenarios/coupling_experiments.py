@@ -175,3 +175,51 @@ EXPERIMENTS = [
     CouplingExperiment("delay-locality", "Coupling Figs 10-11: WordCount, 427 maps, input on 7 of 15 slaves x 4 map "
                        "slots", _delay_locality, slaves=15, data_nodes=7),
 ]  # fmt: skip
+
+
+def load_figures(tasks, jobs, slaves: int, map_slots: int = 4, reduce_slots: int = 2) -> dict[str, float]:
+    """What decides Fig 16 (200 jobs on 62 nodes), from a run's `tasks` and `jobs` tables (`vcloud run --out DIR`):
+    how loaded the cluster was and what Fair's greedy reduces cost against what Coupling's one-at-a-time launches
+    cost. All times in seconds; occupancies are time-weighted over the run (first submission to last job end).
+
+    - job_mean/median/p90: job processing time (Fig 16's T);
+    - map_busy, reduce_busy: the mean share of the map and reduce slots running an attempt;
+    - reduce_full: the share of the run during which every reduce slot is taken (a reduce could only wait then);
+    - held_before_maps_end: the reduce slot-seconds spent by reduces before their job's last map ended, over all
+      reduce slot-seconds (Fair's greedy launch: a slot held while the job's maps run, the paper's "starvation" cause);
+    - starvation: the mean, over jobs with reduces, of the paper's starvation time (Sec. III-C);
+    - reduce_lag: the mean, over jobs with reduces, of the time from the job's last map end to its last reduce's
+      start (how long a job's reduces wait for a launch once its maps are done, under either scheduler)."""
+    import pandas as pd
+
+    tasks = tasks[tasks.end_s.notna()]
+    t0, t1 = float(jobs.submit_s.min()), float(jobs.end_s.max())
+    span = t1 - t0
+    out: dict[str, float] = {}
+    times = (jobs.end_s - jobs.submit_s).to_numpy()
+    out.update(job_mean=float(times.mean()), job_median=float(np.median(times)), job_p90=float(np.quantile(times, 0.9)))
+    maps, reduces = tasks[tasks.kind == "m"], tasks[tasks.kind == "r"]
+    out["map_busy"] = float((maps.end_s - maps.start_s).sum() / (slaves * map_slots * span))
+    out["reduce_busy"] = float((reduces.end_s - reduces.start_s).sum() / (slaves * reduce_slots * span))
+    # running reduces over time: +1 at a start, -1 at an end
+    events = pd.concat([pd.Series(1, index=reduces.start_s.to_numpy()), pd.Series(-1, index=reduces.end_s.to_numpy())])
+    events = events.groupby(level=0).sum().sort_index()
+    running = events.cumsum()
+    edges = np.append(running.index.to_numpy(), t1)
+    widths = np.diff(edges)
+    out["reduce_full"] = float(widths[running.to_numpy() >= slaves * reduce_slots].sum() / span)
+    last_map = maps.groupby("job").end_s.max()
+    lm = reduces.job.map(last_map)
+    held = (np.minimum(reduces.end_s, lm) - reduces.start_s).clip(lower=0.0)
+    out["held_before_maps_end"] = float(held.sum() / (reduces.end_s - reduces.start_s).sum())
+    starv, lag = [], []
+    for job, rs in reduces.groupby("job"):
+        if job not in last_map.index:
+            continue
+        end = last_map[job]
+        late = rs.start_s[rs.start_s > end] - end
+        starv.append(float(late.mean()) if len(late) else 0.0)
+        lag.append(max(float(rs.start_s.max()) - end, 0.0))
+    out["starvation"] = float(np.mean(starv)) if starv else 0.0
+    out["reduce_lag"] = float(np.mean(lag)) if lag else 0.0
+    return out

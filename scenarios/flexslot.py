@@ -28,8 +28,8 @@ from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA, splits
 from hadoop_layer.tasks import TaskKind
 from policies.schedulers.pinned import PinnedFifoScheduler
+from scenarios import limits as L
 from scenarios.hadoop_base import HadoopClusterSettings, HadoopScenario, build_cluster
-from scenarios.limits import MAX_MAPS
 from scenarios.runner import run_model
 from vcloud.diskseek import DiskSeekSettings
 from vcloud.interference import TraceLoad
@@ -64,11 +64,33 @@ class FlexSlotSettings(HadoopClusterSettings):
         default_factory=lambda: DiskSeekSettings(low_latency=False),
         description="datastores lose throughput to seeks between streams (the guests' Linux 2.6.24: no low_latency)",
     )
+    co_cluster_hosts: int | None = Field(
+        None, ge=1, le=L.MAX_HOSTS,
+        description="with co_cluster: the second cluster's VMs on the first this many hosts only, loading them "
+        "unevenly for the whole job (null: round-robin over every host) (assumption: no vSphere document states this)",
+    )  # fmt: skip
 
     @model_validator(mode="after")
     def _skew_sched_needs_heterogeneous(self) -> FlexSlotSettings:
         if self.skew_sched and self.allocator != "heterogeneous":
             raise ValueError(f"skew_sched=true needs allocator=heterogeneous, not {self.allocator}")
+        return self
+
+    @model_validator(mode="after")
+    def _co_cluster_placement(self) -> FlexSlotSettings:
+        """co_cluster_hosts places the second cluster: it needs one, at most every host, and hosts whose memory
+        holds their VMs (the memory physics assumes a host's own memory is large enough, vcloud/memory.py)."""
+        k = self.co_cluster_hosts
+        if k is None:
+            return self
+        if not self.co_cluster:
+            raise ValueError(f"co_cluster_hosts={k} places a second cluster: it needs co_cluster=true")
+        if k > self.hosts:
+            raise ValueError(f"co_cluster_hosts={k} is more than the {self.hosts} hosts")
+        busiest = -(-self.vm_count() // k) + -(-self.vm_count() // self.hosts)  # the first host's VMs, ours + theirs
+        if busiest * self.vm_mem_mb > self.host_mem_mb:
+            raise ValueError(f"co_cluster_hosts={k}: the first host would hold {busiest} VMs of {self.vm_mem_mb:g} "
+                             f"MB, more than host_mem_mb={self.host_mem_mb:g}")  # fmt: skip
         return self
 
     @model_validator(mode="after")
@@ -78,9 +100,9 @@ class FlexSlotSettings(HadoopClusterSettings):
         if self.hadoop.reduce_slots == 0:
             raise ValueError(f"hadoop.reduce_slots=0: {self.benchmark} has reduces, which could never run")
         maps = PUMA[self.benchmark].input_mb * self.scale / self.hadoop.block_mb
-        if maps > MAX_MAPS:
+        if maps > L.MAX_MAPS:
             raise ValueError(f"hadoop.block_mb={self.hadoop.block_mb:g} with scale={self.scale:g}: about {maps:,.0f} "
-                             f"map tasks, more than {MAX_MAPS:,}")  # fmt: skip
+                             f"map tasks, more than {L.MAX_MAPS:,}")  # fmt: skip
         return self
 
 
@@ -111,6 +133,7 @@ class FlexSlot(HadoopScenario):
             "allocator": s.allocator,
             "skew_sched": s.skew_sched,
             "co_cluster": s.co_cluster,
+            "co_cluster_hosts": s.co_cluster_hosts,
             **super().summary(model),
         }
 
@@ -224,7 +247,9 @@ def co_cluster_loads(s: FlexSlotSettings, seed: int) -> dict[str, TraceLoad]:
 def pilot_settings(s: FlexSlotSettings) -> FlexSlotSettings:
     """The stock run alone whose loads a co-located run replays: the same job, without the co-located cluster, its
     slot manager or its speculation. It is a run of its own (`FlexSlot.build` of these settings is the pilot)."""
-    return s.model_copy(update={"co_cluster": False, "slot_manager": "none", "speculation": "hadoop"})
+    return s.model_copy(
+        update={"co_cluster": False, "co_cluster_hosts": None, "slot_manager": "none", "speculation": "hadoop"}
+    )
 
 
 def remember_pilot(kind: str, alone: FlexSlotSettings, seed: int, outcome: Any) -> None:
@@ -251,10 +276,12 @@ def loads_of(trace: pd.DataFrame, s: FlexSlotSettings) -> dict[str, TraceLoad]:
 
 
 def add_co_cluster(model: HadoopModel, loads: dict[str, TraceLoad], s: FlexSlotSettings) -> None:
-    """The neighbour's VMs, outside our pool, each with its own pool's even share as its host weight."""
+    """The neighbour's VMs, outside our pool, each with its own pool's even share as its host weight: round-robin
+    over every host, or over the first `co_cluster_hosts` (an assumption: a neighbour concentrated on a few hosts)."""
     share = (s.pool_cpu_mhz or s.hosts * s.cores_per_host * s.core_mhz) / len(loads)
+    hosts = s.co_cluster_hosts or s.hosts
     for k, (name, load) in enumerate(loads.items()):
-        host = model.host_agents[k % s.hosts]
+        host = model.host_agents[k % hosts]
         vm = model.add_vm(f"co-{name}", host, vcpus=s.vcpus, mem_mb=s.vm_mem_mb, os_mem_mb=s.daemon_mem_mb,
                           in_pool=False, cpu_entitlement_mhz=share)  # fmt: skip
         model.add_background(vm, load)

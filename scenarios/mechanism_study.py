@@ -21,24 +21,42 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-PHYSICS = ["settings.page_cache.enabled", "settings.memory.reclaim", "settings.co_cluster", "settings.vm_mem_mb"]
-DRS_ONLY = ["settings.drs.enforce", "settings.drs.count_ready"]
+PHYSICS = [
+    "settings.page_cache.enabled",
+    "settings.memory.reclaim",
+    "settings.co_cluster",
+    "settings.co_cluster_hosts",
+    "settings.vm_mem_mb",
+]
+DRS_ONLY = [
+    "settings.drs.enforce",
+    "settings.drs.count_ready",
+    "settings.drs.cpu_spare_by",
+    "settings.drs.cpu_spare_pass",
+]
 SLOT_MANAGERS = ("none", "skewtune", "flexslot")
 DEFAULTS = {
     "settings.page_cache.enabled": True,
     "settings.memory.reclaim": True,
     "settings.co_cluster": False,
+    "settings.co_cluster_hosts": None,
     "settings.vm_mem_mb": 4096.0,
     "settings.drs.enforce": "host-pool",
     "settings.drs.count_ready": False,
+    "settings.drs.cpu_spare_by": "shares",
+    "settings.drs.cpu_spare_pass": True,
 }
-LABELS = {
+LABELS = {  # setting -> (its label, or the label of its value; whether the value is the cell's mechanism)
     "settings.page_cache.enabled": ("no page cache", lambda v: not v),
     "settings.memory.reclaim": ("no ballooning", lambda v: not v),
-    "settings.drs.enforce": ("per-VM shares", lambda v: v == "shares"),
+    "settings.drs.enforce": (lambda v: f"per-VM {v}" if v == "shares" else "per-VM limits", lambda v: v != "host-pool"),
     "settings.drs.count_ready": ("demand with ready time", lambda v: bool(v)),
     "settings.co_cluster": ("second cluster", lambda v: bool(v)),
     "settings.vm_mem_mb": ("8 GB VMs (pool at half)", lambda v: v > 4096.0),
+    # the assumptions no vSphere document states (issue 40): FlexSlot's missing feedback
+    "settings.drs.cpu_spare_by": ("(a) spare by demand", lambda v: v == "demand"),
+    "settings.drs.cpu_spare_pass": ("(b) no spare pass", lambda v: not v),
+    "settings.co_cluster_hosts": (lambda v: f"(c) on hosts 0-{int(float(v)) - 1}", lambda v: v is not None and v == v),
 }
 
 
@@ -77,12 +95,26 @@ def load(out: str | Path) -> pd.DataFrame:
 
 
 def cell_name(row: pd.Series) -> str:
-    names = [label for key, (label, on) in LABELS.items() if key in row and on(row[key])]
-    return " + ".join(names) or "defaults"
+    return " + ".join(label for _, label in _labels(row)) or "defaults"
+
+
+def _labels(row: pd.Series) -> list[tuple[int, str]]:
+    """(the setting's place in LABELS, its label) for each setting of `row` that is a mechanism of its cell."""
+    return [(i, label(row[key]) if callable(label) else label)
+            for i, (key, (label, on)) in enumerate(LABELS.items()) if key in row and on(row[key])]  # fmt: skip
 
 
 def _key(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
-    return frame[keys].astype(str).agg("|".join, axis=1)
+    return frame[keys].map(_canon).agg("|".join, axis=1)
+
+
+def _canon(v) -> str:
+    """A setting's value as the same text in every sweep: None and NaN (a column with a gap) alike, 4 and 4.0 alike."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return "None"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
 
 
 def table(static: pd.DataFrame, drs: pd.DataFrame) -> pd.DataFrame:
@@ -112,6 +144,7 @@ def table(static: pd.DataFrame, drs: pd.DataFrame) -> pd.DataFrame:
         rows.append({
             "benchmark": bench,
             "cell": cell_name(stock.iloc[0]),
+            "rank": [i for i, _ in _labels(stock.iloc[0])],
             "maps max/min static": h.maps_per_node_max_over_min.mean(),
             "maps max/min DRS": stock.maps_per_node_max_over_min.mean(),
             "maps max/min DRS per seed": tuple(round(x, 2) for x in stock.maps_per_node_max_over_min),
@@ -133,16 +166,10 @@ def table(static: pd.DataFrame, drs: pd.DataFrame) -> pd.DataFrame:
             "FlexSlot kills": by["flexslot"].killed_attempts.mean() if len(by["flexslot"]) else np.nan,
         })  # fmt: skip
     frame = pd.DataFrame(rows)
-    return frame.iloc[sorted(range(len(frame)), key=lambda i: _rank(frame.benchmark[i], frame.cell[i]))].reset_index(
-        drop=True
-    )
-
-
-def _rank(benchmark: str, cell: str) -> tuple:
-    """wordcount first; then the defaults, single mechanisms, pairs, each in LABELS order."""
-    order = [label for label, _ in LABELS.values()]
-    parts = [] if cell == "defaults" else cell.split(" + ")
-    return benchmark != "wordcount", len(parts), [order.index(p) for p in parts]
+    order = sorted(range(len(frame)), key=lambda i: (frame.benchmark[i] != "wordcount", len(frame["rank"][i]),
+                                                     frame["rank"][i]))  # fmt: skip
+    return frame.iloc[order].drop(columns="rank").reset_index(drop=True)  # wordcount first; then the defaults,
+    # single mechanisms, pairs, each in LABELS order
 
 
 def _f(x: float, digits: int = 2) -> str:

@@ -134,8 +134,13 @@ def learned_weights(model: HadoopModel, slow_nodes: int) -> dict[str, Any]:
     return out
 
 
+# Fig. 9's baseline, "HADOOP w/o backup mechanism" (about twice Hadoop's time in the paper): a name `compare` takes
+NO_BACKUPS = {"none": {"speculation": "none"}}
+
+
 def compare(seeds: tuple[int, ...] = (1, 2, 3), policies: tuple[str, ...] = tuple(POLICIES), **settings: Any):
-    """Run each policy on each seed; a DataFrame with one row per (policy, seed) of the summary's figures."""
+    """Run each policy (or "none": no backups) on each seed; a DataFrame with one row per (policy, seed) of the
+    summary's figures and the tail's (`tail_figures`)."""
     import pandas as pd
 
     from scenarios.settings import validate
@@ -143,12 +148,30 @@ def compare(seeds: tuple[int, ...] = (1, 2, 3), policies: tuple[str, ...] = tupl
     scenario, rows = SamrHeterogeneous(), []
     for name in policies:
         for seed in seeds:
-            s = validate(scenario.Settings, {**settings, **POLICIES[name]})
+            s = validate(scenario.Settings, {**settings, **{**POLICIES, **NO_BACKUPS}[name]})
             model = scenario.build(s, seed)
             run_model(model, scenario.horizon_s(model), progress=False)
             summary = scenario.summary(model)
-            rows.append({"policy": name, "seed": seed, **{k: summary.get(k) for k in SUMMARY_COLUMNS}})
+            rows.append({"policy": name, "seed": seed, **{k: summary.get(k) for k in SUMMARY_COLUMNS},
+                         **tail_figures(model, s.slow_nodes)})  # fmt: skip
     return pd.DataFrame(rows)
 
 
 SUMMARY_COLUMNS = ["job_s", "backups", "useful_backups", "m1_slow", "m1_fast", "r1_slow", "r1_fast"]
+
+
+def tail_figures(model: HadoopModel, slow_nodes: int) -> dict[str, float]:
+    """How severe the stragglers are: per kind, the slowest task's time (first launch to success) over the median's,
+    and the median task time on slow nodes over that on fast ones (by where the winning attempt ran)."""
+    slow = {t.name for t in model.trackers[:slow_nodes]}
+    out: dict[str, float] = {}
+    for kind, label in ((TaskKind.MAP, "map"), (TaskKind.REDUCE, "reduce")):
+        done = [a for a in model.attempts() if a.task.kind == kind and a.state == "done"]
+        times = np.array([a.end_s - a.task.start_s for a in done])
+        on_slow = np.array([a.tracker.name in slow for a in done])
+        if not len(times):
+            continue
+        out[f"{label}_max_over_median"] = float(times.max() / np.median(times))
+        if on_slow.any() and (~on_slow).any():
+            out[f"{label}_slow_over_fast"] = float(np.median(times[on_slow]) / np.median(times[~on_slow]))
+    return out

@@ -128,3 +128,22 @@ def test_single_jobs_run_the_table_ii_rows_and_wait_scheduling_does_not_slow_the
     for job in ("monte-carlo", "sort1"):
         fair, coupling = times[job]
         assert coupling["mean_job_s"] < 0.9 * fair["mean_job_s"]
+
+
+def test_load_figures_by_hand():
+    """Fig 16's load figures on two jobs, one node with one map and one reduce slot, from 0 to 30 s:
+    job A: submitted at 0, map 0-10, reduce 2-20 (launched greedily: held 8 s before its map ends), ends at 20;
+    job B: submitted at 5, map 10-15, reduce 20-30 (waits 5 s for the slot A holds), ends at 30."""
+    import pandas as pd
+
+    from scenarios.coupling_experiments import load_figures
+
+    tasks = pd.DataFrame({"job": ["A", "A", "B", "B"], "kind": ["m", "r", "m", "r"],
+                          "start_s": [0.0, 2.0, 10.0, 20.0], "end_s": [10.0, 20.0, 15.0, 30.0]})  # fmt: skip
+    jobs = pd.DataFrame({"job": ["A", "B"], "submit_s": [0.0, 5.0], "end_s": [20.0, 30.0]})
+    f = load_figures(tasks, jobs, slaves=1, map_slots=1, reduce_slots=1)
+    assert f["job_mean"] == f["job_median"] == pytest.approx(22.5)
+    assert f["map_busy"] == pytest.approx(15 / 30) and f["reduce_busy"] == pytest.approx(28 / 30)
+    assert f["reduce_full"] == pytest.approx(28 / 30)  # the one reduce slot is taken from 2 s to 30 s
+    assert f["held_before_maps_end"] == pytest.approx(8 / 28)
+    assert f["starvation"] == pytest.approx((0 + 5) / 2) and f["reduce_lag"] == pytest.approx((0 + 5) / 2)

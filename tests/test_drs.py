@@ -32,6 +32,48 @@ def test_spare_capacity_goes_by_shares_up_to_limits():
     np.testing.assert_allclose(got, [2500.0, 2500.0, 4000.0], rtol=1e-9)
 
 
+# The assumptions no vSphere document states (DrsSettings.cpu_spare_by, cpu_spare_pass): the same divvies by hand.
+# Pool 10000 MHz, three VMs of equal shares, no reservations, limits 8000; demands 1000 / 2000 / 3000. The first pass
+# gives each its demand (6000 < 10000), the spare is 4000.
+THREE = (10000.0, np.array([1000.0, 2000.0, 3000.0]), np.zeros(3), np.full(3, 8000.0), np.full(3, 1000.0))
+
+
+def test_spare_by_demand_keeps_each_vm_its_share_of_what_was_consumed():
+    from policies.allocators.drs import spare_weights
+
+    # by shares: 4000 / 3 each -> 2333 / 3333 / 4333 (the documented rule: every VM an equal part of the idle)
+    np.testing.assert_allclose(divide_pool(*THREE), [7000 / 3, 10000 / 3, 13000 / 3], rtol=1e-9)
+    # by demand 1:2:3: 667 / 1333 / 2000 -> 1667 / 3333 / 5000, i.e. demand x 10000 / 6000 (multiplicative)
+    weights = spare_weights("demand", THREE[1], THREE[4])
+    np.testing.assert_allclose(divide_pool(*THREE, spare_weights=weights), [5000 / 3, 10000 / 3, 5000.0], rtol=1e-6)
+    # a limit still binds: C limited to 4000 takes 1000 of the spare, the other 3000 go 1:2 -> 2000 / 4000 / 4000
+    limits = np.array([8000.0, 8000.0, 4000.0])
+    got = divide_pool(THREE[0], THREE[1], THREE[2], limits, THREE[4], spare_weights=weights)
+    np.testing.assert_allclose(got, [2000.0, 4000.0, 4000.0], rtol=1e-6)
+
+
+def test_spare_by_demand_gives_an_idle_vm_only_what_the_busy_cannot_take():
+    from policies.allocators.drs import spare_weights
+
+    # Pool 10000, demands 0 and 1000, limits 8000: first pass 0 / 1000, spare 9000. By shares 4500 each -> 4500 /
+    # 5500; by demand the busy VM takes 7000 (to its limit) and the idle one the 2000 left -> 2000 / 8000.
+    args = (10000.0, np.array([0.0, 1000.0]), np.zeros(2), np.full(2, 8000.0), np.full(2, 1000.0))
+    np.testing.assert_allclose(divide_pool(*args), [4500.0, 5500.0], rtol=1e-9)
+    weights = spare_weights("demand", args[1], args[4])
+    np.testing.assert_allclose(divide_pool(*args, spare_weights=weights), [2000.0, 8000.0], rtol=1e-6)
+    assert spare_weights("shares", args[1], args[4]) is None  # the default: the documented divvy, untouched
+
+
+def test_no_spare_pass_entitles_each_vm_to_its_demand_capped_share_only():
+    # no contention: 1000 / 2000 / 3000 (the spare's 4000 go to nobody)
+    np.testing.assert_allclose(divide_pool(*THREE, spare_pass=False), [1000.0, 2000.0, 3000.0], rtol=1e-9)
+    # contention (demands 2000 / 4000 / 6000 of 10000): max-min by shares, 2000 / 4000 / 4000, with or without the
+    # spare pass (there is no spare)
+    busy_args = (10000.0, np.array([2000.0, 4000.0, 6000.0]), np.zeros(3), np.full(3, 8000.0), np.full(3, 1000.0))
+    for spare_pass in (True, False):
+        np.testing.assert_allclose(divide_pool(*busy_args, spare_pass=spare_pass), [2000.0, 4000.0, 4000.0])
+
+
 def _pair(settings: DrsSettings):
     """A CPU-hungry VM and an I/O-bound VM sharing a 4-core host and its pool."""
     model = one_host(cores=4, disk_mbps=100.0)
@@ -65,6 +107,28 @@ def test_entitlements_as_caps_let_demand_grow_only_through_the_spare():
     assert (hungry.cpu_limit_mhz, reader.cpu_limit_mhz) == (pytest.approx(6000.0), pytest.approx(2000.0))
     model.run_for(60.0)
     assert (hungry.cpu_limit_mhz, reader.cpu_limit_mhz) == (pytest.approx(7000.0), pytest.approx(1000.0))
+
+
+def test_caps_without_a_spare_pass_never_grow():
+    # enforce=limit, cpu_spare_pass=false: period 1 (no history) 4000 / 4000; hungry uses its 4000, the reader none:
+    # first pass 4000 / 0 and no spare, so the caps are what each used, and stay there (the spare pass above: 6000 /
+    # 2000, then 7000 / 1000).
+    settings = DrsSettings(period_s=60, sample_s=10, window_s=60, enforce="limit", cpu_spare_pass=False)
+    model, hungry, reader = _pair(settings)
+    model.run_for(30.0)
+    assert hungry.cpu_limit_mhz == reader.cpu_limit_mhz == pytest.approx(4000.0)
+    for _ in range(2):
+        model.run_for(60.0)
+        assert hungry.cpu_limit_mhz == pytest.approx(4000.0) and reader.cpu_limit_mhz == pytest.approx(0.0, abs=1e-3)
+
+
+def test_caps_with_the_spare_by_demand_go_to_the_vm_that_used_the_cpu():
+    # enforce=limit, cpu_spare_by=demand: period 2 first pass 4000 / 0, the spare 4000 by demand 4000 : 0 goes to
+    # hungry up to its 8000 (the reader's weight is 1e-9 x its shares: nothing while hungry can take it): 8000 / 0.
+    settings = DrsSettings(period_s=60, sample_s=10, window_s=60, enforce="limit", cpu_spare_by="demand")
+    model, hungry, reader = _pair(settings)
+    model.run_for(90.0)
+    assert hungry.cpu_limit_mhz == pytest.approx(8000.0) and reader.cpu_limit_mhz == pytest.approx(0.0, abs=1e-3)
 
 
 def test_demand_from_consumption_misses_a_starved_vm_unless_ready_time_counts():

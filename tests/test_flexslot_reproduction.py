@@ -71,7 +71,8 @@ def skewness(model) -> float:
 @pytest.mark.xfail(
     strict=True,
     reason="issue 14: with memory reclamation on (the page cache's eviction order moves) the 3-seed mean is 1.71 under "
-    "DRS against 1.74 static (before: 1.71 against 1.70); docs/results-flexslot.md, 'by vSphere mechanism'",
+    "DRS against 1.74 static (before: 1.71 against 1.70); docs/history/results-flexslot-2026-11.md, "
+    "'by vSphere mechanism'",
 )
 def test_demand_based_pool_skews_map_runtimes_more(runs):
     assert mean_over_seeds(runs, "drs", skewness) > mean_over_seeds(runs, "homo", skewness)
@@ -93,7 +94,8 @@ def test_demand_based_pool_starves_the_stragglers_of_cpu(runs):
     strict=True,
     reason="not emergent on vSphere's documented rules: DRS's hot spots are those of any work-conserving pool. "
     "Issue 14's study, wordcount seeds 1-3: DRS 1.44 against 1.46 for equal static shares without hard limits; "
-    "the largest DRS / control ratio of any cell is a second cluster's 1.78 / 1.52 = 1.17 (docs/results-flexslot.md)",
+    "the largest DRS / control ratio of any cell is a second cluster's 1.78 / 1.52 = 1.17 "
+    "(docs/history/results-flexslot-2026-11.md)",
 )
 def test_the_demand_estimate_itself_makes_the_hot_spots(runs):
     # the control: equal static shares that are not caps let idle cycles flow just as DRS does
@@ -116,7 +118,8 @@ def test_heterogeneous_nodes_for_stragglers_lower_the_skew(runs):
     strict=True,
     reason="pinning the stragglers to the strong nodes adds nothing: Heter. + Skew-sched equals Heter. on seeds 1, 2, "
     "4 and 6 and is higher on 3 and 5 (1.244 vs 1.184, 1.481 vs 1.477); the stragglers are I/O-bound "
-    "(docs/results-flexslot.md, 'Table 1 and Fig 3'). On the earlier AVX-512 machines' split costs it was flat",
+    "(docs/history/results-flexslot-2026-11.md, 'Table 1 and Fig 3'). On the earlier AVX-512 machines' split costs it "
+    "was flat",
 )
 def test_pinning_the_stragglers_lowers_the_skew_further(runs):
     assert mean_over_seeds(runs, "heter", skewness) > mean_over_seeds(runs, "heter+sched", skewness)
@@ -133,7 +136,7 @@ def max_over_min(model) -> float:
     strict=True,
     reason="issue 14's target missed: DRS max/min maps per node 1.41 / 1.51 / 1.41 (seeds 1-3; target >= 3), static "
     "1.18 / 1.22 / 1.11 (< 2: met). The largest of the study's cells, a second cluster on the hosts, gives 1.78 "
-    "(docs/results-flexslot.md, 'The mechanisms crossed')",
+    "(docs/history/results-flexslot-2026-11.md, 'The mechanisms crossed')",
 )
 def test_drs_hot_spots_run_three_times_the_maps_of_the_fewest_while_static_stays_within_two(runs):
     for seed in SEEDS:

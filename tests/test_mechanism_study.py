@@ -55,3 +55,18 @@ def test_a_cell_gathers_static_drs_and_the_slot_managers_of_its_physics(tmp_path
     assert row["steal ratio DRS"] == pytest.approx(0.3 / (1.3 / 11))
     assert row["SkewTune %"] == pytest.approx(-5.0) and row["FlexSlot %"] == pytest.approx(10.0)
     assert "| wordcount | per-VM shares | 1.20 / 2.00 (1.50) |" in ms.markdown(t)
+
+
+def test_the_assumptions_name_their_cells_and_a_gap_keys_as_the_default():
+    def name(**settings):
+        return ms.cell_name(pd.Series({f"settings.{k.replace('__', '.')}": v for k, v in settings.items()}))
+
+    assert name(drs__cpu_spare_by="demand") == "(a) spare by demand"
+    assert name(drs__enforce="limit", drs__cpu_spare_pass=False) == "per-VM limits + (b) no spare pass"
+    assert name(co_cluster=True, co_cluster_hosts=4.0) == "second cluster + (c) on hosts 0-3"
+    assert name(co_cluster=True, co_cluster_hosts=float("nan")) == "second cluster"  # a column with a gap
+    assert name(drs__cpu_spare_by="shares", drs__cpu_spare_pass=True, drs__enforce="host-pool") == "defaults"
+    # a static sweep that wrote 4 and a DRS sweep that wrote 4.0 (or None and NaN) key the same physics
+    a = pd.DataFrame({"x": [4, None]}, dtype=object)
+    b = pd.DataFrame({"x": [4.0, float("nan")]})
+    assert ms._key(a, ["x"]).tolist() == ms._key(b, ["x"]).tolist() == ["4", "None"]

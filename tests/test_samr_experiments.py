@@ -91,3 +91,13 @@ def sort():
 def test_samr_and_late_finish_sort_sooner_than_hadoops_speculation_on_every_seed(sort):
     job = sort.pivot(index="seed", columns="policy", values="job_s")
     assert (job.samr < job.hadoop).all() and (job.late < job.hadoop).all(), job.to_dict()
+
+
+def test_no_backups_is_fig_9s_baseline_and_the_tail_is_measured():
+    """Fig. 9's "HADOOP w/o backup mechanism" is `compare`'s "none": no backup runs; the tail figures compare the
+    slowest task with the median and the slow nodes' median with the fast nodes' (Sort's maps on the slow nodes, at a
+    third of the disk and 35 % of the CPU, take several times a fast node's)."""
+    row = compare(seeds=(1,), policies=("none",), input_gb=3.0).iloc[0]
+    assert row.backups == 0
+    assert row.map_slow_over_fast > 2.0 and row.map_max_over_median > 2.0
+    assert row.reduce_max_over_median >= 1.0

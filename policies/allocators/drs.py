@@ -30,6 +30,16 @@ memory target (vcloud/memory.py).
 "pre-6.7" (vSphere 5.1) divvies it only up to each VM's demand (the first pass), "6.7" adds the second pass, the
 excess by shares up to each VM's configured size. The pool's limit is divvied with the spare in both. It only
 matters with `reserve_pool` and where a host pool meets VMs outside the pool (another tenant) on its host.
+
+Two assumptions, off by default, that no vSphere document states (FlexSlot's missing feedback: the documented
+divvy does not amplify a VM's shortfall, docs/results-flexslot.md). They act on CPU only; memory keeps the
+documented divvy.
+- `cpu_spare_by="demand"`: step 4 hands the spare out in proportion to each VM's measured demand, not its shares
+  (a multiplicative rule: a VM keeps its share of what the pool consumed, so a VM that used less stays smaller,
+  where shares hand every VM an equal part of the idle capacity back each period).
+- `cpu_spare_pass=false`: no step 4, each VM is entitled to its demand-capped share only. With `enforce="limit"`
+  that is "entitlements pushed down as per-VM limits with no spare pass": a VM is capped at what it used in the
+  window, so a VM that waited on I/O cannot grow until its use does, which under its cap it cannot.
 """
 
 from __future__ import annotations
@@ -67,6 +77,16 @@ class DrsSettings(BaseModel):
     )
     divvy: Literal["pre-6.7", "6.7"] = Field(
         "pre-6.7", description="the pool's reservation divvied up to demand only (5.1), or also by a second pass"
+    )
+    cpu_spare_by: Literal["shares", "demand"] = Field(
+        "shares",
+        description="the CPU pool's spare (beyond the demand-capped pass) by shares, as documented, or 'demand': in "
+        "proportion to each VM's measured demand (assumption: no vSphere document states this)",
+    )
+    cpu_spare_pass: bool = Field(
+        True,
+        description="false: no spare pass for CPU, each VM entitled to its demand-capped share only, so with "
+        "enforce=limit capped at what it used (assumption: no vSphere document states this)",
     )
 
     @model_validator(mode="after")
@@ -170,10 +190,12 @@ class DrsAllocator(CloudAllocator):
         cpu_demand = self.cpu_demand(view, now)
         mem_demand = self.mem_demand(view)
         self.last_cpu_demand, self.last_mem_demand = cpu_demand, mem_demand
+        shares = view.vm("cpu_shares")[pool]
         cpu_first, cpu = divide_pool(
             view.pool_cpu_mhz, cpu_demand, view.vm("cpu_reservation_mhz")[pool],
-            np.minimum(view.vm("cpu_limit_cfg_mhz")[pool], view.vm_max_mhz[pool]), view.vm("cpu_shares")[pool],
-            both=True,
+            np.minimum(view.vm("cpu_limit_cfg_mhz")[pool], view.vm_max_mhz[pool]), shares, both=True,
+            spare_weights=spare_weights(self.settings.cpu_spare_by, cpu_demand, shares),
+            spare_pass=self.settings.cpu_spare_pass,
         )  # fmt: skip
         mem = divide_pool(
             view.pool_mem_mb, mem_demand, view.vm("mem_reservation_mb")[pool],
@@ -198,14 +220,29 @@ class DrsAllocator(CloudAllocator):
 
 def divide_pool(
     capacity: float, demand: np.ndarray, reservation: np.ndarray, limit: np.ndarray, shares: np.ndarray,
-    both: bool = False,
+    both: bool = False, spare_weights: np.ndarray | None = None, spare_pass: bool = True,
 ):  # fmt: skip
     """The DRS divvy: demand-capped max-min by shares above reservations, then spare by shares up to limits.
-    `both`: return (the first pass, the whole divvy)."""
+    `both`: return (the first pass, the whole divvy). The two assumptions of `DrsSettings` (no vSphere document
+    states either): `spare_weights` hands the spare out by other weights than the shares; `spare_pass=False` hands
+    none out (the whole divvy is the first pass)."""
     ceiling = np.minimum(np.maximum(demand, reservation), limit)
     first = divvy(shares, reservation, ceiling, capacity)
     spare = capacity - first.sum()
     total = first
-    if spare > 0:
-        total = first + waterfill(np.zeros(len(first), dtype=np.int64), shares, limit - first, np.array([spare]))
+    if spare > 0 and spare_pass:
+        weights = shares if spare_weights is None else spare_weights
+        total = first + waterfill(np.zeros(len(first), dtype=np.int64), weights, limit - first, np.array([spare]))
     return (first, total) if both else total
+
+
+# a VM's weight in the spare per MHz of shares beside its demand, under cpu_spare_by="demand": so small that it takes
+# spare only once every VM that demanded is at its limit (or none demanded), then by shares; it keeps spare from
+# being dropped, not a VM's share of it
+_SHARES_EPS = 1e-9
+
+
+def spare_weights(spare_by: str, demand: np.ndarray, shares: np.ndarray) -> np.ndarray | None:
+    """The spare's weights: None (by shares, documented) or, for "demand", each VM's measured demand (an
+    assumption: a VM keeps its share of what the pool consumed)."""
+    return None if spare_by == "shares" else np.maximum(demand, 0.0) + _SHARES_EPS * shares
