@@ -27,11 +27,11 @@ from hadoop_layer.interfaces import (
     SpeculationPolicy,
     TaskScheduler,
 )
+from hadoop_layer.jvms import JvmPool, jvm_start, reused_start, start_s
 from hadoop_layer.ledger import RunningLedger
 from hadoop_layer.plans import (
     Route,
     cpu_for_runtime,
-    jvm_start,
     map_plan,
     reduce_finish_plan,
     reduce_merge_plan,
@@ -39,7 +39,7 @@ from hadoop_layer.plans import (
 )
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
 from hadoop_layer.spill import ReduceMerge
-from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, JobState, Task, TaskAttempt, TaskKind, TaskState
+from hadoop_layer.tasks import Job, JobState, Task, TaskAttempt, TaskKind, TaskState
 from vcloud.work import ItemState, Kind, Phase
 
 if TYPE_CHECKING:
@@ -96,6 +96,7 @@ class JobTracker:
         self.other_jobs: list[Job] = []
         self.lifecycle_queue: list[Task] = []
         self._calls: set[_Call] = set()
+        self.jvms = JvmPool(model.hadoop.jvm_reuse_tasks)  # the trackers' child JVMs, while they are reused
 
     @property
     def running_attempts(self) -> dict[TaskKind, int]:
@@ -216,12 +217,15 @@ class JobTracker:
             task.kind, task.state, task.start_s = kind, TaskState.RUNNING, float(self.model.time)
             job, cfg, core = task.job, self.model.hadoop, self.model.hosts.core_mhz[tracker.vm.host.row]
             own = job.setup_s if task.role == "setup" else job.cleanup_s
-            wait_s = max(own - cfg.jvm_start_core_s, 0.0) if own is not None else cfg.setup_cleanup_s
-            phases = [jvm_start(cfg.jvm_start_core_s * core)]
+            wait_s = max(own - start_s(cfg), 0.0) if own is not None else cfg.setup_cleanup_s
+            jvm, phases = self._child_jvm(tracker, task, core)
             if wait_s > 0:
                 phases.append(Phase.wait(task.role, wait_s))
+            if not phases:
+                phases.append(Phase.wait(task.role, 0.0))
             attempt = TaskAttempt(self.model, task, tracker, None, False, phases, [(0.0, 1.0)] * len(phases),
                                   tracker.heap_mb + cfg.jvm_overhead_mb)  # fmt: skip
+            attempt.jvm = jvm
             self.attempts.add(attempt)
             self.model.start_item(attempt, tracker.vm)
             return True
@@ -332,7 +336,8 @@ class JobTracker:
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
             route = self._route(tracker, task, not job.reduces, now)
-            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces), route)
+            jvm, head = self._child_jvm(tracker, task, core)
+            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces), route, head)
             if task.ready_s > now:  # its input is not there yet (a repartitioned map's piece)
                 phases, marks = (
                     [Phase.wait("input-ready", task.ready_s - now), *phases],
@@ -345,15 +350,17 @@ class JobTracker:
             available = model.shuffle.available_mb(job)
             write_per_mb = self._shuffle_write_per_mb(job, heap)
             route = self._route(tracker, task, True, now)
-            phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file)
+            jvm, head = self._child_jvm(tracker, task, core)
+            phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file, head)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
-            attempt.shuffle_write_per_mb = write_per_mb if phases[SHUFFLE].kind == Kind.PIPE else 0.0
-            attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
+            attempt.shuffle_index = k = len(phases) - 1
+            attempt.shuffle_write_per_mb = write_per_mb if phases[k].kind == Kind.PIPE else 0.0
+            attempt.progress_marks[k] = (0.0, job.finished_maps / len(job.maps) / 3.0)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
             attempt.fail_fraction = float(model.rng.random())
             if task.kind == TaskKind.MAP:
                 attempt.place_failure()  # a reduce's is placed when its plan is complete (_finish_shuffle)
-        attempt.heap_mb, attempt.io_sort_mb, attempt.route = heap, io_sort, route
+        attempt.heap_mb, attempt.io_sort_mb, attempt.route, attempt.jvm = heap, io_sort, route, jvm
         self.attempts.add(attempt)
         if tracker.node not in task.nodes_tried:
             task.nodes_tried += (tracker.node,)
@@ -373,14 +380,15 @@ class JobTracker:
         task, model = launch.task, self.model
         (result, runtime_s), task.replay = task.replay[0], task.replay[1:]
         cfg, core = model.hadoop, model.hosts.core_mhz.item(tracker.vm.host.row)
-        phases = [jvm_start(cfg.jvm_start_core_s * core)]
-        if runtime_s > cfg.jvm_start_core_s:
-            phases.append(Phase.cpu("work", (runtime_s - cfg.jvm_start_core_s) * core))
+        jvm, phases = self._child_jvm(tracker, task, core)
+        marks = [(0.0, 0.0)] * len(phases)
+        if runtime_s > start_s(cfg) or not phases:
+            phases.append(Phase.cpu("work", max(runtime_s - start_s(cfg), 0.0) * core))
+            marks.append((0.0, 0.5))
         locality = model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
-        marks = [(0.0, 0.0), (0.0, 0.5)][: len(phases)]
         attempt = TaskAttempt(model, task, tracker, locality, False, phases, marks, mem)
         attempt.fail_fraction, attempt.replayed = 1.0, result  # fails (or is killed) after its whole plan
-        attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
+        attempt.heap_mb, attempt.io_sort_mb, attempt.jvm = heap, io_sort, jvm
         self.attempts.add(attempt)
         if tracker.node not in task.nodes_tried:
             task.nodes_tried += (tracker.node,)
@@ -389,6 +397,17 @@ class JobTracker:
         task.job.set_state(task, TaskState.RUNNING)
         model.start_item(attempt, tracker.vm)
         return attempt
+
+    def _child_jvm(self, tracker: TaskTracker, task: Task, core_mhz: float) -> tuple[object, list[Phase]]:
+        """The child JVM a task launched now on `tracker` runs in (JvmManager.reapJvm, hadoop_layer/jvms.py) and the
+        phases at the head of its attempt: a new JVM's start, or a reused one's wait for its getTask poll."""
+        model, kind = self.model, task.kind
+        now = float(model.time)
+        slots = tracker.map_slots if kind == TaskKind.MAP else tracker.reduce_slots
+        jvm, reused = self.jvms.take(tracker.node, kind, task.job, slots)
+        if reused:
+            return jvm, reused_start(model.hadoop, jvm.idle_since, now, model.dt)
+        return jvm, jvm_start(model.hadoop, core_mhz, now, model.dt)
 
     def _route(self, tracker: TaskTracker, task: Task, write: bool, now: float) -> Route:
         """Where an attempt of `task` on `tracker` reads its split from, the local files it writes, and where its
@@ -424,6 +443,8 @@ class JobTracker:
     def attempt_finished(self, attempt: TaskAttempt) -> None:
         """Called by the cloud when an attempt's last phase ends."""
         task = attempt.task
+        # its child JVM idles (or exits) now, on the TaskTracker (JvmManager.taskFinished)
+        self.jvms.ended(attempt.tracker.node, task.kind, attempt.jvm, not attempt.will_fail, attempt.end_s)
         if task.role:
             self._lifecycle_finished(attempt)
             return
@@ -482,6 +503,7 @@ class JobTracker:
         if attempt.state != ItemState.RUNNING:
             return
         self.model.stop_item(attempt, ItemState.KILLED)
+        self.jvms.ended(attempt.tracker.node, attempt.task.kind, attempt.jvm, False, float(self.model.time))
         self._release(attempt)
         task = attempt.task
         if task.role:
@@ -533,9 +555,9 @@ class JobTracker:
         rows = self._shuffling_rows(job)
         if len(rows) < len(job.reduce_attempts):
             for attempt in job.reduce_attempts:
-                if attempt.row is not None and attempt.phase_index == SETUP:
+                if attempt.row is not None and attempt.phase_index < attempt.shuffle_index:
                     shuffle.grow_planned(attempt, share)
-                    attempt.progress_marks[SHUFFLE] = (0.0, copied)
+                    attempt.progress_marks[attempt.shuffle_index] = (0.0, copied)
         if len(rows):
             shuffle.grow_running(rows, share)
             self.model.set_progress_rows(rows, copied)
@@ -557,7 +579,7 @@ class JobTracker:
             self._shuffling, self._shuffling_layout = {}, layout
         rows = self._shuffling.get(job)
         if rows is None:
-            shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index != SETUP]
+            shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index >= a.shuffle_index]
             rows = self._shuffling[job] = np.array(shuffling, dtype=np.int64)
         return rows
 
@@ -581,8 +603,9 @@ class JobTracker:
                                       float(host.disk_mbps[h]), float(host.nic_mbps[h]))  # fmt: skip
         phases, marks, input_mb, out_mb = reduce_finish_plan(merge, task, cfg, attempt.route, written, own_cpu)
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
-        attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
-        attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
+        after = attempt.shuffle_index + 1
+        attempt.phases = attempt.phases[:after] + phases
+        attempt.progress_marks = attempt.progress_marks[:after] + marks
         attempt.place_failure()
         self.model.shuffle.close(attempt)
 
@@ -655,8 +678,9 @@ class JobTracker:
         done = old[index].amount - float(model.items.remaining[attempt.row])
         task.truncate(offset)
         core = model.hosts.core_mhz[attempt.tracker.vm.host.row]
+        head = [p for p in old if p.name.startswith("setup")]  # its JVM's phases, as they were (done, mostly)
         plan, marks, spills, out_mb = map_plan(
-            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces), attempt.route
+            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces), attempt.route, head
         )
         phases, marks = remaining_phases(old, index, done, plan, marks)
         phases, marks = with_scan(phases, marks, action.scan_mb, attempt.route)

@@ -22,6 +22,7 @@ from itertools import accumulate
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.datanode import read_streams, write_streams
 from hadoop_layer.hdfs import Locality
+from hadoop_layer.jvms import jvm_start
 from hadoop_layer.spill import MapSpill, ReduceMerge, map_spill, reduce_merge
 from hadoop_layer.tasks import Task
 from vcloud.work import Device, Kind, Phase, Stream, disk, nic
@@ -99,13 +100,6 @@ def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mar
     return [p for p, _ in kept], [m for _, m in kept]
 
 
-@lru_cache(maxsize=256, typed=True)
-def jvm_start(megacycles: float) -> Phase:
-    """An attempt's first phase, the child JVM's start on one core: one shared (frozen) phase per core speed, as
-    every attempt launched on a host of that speed has the same."""
-    return Phase.cpu("setup", megacycles)
-
-
 @lru_cache(maxsize=4096, typed=True)
 def _cached_spill(
     output_mb: float,
@@ -154,7 +148,7 @@ def _write(mb: float, route: Route, cfg: HadoopConfig) -> tuple[list[Phase], lis
     return [_io("hdfs-write", mb, route.writes(cfg.replication))], [(1.0, 1.0)]
 
 
-_MAP_MARKS = ((0.0, 0.0), (0.0, 1.0), (1.0, 1.0))  # a pipelined map's JVM start, map (its input) and last spill
+_MAP_MARKS = ((0.0, 1.0), (1.0, 1.0))  # a pipelined map's map (its input) and last spill, after its JVM's phases
 
 
 def map_plan(
@@ -165,10 +159,12 @@ def map_plan(
     core_mhz: float,
     reduces: int,
     route: Route = LOCAL,
+    head: list[Phase] | None = None,
 ):
-    """Phases, progress marks, spill count and final output MB of a map attempt."""
-    phases = [jvm_start(cfg.jvm_start_core_s * core_mhz)]
-    marks = [(0.0, 0.0)]
+    """Phases, progress marks, spill count and final output MB of a map attempt. `head`: its child JVM's phases
+    (hadoop_layer/jvms.py; default: a new JVM's start, launched at a tick)."""
+    phases = list(jvm_start(cfg, core_mhz) if head is None else head)
+    marks = [(0.0, 0.0)] * len(phases)
     if reduces == 0:
         spills, out_mb = 0, task.output_mb
         if cfg.pipelined_tasks and task.input_mb > 0:  # records are mapped as they are read, output written as made
@@ -199,8 +195,8 @@ def map_plan(
             write_per_mb = plan.merge_write_mb / plan.merge_read_mb if plan.merge_read_mb > 0 else 0.0
             streams = [disk(file=route.scratch_file), disk(write_per_mb, write=True, file=route.map_output_file)]
             phases.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb, streams))
-            return (*_keep(phases, [*_MAP_MARKS, (1.0, 1.0)]), spills, plan.output_mb)
-        return (*_keep(phases, [*_MAP_MARKS]), spills, plan.output_mb)
+            return (*_keep(phases, [*marks, *_MAP_MARKS, (1.0, 1.0)]), spills, plan.output_mb)
+        return (*_keep(phases, [*marks, *_MAP_MARKS]), spills, plan.output_mb)
     # Sequential phases (pipelined_tasks off): the input consumed (Hadoop's map progress) moves through the
     # read, the map and the spill writes, in proportion to their MB.
     # (plain floats, not NumPy: this runs at every map launch; the sums are left to right, as NumPy's of 3 are)
@@ -225,9 +221,15 @@ def map_plan(
 
 
 def reduce_start_plan(
-    available_mb: float, cfg: HadoopConfig, core_mhz: float, merge_write_per_mb: float = 0.0, merge_file: int = -1
+    available_mb: float,
+    cfg: HadoopConfig,
+    core_mhz: float,
+    merge_write_per_mb: float = 0.0,
+    merge_file: int = -1,
+    head: list[Phase] | None = None,
 ):
-    """The first phases of a reduce attempt: JVM start and the shuffle of what is available so far.
+    """The first phases of a reduce attempt: its child JVM's (`head`, as `map_plan`'s) and the shuffle of what is
+    available so far. The shuffle's index is the number of the JVM's phases (`TaskAttempt.shuffle_index`).
 
     Pipelined (`hadoop.pipelined_tasks`), the shuffle writes `merge_write_per_mb` MB to the local disk per MB
     fetched while it fetches (ReduceCopier's in-memory and on-disk mergers run beside the copiers; 10.2)."""
@@ -236,7 +238,7 @@ def reduce_start_plan(
                         streams=(nic(), disk(merge_write_per_mb, write=True, file=merge_file)))  # fmt: skip
     else:
         shuffle = Phase.net("shuffle", available_mb, open=True)
-    phases = [jvm_start(cfg.jvm_start_core_s * core_mhz), shuffle]
+    phases = [*(jvm_start(cfg, core_mhz) if head is None else head), shuffle]
     marks = [(0.0, 0.0)] * len(phases)
     return phases, marks
 

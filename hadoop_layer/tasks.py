@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 _NO_REPLICAS = np.zeros(0, dtype=np.int64)  # a reduce's (one array for all, read-only)
 _NO_REPLICAS.flags.writeable = False
-SETUP, SHUFFLE, AFTER_SHUFFLE = 0, 1, 2  # reduce phase indices: setup, shuffle, then the rest (plans.py)
 
 
 class TaskKind(StrEnum):
@@ -251,6 +250,10 @@ class TaskAttempt(WorkItem):
         self.shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
         self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.fail_fraction: float | None = None  # a failing attempt: where in its plan it fails, drawn at launch
+        # reduces: the index of the shuffle phase, after the child JVM's phases (plans.reduce_start_plan); before it
+        # the reduce is in its JVM's start or getTask poll, after it come the merges and the reduce
+        self.shuffle_index = 1
+        self.jvm = None  # the child JVM it runs in while JVMs are reused (hadoop_layer/jvms.py); None: its own
 
     @property
     def name(self) -> str:
