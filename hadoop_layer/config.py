@@ -92,7 +92,7 @@ class HadoopConfig(BaseModel):
     # "Job cleanup is done by a separate task. Job is declared SUCCEEDED/FAILED after the cleanup task has
     # finished"). On by default, as Hadoop 1.x runs them (docs/model.md).
     job_setup_cleanup: bool = Field(
-        False,
+        True,
         description="mapred.committer.job.setup.cleanup.needed (Hadoop 1.x default true; JobInProgress."
         "obtainJobSetupTask / obtainJobCleanupTask): init, a setup task and a cleanup task per job",
     )

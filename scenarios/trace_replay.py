@@ -31,7 +31,8 @@ as well as what is replayed, and says so when it cuts the file. Each job's recor
 the emulator has per job (trace_conf.py; `job_conf=false` ignores it). The comparison splits each job's duration
 into the wait before its first task (the traced cluster's other load, absent from the trace) and its tasks' run.
 
-Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on here; other scenarios leave it off for now.
+Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on, as in every scenario (a replayed job's recorded init,
+setup and cleanup times are its own).
 """
 
 from __future__ import annotations
