@@ -68,6 +68,13 @@ class HadoopConfig(BaseModel):
         description="an idle child JVM's getTask poll (Child.main: Thread.sleep(500), 1500 ms after 5 empty polls): "
         "a reused JVM gets its task at its next poll; 0: at once. A new JVM gets its task on its first call",
     )
+    outofband_heartbeat: bool = Field(
+        False,
+        description="mapreduce.tasktracker.outofband.heartbeat (Hadoop 1.x default false): false, the JobTracker hears "
+        "of an attempt's end at its tracker's next heartbeat (job completion, slow start, the schedulers' counts and "
+        "the next launch in that slot wait for it); true, at once (the extra heartbeat's own launches are not "
+        "modelled: the slot is filled at the next regular one)",
+    )
     shuffle_serving: bool = Field(
         True, description="charge map-output fetches to the serving node's disk and NIC (ours; hadoop_layer/shuffle.py)"
     )

@@ -178,9 +178,8 @@ class JobTracker:
         self.lifecycle_queue.append(task)
         self.wake_idle()
 
-    def _cleanup(self, job: Job, state: str, tracker: TaskTracker | None = None) -> None:
-        """The job's end is decided: out of the scheduler's sight; its cleanup task is queued (when `tracker`
-        reports it, at its next heartbeat)."""
+    def _cleanup(self, job: Job, state: str) -> None:
+        """The job's end is decided: out of the scheduler's sight; its cleanup task is queued."""
         job.final_state = state
         if job in self.running_jobs:
             self._stop_running(job)
@@ -191,14 +190,22 @@ class JobTracker:
                 self.lifecycle_queue.remove(setup)
             for attempt in list(setup.active):
                 self.kill(attempt)
-        if tracker is None:
-            self._queue_lifecycle(job, "cleanup")
-        else:
-            self._report(tracker, partial(self._queue_lifecycle, job, "cleanup"))
+        self._queue_lifecycle(job, "cleanup")
 
-    def _report(self, tracker: TaskTracker, event) -> None:
-        """Run `event` when `tracker` next heartbeats, before the heartbeat hands out tasks."""
-        self.later(tracker.next_beat_s(), event, Priority.HIGH)
+    def _report(self, tracker: TaskTracker, event, since: float | None = None) -> None:
+        """Run `event` when `tracker` first heartbeats after `since` (default: now), before that heartbeat hands out
+        tasks: what the tracker reports of an attempt that ended at `since`. At once if that heartbeat has gone by
+        (the tick that found the end came after it), or with out-of-band heartbeats (`hadoop.outofband_heartbeat`:
+        TaskTracker.notifyTTAboutTaskCompletion sends one on a task's end)."""
+        now = float(self.model.time)
+        if self.model.hadoop.outofband_heartbeat:
+            event()
+            return
+        at = tracker.clock.next_beat(tracker.node, now if since is None else since)
+        if at <= now:
+            event()
+            return
+        self.later(at, event, Priority.HIGH)
         tracker.wake()  # that heartbeat happens even if the tracker has nothing else to ask for
 
     def later(self, at: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
@@ -234,7 +241,7 @@ class JobTracker:
     def _lifecycle_finished(self, attempt: TaskAttempt) -> None:
         task = attempt.task
         task.state, task.end_s, task.won = TaskState.DONE, attempt.end_s, self._release(attempt)
-        self._report(attempt.tracker, partial(self._lifecycle_reported, task))
+        self._report(attempt.tracker, partial(self._lifecycle_reported, task), since=attempt.end_s)
 
     def _lifecycle_reported(self, task: Task) -> None:
         job = task.job
@@ -441,16 +448,31 @@ class JobTracker:
 
     # ---- endings ------------------------------------------------------------------------------------
     def attempt_finished(self, attempt: TaskAttempt) -> None:
-        """Called by the cloud when an attempt's last phase ends."""
+        """Called by the cloud when an attempt's last phase ends. On its TaskTracker the end is at once: its child JVM
+        idles or exits, its local scratch files go, a reduce's shuffle queues are dropped. The JobTracker hears of it
+        in the tracker's next heartbeat (Hadoop 1.x's out-of-band heartbeats are off: `hadoop.outofband_heartbeat`),
+        before that heartbeat hands out tasks: until then the attempt holds its slot and its task runs, to the
+        schedulers, the speculation policy and the job's counts (its progress reads 1.0)."""
         task = attempt.task
         # its child JVM idles (or exits) now, on the TaskTracker (JvmManager.taskFinished)
         self.jvms.ended(attempt.tracker.node, task.kind, attempt.jvm, not attempt.will_fail, attempt.end_s)
         if task.role:
             self._lifecycle_finished(attempt)
             return
+        if attempt.route is not None:
+            self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
+            attempt.route = None
+        if task.kind == TaskKind.REDUCE:
+            self.model.shuffle.drop_reduce(attempt)  # (a reduce that failed in its shuffle: what it had to fetch)
+        self._report(attempt.tracker, partial(self._attempt_reported, attempt), since=attempt.end_s)
+
+    def _attempt_reported(self, attempt: TaskAttempt) -> None:
+        """The JobTracker hears that `attempt` ended (JobTracker.updateTaskStatuses, at a heartbeat)."""
+        task = attempt.task
         job = task.job
-        # another attempt of the task finished earlier in the same tick, or a failure earlier in the tick ended the job
-        # (which killed its running attempts): this attempt's report comes after its task or its job is over
+        # another attempt of the task was heard of first (JobInProgress.completedTask: "Already completed TIP", the
+        # attempt is killed), or a failure ended the job (which killed its running attempts): this attempt's report
+        # comes after its task or its job is over
         lost = task.state == TaskState.DONE or job.state in _ENDED or job.final_state in _ENDED
         # its final state before its release records it (EndedAttempts): a recorded kill (e.g. a lost tracker) is
         # retried, not counted as a failure
@@ -463,6 +485,8 @@ class JobTracker:
         row = self._release(attempt)
         if lost:
             task.kill_count += 1
+            if job.state in _ENDED or job.state == JobState.SUCCEEDED:
+                retire(job)  # (its last attempt was this one, unreported when the job ended)
             return
         if killed:
             task.kill_count += 1
@@ -494,7 +518,7 @@ class JobTracker:
                     self.wake_idle()  # reduces may start now
         if job.complete and job.state == JobState.RUNNING and job.final_state is None:
             if self.model.hadoop.job_setup_cleanup:
-                self._cleanup(job, JobState.SUCCEEDED, attempt.tracker)  # the JobTracker hears of it at the next beat
+                self._cleanup(job, JobState.SUCCEEDED)
             else:
                 self._job_done(job)
 

@@ -127,3 +127,50 @@ def test_reuse_spawns_while_the_tracker_has_fewer_jvms_than_slots():
 def test_jvm_reuse_of_zero_is_refused():
     with pytest.raises(ValueError, match="-1"):
         HadoopConfig(jvm_reuse_tasks=0)
+
+
+# ---- the JobTracker hears of an attempt's end at its tracker's next heartbeat -----------------------------------
+def test_a_job_ends_when_its_last_attempt_is_reported():
+    """No lifecycle: the map ends at o + 4 and the JobTracker hears of it at the next beat, o + 6; with out-of-band
+    heartbeats at once."""
+    for oob, heard in ((False, 6.0), (True, 4.0)):
+        model = one_slave(outofband_heartbeat=oob)
+        job = model.add_job("one", PUMA["grep"], 0.0, [cpu_map()], 0)
+        model.start()
+        model.run_until(60.0)
+        (m,) = job.maps[0].attempts
+        assert m.end_s - m.start_s == pytest.approx(4.0, abs=TOL)
+        assert job.end_s - m.start_s == pytest.approx(heard, abs=TOL)
+
+
+def two_slaves(**hadoop) -> HadoopModel:
+    """s0 runs maps only, s1 reduces only; reduces start once every map is heard of (slowstart 1)."""
+    cfg = HadoopConfig(map_slots=1, reduce_slots=1, heartbeat_formula="1.0", job_setup_cleanup=False,
+                       reduce_slowstart=1.0, **hadoop)  # fmt: skip
+    model = HadoopModel(rng=5, dt=DT, check=True, hadoop=cfg, scheduler=FifoScheduler())
+    for i in range(2):
+        host = model.add_host(f"h{i}", cores=2, core_mhz=CORE_MHZ, mem_mb=8192, disk_mbps=100, nic_mbps=100, rack=0)
+        model.add_slave(model.add_vm(f"s{i}", host, vcpus=2, mem_mb=4096))
+    model.trackers[0].reduce_slots = 0
+    model.trackers[1].map_slots = 0
+    return model
+
+
+@pytest.mark.parametrize("oob", [False, True])
+def test_slow_start_sees_a_map_end_when_its_tracker_reports_it(oob):
+    """The reduce's tracker s1 launches it at its first beat after the JobTracker heard of the map: s0's next beat
+    after the map's end (out-of-band: the end itself)."""
+    model = two_slaves(outofband_heartbeat=oob)
+    map_spec = {"input_mb": 0.0, "cpu_mc": CORE_MHZ, "output_mb": 1.0, "output_records": 10.0}
+    job = model.add_job("mr", PUMA["grep"], 0.0, [map_spec], 1)
+    model.start()
+    model.run_until(120.0)
+    (m,), (r,) = job.maps[0].attempts, job.reduces[0].attempts
+    s0, s1 = model.trackers
+
+    def after(tracker, t: float) -> float:
+        return tracker.offset_s + (math.floor((t - tracker.offset_s) / tracker.interval_s) + 1) * tracker.interval_s
+
+    heard = m.end_s if oob else after(s0, m.end_s)
+    assert r.start_s == pytest.approx(after(s1, heard))
+    assert job.state == "succeeded"
