@@ -68,6 +68,12 @@ class HadoopConfig(BaseModel):
         description="an idle child JVM's getTask poll (Child.main: Thread.sleep(500), 1500 ms after 5 empty polls): "
         "a reused JVM gets its task at its next poll; 0: at once. A new JVM gets its task on its first call",
     )
+    task_commit: bool = Field(
+        True,
+        description="a task that wrote output (a map of a map-only job, a reduce) commits it (Task.done: "
+        "commitPending, then canCommit every 1 s until the JobTracker's approval comes back in the tracker's next "
+        "heartbeat reply); off: it ends with its last write",
+    )
     outofband_heartbeat: bool = Field(
         False,
         description="mapreduce.tasktracker.outofband.heartbeat (Hadoop 1.x default false): false, the JobTracker hears "

@@ -24,7 +24,7 @@ from hadoop_layer.datanode import read_streams, write_streams
 from hadoop_layer.hdfs import Locality
 from hadoop_layer.jvms import jvm_start
 from hadoop_layer.spill import MapSpill, ReduceMerge, map_spill, reduce_merge
-from hadoop_layer.tasks import Task
+from hadoop_layer.tasks import COMMIT, Task
 from vcloud.work import Device, Kind, Phase, Stream, disk, nic
 
 Mark = tuple[float, float]  # progress score at a phase's start and end (WorkItem.progress_marks)
@@ -125,6 +125,13 @@ def spill_of(task: Task, io_sort_mb: float, cfg: HadoopConfig) -> MapSpill:
     return _cached_spill(*args)
 
 
+def _committed(phases: list[Phase], marks: list[Mark], out_mb: float, cfg: HadoopConfig):
+    """A plan that wrote `out_mb` of HDFS output ends in the task commit (`hadoop.task_commit`; tasks.COMMIT)."""
+    if cfg.task_commit and out_mb > 0:
+        return [*phases, COMMIT], [*marks, (1.0, 1.0)]
+    return phases, marks
+
+
 def hdfs_read(name: str, mb: float, route: Route) -> Phase:
     """An HDFS read of `mb` on its own: from the local datastore, or served by the replica's DataNode."""
     if route.source_vm >= 0 and not route.serving:
@@ -171,11 +178,11 @@ def map_plan(
             streams = route.reads() + route.writes(cfg.replication, out_mb / task.input_mb)
             phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
             marks.append((0.0, 1.0))
-            return (*_keep(phases, marks), spills, out_mb)
+            return (*_committed(*_keep(phases, marks), out_mb, cfg), spills, out_mb)
         write, write_marks = _write(out_mb, route, cfg)
         phases += [hdfs_read("read", task.input_mb, route), Phase.cpu("map", task.cpu_mc), *write]
         marks += [(0.0, 0.5), (0.5, 1.0), *write_marks]
-        return (*_keep(phases, marks), spills, out_mb)
+        return (*_committed(*_keep(phases, marks), out_mb, cfg), spills, out_mb)
     plan = spill_of(task, io_sort_mb, cfg)
     input_mb, spills = task.input_mb, plan.spills
     if cfg.pipelined_tasks and input_mb > 0:
@@ -289,7 +296,7 @@ def reduce_finish_plan(
         ]
         marks = [(third, 0.5), (0.5, 2 * third), (2 * third, 1.0)]
         kept = [(p, m) for p, m in zip(phases, marks, strict=True) if p is not None]
-        phases, marks = _keep([p for p, _ in kept], [m for _, m in kept])
+        phases, marks = _committed(*_keep([p for p, _ in kept], [m for _, m in kept]), out_mb, cfg)
         return phases, marks, input_mb, out_mb
     write, write_marks = _write(out_mb, route, cfg)
     phases = [
@@ -306,7 +313,7 @@ def reduce_finish_plan(
         (2 * third, 1.0),
         *write_marks,
     ]
-    phases, marks = _keep(phases, marks)
+    phases, marks = _committed(*_keep(phases, marks), out_mb, cfg)
     return phases, marks, input_mb, out_mb
 
 

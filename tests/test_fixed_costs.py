@@ -174,3 +174,44 @@ def test_slow_start_sees_a_map_end_when_its_tracker_reports_it(oob):
     heard = m.end_s if oob else after(s0, m.end_s)
     assert r.start_s == pytest.approx(after(s1, heard))
     assert job.state == "succeeded"
+
+
+# ---- the task commit (Task.done: commitPending, canCommit every 1 s until approved at a heartbeat) --------------
+@pytest.mark.parametrize("commit", [True, False])
+def test_a_task_that_wrote_output_waits_for_its_commit_approval(commit):
+    """A map-only map writes 1 MB to HDFS: JVM 3 s, map 1 s, the write (a tick) end its work at w ~ o + 4.01. It
+    calls canCommit at w, w + 1, w + 2, ...; the approval comes back in the reply to its tracker's next heartbeat,
+    o + 6, so the poll at w + 2 is the first that may commit: the attempt ends there, and the JobTracker hears of
+    it at the beat after, o + 9. Without the commit it ends at w and is heard of at o + 6."""
+    model = one_slave(task_commit=commit, replication=1)
+    spec = {"input_mb": 0.0, "cpu_mc": CORE_MHZ, "output_mb": 1.0, "output_records": 10.0}
+    job = model.add_job("map-only", PUMA["grep"], 0.0, [spec], 0)
+    model.start()
+    model.run_until(60.0)
+    (m,) = job.maps[0].attempts
+    o = m.start_s
+    names = [p.name for p in m.phases]
+    work_end = m.phase_end_s[names.index("hdfs-write")]
+    assert work_end - o == pytest.approx(4.0, abs=TOL)
+    if commit:
+        assert names[-1] == "hdfs-commit"
+        assert m.end_s == pytest.approx(work_end + 2.0)  # canCommit at w, w + 1, w + 2 > o + 6
+        assert job.end_s == pytest.approx(o + 9.0)
+    else:
+        assert "hdfs-commit" not in names and m.end_s == work_end
+        assert job.end_s == pytest.approx(o + 6.0)
+
+
+def test_a_map_whose_output_goes_to_reduces_commits_nothing_and_a_reduce_commits():
+    model = two_slaves(replication=1)
+    map_spec = {"input_mb": 0.0, "cpu_mc": CORE_MHZ, "output_mb": 1.0, "output_records": 10.0}
+    job = model.add_job("mr", PUMA["grep"], 0.0, [map_spec], 1)
+    model.start()
+    model.run_until(120.0)
+    (m,), (r,) = job.maps[0].attempts, job.reduces[0].attempts
+    assert "hdfs-commit" not in [p.name for p in m.phases]
+    names = [p.name for p in r.phases]
+    assert names[-1] == "hdfs-commit"
+    work_end, s1 = r.phase_end_s[-2], model.trackers[1]
+    beat = s1.offset_s + (math.floor((work_end - s1.offset_s) / s1.interval_s) + 1) * s1.interval_s
+    assert r.end_s - work_end == pytest.approx(math.ceil(beat - work_end))  # whole seconds of canCommit polls
