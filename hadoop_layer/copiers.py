@@ -29,12 +29,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from hadoop_layer.shuffle import ShuffleServer
+from hadoop_layer.shuffle import STARTING, ShuffleServer
 from hadoop_layer.shuffle_queue import DRAINED_MB, SparseQueue, add_row, queue_widened
 from vcloud.model import InvariantError
 from vcloud.numerics import inline, kernel, np_min
 from vcloud.tables import grown
-from vcloud.work import Kind
 
 if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
@@ -164,7 +163,7 @@ class CopierShuffle(ShuffleServer):
         reduces = CopierColumns(self.changed, self.waiting, self.in_flight, self.col_row, self.backlog, self.position,
                                 self.next_at, self.col_node)  # fmt: skip
         self.fetch_node, self.fetch_col, took, self.q_col, self.q_val = copiers_take(
-            self.copiers, reduces, self.model.items.kind, int(Kind.CPU), self.fetch_node, self.fetch_col,
+            self.copiers, reduces, self.model.items.kind, STARTING, self.fetch_node, self.fetch_col,
             CopyRates(self.disk_mb, self.send_mb, self.nic_mb), self.sparse_queue(),
         )  # fmt: skip
         self._look = copiers_look(self.changed, self.waiting, self.in_flight, self.copiers, self._hi)
@@ -262,8 +261,8 @@ def copiers_take(
     queue: SparseQueue,
 ) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray]:
     """`hadoop_layer.copiers.CopierShuffle.before_tick`: the reduce columns whose backlog or copiers changed, that
-    have a backlog, a free copier and a running shuffle phase (the kind of their item row, `col_row`, is not
-    `starting`: the JVM start) are looked at; their free
+    have a backlog, a free copier and a running shuffle phase (the kind of their item row, `col_row`, is not one of
+    the bits of `starting`: the child JVM's start or poll, STARTING) are looked at; their free
     copiers take nodes in rotation (`_take`'s rule: each free copier at least one node, more while the copier-ticks
     spent before a node are below the free copiers). Changes the per-column state, `backlog`, the sparse queue's read
     rows (`queue[node, c] += backlog[c, node]`, `shuffle_move`'s layout, with its column counts) and `stale` in place;
@@ -286,7 +285,7 @@ def copiers_take(
     cols = np.empty(n_cols, np.int64)
     m = 0
     for c in range(n_cols):
-        if changed[c] and waiting[c] > 0 and in_flight[c] < copiers and item_kind[col_row[c]] != starting:
+        if changed[c] and waiting[c] > 0 and in_flight[c] < copiers and not (starting >> item_kind[col_row[c]]) & 1:
             cols[m] = c
             m += 1
     if m == 0:

@@ -27,11 +27,11 @@ from hadoop_layer.interfaces import (
     SpeculationPolicy,
     TaskScheduler,
 )
+from hadoop_layer.jvms import JvmPool, jvm_start, reused_start, start_s
 from hadoop_layer.ledger import RunningLedger
 from hadoop_layer.plans import (
     Route,
     cpu_for_runtime,
-    jvm_start,
     map_plan,
     reduce_finish_plan,
     reduce_merge_plan,
@@ -40,7 +40,7 @@ from hadoop_layer.plans import (
 from hadoop_layer.repartition import check_shares, piece_specs, remaining_phases, with_scan
 from hadoop_layer.speculation_outlook import LookAhead, outlook_of
 from hadoop_layer.spill import ReduceMerge
-from hadoop_layer.tasks import AFTER_SHUFFLE, SETUP, SHUFFLE, Job, JobState, Task, TaskAttempt, TaskKind, TaskState
+from hadoop_layer.tasks import Job, JobState, Task, TaskAttempt, TaskKind, TaskState
 from vcloud.work import ItemState, Kind, Phase
 
 if TYPE_CHECKING:
@@ -100,6 +100,7 @@ class JobTracker:
         self.other_jobs: list[Job] = []
         self.lifecycle_queue: list[Task] = []
         self._calls: set[_Call] = set()
+        self.jvms = JvmPool(model.hadoop.jvm_reuse_tasks)  # the trackers' child JVMs, while they are reused
 
     @property
     def running_attempts(self) -> dict[TaskKind, int]:
@@ -181,9 +182,8 @@ class JobTracker:
         self.lifecycle_queue.append(task)
         self.wake_idle()
 
-    def _cleanup(self, job: Job, state: str, tracker: TaskTracker | None = None) -> None:
-        """The job's end is decided: out of the scheduler's sight; its cleanup task is queued (when `tracker`
-        reports it, at its next heartbeat)."""
+    def _cleanup(self, job: Job, state: str) -> None:
+        """The job's end is decided: out of the scheduler's sight; its cleanup task is queued."""
         job.final_state = state
         if job in self.running_jobs:
             self._stop_running(job)
@@ -194,14 +194,22 @@ class JobTracker:
                 self.lifecycle_queue.remove(setup)
             for attempt in list(setup.active):
                 self.kill(attempt)
-        if tracker is None:
-            self._queue_lifecycle(job, "cleanup")
-        else:
-            self._report(tracker, partial(self._queue_lifecycle, job, "cleanup"))
+        self._queue_lifecycle(job, "cleanup")
 
-    def _report(self, tracker: TaskTracker, event) -> None:
-        """Run `event` when `tracker` next heartbeats, before the heartbeat hands out tasks."""
-        self.later(tracker.next_beat_s(), event, Priority.HIGH)
+    def _report(self, tracker: TaskTracker, event, since: float | None = None) -> None:
+        """Run `event` when `tracker` first heartbeats after `since` (default: now), before that heartbeat hands out
+        tasks: what the tracker reports of an attempt that ended at `since`. At once if that heartbeat has gone by
+        (the tick that found the end came after it), or with out-of-band heartbeats (`hadoop.outofband_heartbeat`:
+        TaskTracker.notifyTTAboutTaskCompletion sends one on a task's end)."""
+        now = float(self.model.time)
+        if self.model.hadoop.outofband_heartbeat:
+            event()
+            return
+        at = tracker.clock.next_beat(tracker.node, now if since is None else since)
+        if at <= now:
+            event()
+            return
+        self.later(at, event, Priority.HIGH)
         tracker.wake()  # that heartbeat happens even if the tracker has nothing else to ask for
 
     def later(self, at: float, fn: Callable[[], None], priority: Priority = Priority.DEFAULT) -> None:
@@ -220,12 +228,15 @@ class JobTracker:
             task.kind, task.state, task.start_s = kind, TaskState.RUNNING, float(self.model.time)
             job, cfg, core = task.job, self.model.hadoop, self.model.hosts.core_mhz[tracker.vm.host.row]
             own = job.setup_s if task.role == "setup" else job.cleanup_s
-            wait_s = max(own - cfg.jvm_start_core_s, 0.0) if own is not None else cfg.setup_cleanup_s
-            phases = [jvm_start(cfg.jvm_start_core_s * core)]
+            wait_s = max(own - start_s(cfg), 0.0) if own is not None else cfg.setup_cleanup_s
+            jvm, phases = self._child_jvm(tracker, task, core)
             if wait_s > 0:
                 phases.append(Phase.wait(task.role, wait_s))
+            if not phases:
+                phases.append(Phase.wait(task.role, 0.0))
             attempt = TaskAttempt(self.model, task, tracker, None, False, phases, [(0.0, 1.0)] * len(phases),
                                   tracker.heap_mb + cfg.jvm_overhead_mb)  # fmt: skip
+            attempt.jvm = jvm
             self.attempts.add(attempt)
             self.model.start_item(attempt, tracker.vm)
             return True
@@ -234,7 +245,7 @@ class JobTracker:
     def _lifecycle_finished(self, attempt: TaskAttempt) -> None:
         task = attempt.task
         task.state, task.end_s, task.won = TaskState.DONE, attempt.end_s, self._release(attempt)
-        self._report(attempt.tracker, partial(self._lifecycle_reported, task))
+        self._report(attempt.tracker, partial(self._lifecycle_reported, task), since=attempt.end_s)
 
     def _lifecycle_reported(self, task: Task) -> None:
         job = task.job
@@ -337,7 +348,8 @@ class JobTracker:
         if task.kind == TaskKind.MAP:
             locality = model.locality_of(task, tracker.node)
             route = self._route(tracker, task, not job.reduces, now)
-            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces), route)
+            jvm, head = self._child_jvm(tracker, task, core)
+            phases, marks, spills, out_mb = map_plan(task, locality, io_sort, cfg, core, len(job.reduces), route, head)
             if task.ready_s > now:  # its input is not there yet (a repartitioned map's piece)
                 phases, marks = (
                     [Phase.wait("input-ready", task.ready_s - now), *phases],
@@ -350,15 +362,17 @@ class JobTracker:
             available = model.shuffle.available_mb(job)
             write_per_mb = self._shuffle_write_per_mb(job, heap)
             route = self._route(tracker, task, True, now)
-            phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file)
+            jvm, head = self._child_jvm(tracker, task, core)
+            phases, marks = reduce_start_plan(available, cfg, core, write_per_mb, route.scratch_file, head)
             attempt = TaskAttempt(model, task, tracker, None, launch.speculative, phases, marks, mem)
-            attempt.shuffle_write_per_mb = write_per_mb if phases[SHUFFLE].kind == Kind.PIPE else 0.0
-            attempt.progress_marks[SHUFFLE] = (0.0, job.finished_maps / len(job.maps) / 3.0)
+            attempt.shuffle_index = k = len(phases) - 1
+            attempt.shuffle_write_per_mb = write_per_mb if phases[k].kind == Kind.PIPE else 0.0
+            attempt.progress_marks[k] = (0.0, job.finished_maps / len(job.maps) / 3.0)
         if cfg.task_failure_probability and model.rng.random() < cfg.task_failure_probability:
             attempt.fail_fraction = float(model.rng.random())
             if task.kind == TaskKind.MAP:
                 attempt.place_failure()  # a reduce's is placed when its plan is complete (_finish_shuffle)
-        attempt.heap_mb, attempt.io_sort_mb, attempt.route = heap, io_sort, route
+        attempt.heap_mb, attempt.io_sort_mb, attempt.route, attempt.jvm = heap, io_sort, route, jvm
         self.attempts.add(attempt)
         if tracker.node not in task.nodes_tried:
             task.nodes_tried += (tracker.node,)
@@ -378,14 +392,15 @@ class JobTracker:
         task, model = launch.task, self.model
         (result, runtime_s), task.replay = task.replay[0], task.replay[1:]
         cfg, core = model.hadoop, model.hosts.core_mhz.item(tracker.vm.host.row)
-        phases = [jvm_start(cfg.jvm_start_core_s * core)]
-        if runtime_s > cfg.jvm_start_core_s:
-            phases.append(Phase.cpu("work", (runtime_s - cfg.jvm_start_core_s) * core))
+        jvm, phases = self._child_jvm(tracker, task, core)
+        marks = [(0.0, 0.0)] * len(phases)
+        if runtime_s > start_s(cfg) or not phases:
+            phases.append(Phase.cpu("work", max(runtime_s - start_s(cfg), 0.0) * core))
+            marks.append((0.0, 0.5))
         locality = model.locality_of(task, tracker.node) if task.kind == TaskKind.MAP else None
-        marks = [(0.0, 0.0), (0.0, 0.5)][: len(phases)]
         attempt = TaskAttempt(model, task, tracker, locality, False, phases, marks, mem)
         attempt.fail_fraction, attempt.replayed = 1.0, result  # fails (or is killed) after its whole plan
-        attempt.heap_mb, attempt.io_sort_mb = heap, io_sort
+        attempt.heap_mb, attempt.io_sort_mb, attempt.jvm = heap, io_sort, jvm
         self.attempts.add(attempt)
         if tracker.node not in task.nodes_tried:
             task.nodes_tried += (tracker.node,)
@@ -394,6 +409,17 @@ class JobTracker:
         task.job.set_state(task, TaskState.RUNNING)
         model.start_item(attempt, tracker.vm)
         return attempt
+
+    def _child_jvm(self, tracker: TaskTracker, task: Task, core_mhz: float) -> tuple[object, list[Phase]]:
+        """The child JVM a task launched now on `tracker` runs in (JvmManager.reapJvm, hadoop_layer/jvms.py) and the
+        phases at the head of its attempt: a new JVM's start, or a reused one's wait for its getTask poll."""
+        model, kind = self.model, task.kind
+        now = float(model.time)
+        slots = tracker.map_slots if kind == TaskKind.MAP else tracker.reduce_slots
+        jvm, reused = self.jvms.take(tracker.node, kind, task.job, slots)
+        if reused:
+            return jvm, reused_start(model.hadoop, jvm.idle_since, now, model.dt)
+        return jvm, jvm_start(model.hadoop, core_mhz, now, model.dt)
 
     def _route(self, tracker: TaskTracker, task: Task, write: bool, now: float) -> Route:
         """Where an attempt of `task` on `tracker` reads its split from, the local files it writes, and where its
@@ -427,14 +453,31 @@ class JobTracker:
 
     # ---- endings ------------------------------------------------------------------------------------
     def attempt_finished(self, attempt: TaskAttempt) -> None:
-        """Called by the cloud when an attempt's last phase ends."""
+        """Called by the cloud when an attempt's last phase ends. On its TaskTracker the end is at once: its child JVM
+        idles or exits, its local scratch files go, a reduce's shuffle queues are dropped. The JobTracker hears of it
+        in the tracker's next heartbeat (Hadoop 1.x's out-of-band heartbeats are off: `hadoop.outofband_heartbeat`),
+        before that heartbeat hands out tasks: until then the attempt holds its slot and its task runs, to the
+        schedulers, the speculation policy and the job's counts (its progress reads 1.0)."""
         task = attempt.task
+        # its child JVM idles (or exits) now, on the TaskTracker (JvmManager.taskFinished)
+        self.jvms.ended(attempt.tracker.node, task.kind, attempt.jvm, not attempt.will_fail, attempt.end_s)
         if task.role:
             self._lifecycle_finished(attempt)
             return
+        if attempt.route is not None:
+            self.model.files.delete(attempt.route.scratch_file)  # its spills or merge files
+            attempt.route = None
+        if task.kind == TaskKind.REDUCE:
+            self.model.shuffle.drop_reduce(attempt)  # (a reduce that failed in its shuffle: what it had to fetch)
+        self._report(attempt.tracker, partial(self._attempt_reported, attempt), since=attempt.end_s)
+
+    def _attempt_reported(self, attempt: TaskAttempt) -> None:
+        """The JobTracker hears that `attempt` ended (JobTracker.updateTaskStatuses, at a heartbeat)."""
+        task = attempt.task
         job = task.job
-        # another attempt of the task finished earlier in the same tick, or a failure earlier in the tick ended the job
-        # (which killed its running attempts): this attempt's report comes after its task or its job is over
+        # another attempt of the task was heard of first (JobInProgress.completedTask: "Already completed TIP", the
+        # attempt is killed), or a failure ended the job (which killed its running attempts): this attempt's report
+        # comes after its task or its job is over
         lost = task.state == TaskState.DONE or job.state in _ENDED or job.final_state in _ENDED
         # its final state before its release records it (EndedAttempts): a recorded kill (e.g. a lost tracker) is
         # retried, not counted as a failure
@@ -447,6 +490,8 @@ class JobTracker:
         row = self._release(attempt)
         if lost:
             task.kill_count += 1
+            if job.state in _ENDED or job.state == JobState.SUCCEEDED:
+                retire(job)  # (its last attempt was this one, unreported when the job ended)
             return
         if killed:
             task.kill_count += 1
@@ -478,7 +523,7 @@ class JobTracker:
                     self.wake_idle()  # reduces may start now
         if job.complete and job.state == JobState.RUNNING and job.final_state is None:
             if self.model.hadoop.job_setup_cleanup:
-                self._cleanup(job, JobState.SUCCEEDED, attempt.tracker)  # the JobTracker hears of it at the next beat
+                self._cleanup(job, JobState.SUCCEEDED)
             else:
                 self._job_done(job)
 
@@ -487,6 +532,7 @@ class JobTracker:
         if attempt.state != ItemState.RUNNING:
             return
         self.model.stop_item(attempt, ItemState.KILLED)
+        self.jvms.ended(attempt.tracker.node, attempt.task.kind, attempt.jvm, False, float(self.model.time))
         self._release(attempt)
         task = attempt.task
         if task.role:
@@ -539,9 +585,9 @@ class JobTracker:
         rows = self._shuffling_rows(job)
         if len(rows) < len(job.reduce_attempts):
             for attempt in job.reduce_attempts:
-                if attempt.row is not None and attempt.phase_index == SETUP:
+                if attempt.row is not None and attempt.phase_index < attempt.shuffle_index:
                     shuffle.grow_planned(attempt, share)
-                    attempt.progress_marks[SHUFFLE] = (0.0, copied)
+                    attempt.progress_marks[attempt.shuffle_index] = (0.0, copied)
         if len(rows):
             shuffle.grow_running(rows, share)
             self.model.set_progress_rows(rows, copied)
@@ -563,7 +609,7 @@ class JobTracker:
             self._shuffling, self._shuffling_layout = {}, layout
         rows = self._shuffling.get(job)
         if rows is None:
-            shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index != SETUP]
+            shuffling = [a.row for a in job.reduce_attempts if a.row is not None and a.phase_index >= a.shuffle_index]
             rows = self._shuffling[job] = np.array(shuffling, dtype=np.int64)
         return rows
 
@@ -587,8 +633,9 @@ class JobTracker:
                                       float(host.disk_mbps[h]), float(host.nic_mbps[h]))  # fmt: skip
         phases, marks, input_mb, out_mb = reduce_finish_plan(merge, task, cfg, attempt.route, written, own_cpu)
         attempt.task.input_mb, attempt.output_mb = input_mb, out_mb
-        attempt.phases = attempt.phases[:AFTER_SHUFFLE] + phases
-        attempt.progress_marks = attempt.progress_marks[:AFTER_SHUFFLE] + marks
+        after = attempt.shuffle_index + 1
+        attempt.phases = attempt.phases[:after] + phases
+        attempt.progress_marks = attempt.progress_marks[:after] + marks
         attempt.place_failure()
         self.model.shuffle.close(attempt)
 
@@ -661,8 +708,9 @@ class JobTracker:
         done = old[index].amount - float(model.items.remaining[attempt.row])
         task.truncate(offset)
         core = model.hosts.core_mhz[attempt.tracker.vm.host.row]
+        head = [p for p in old if p.name.startswith("setup")]  # its JVM's phases, as they were (done, mostly)
         plan, marks, spills, out_mb = map_plan(
-            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces), attempt.route
+            task, attempt.locality, attempt.io_sort_mb, model.hadoop, core, len(job.reduces), attempt.route, head
         )
         phases, marks = remaining_phases(old, index, done, plan, marks)
         phases, marks = with_scan(phases, marks, action.scan_mb, attempt.route)

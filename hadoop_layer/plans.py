@@ -22,8 +22,9 @@ from itertools import accumulate
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.datanode import read_streams, write_streams
 from hadoop_layer.hdfs import Locality
+from hadoop_layer.jvms import jvm_start
 from hadoop_layer.spill import MapSpill, ReduceMerge, map_spill, reduce_merge
-from hadoop_layer.tasks import Task
+from hadoop_layer.tasks import COMMIT, Task
 from vcloud.work import Device, Kind, Phase, Stream, disk, nic
 
 Mark = tuple[float, float]  # progress score at a phase's start and end (WorkItem.progress_marks)
@@ -99,13 +100,6 @@ def _keep(phases: list[Phase], marks: list[Mark]) -> tuple[list[Phase], list[Mar
     return [p for p, _ in kept], [m for _, m in kept]
 
 
-@lru_cache(maxsize=256, typed=True)
-def jvm_start(megacycles: float) -> Phase:
-    """An attempt's first phase, the child JVM's start on one core: one shared (frozen) phase per core speed, as
-    every attempt launched on a host of that speed has the same."""
-    return Phase.cpu("setup", megacycles)
-
-
 @lru_cache(maxsize=4096, typed=True)
 def _cached_spill(
     output_mb: float,
@@ -131,6 +125,13 @@ def spill_of(task: Task, io_sort_mb: float, cfg: HadoopConfig) -> MapSpill:
     return _cached_spill(*args)
 
 
+def _committed(phases: list[Phase], marks: list[Mark], out_mb: float, cfg: HadoopConfig):
+    """A plan that wrote `out_mb` of HDFS output ends in the task commit (`hadoop.task_commit`; tasks.COMMIT)."""
+    if cfg.task_commit and out_mb > 0:
+        return [*phases, COMMIT], [*marks, (1.0, 1.0)]
+    return phases, marks
+
+
 def hdfs_read(name: str, mb: float, route: Route) -> Phase:
     """An HDFS read of `mb` on its own: from the local datastore, or served by the replica's DataNode."""
     if route.source_vm >= 0 and not route.serving:
@@ -154,7 +155,7 @@ def _write(mb: float, route: Route, cfg: HadoopConfig) -> tuple[list[Phase], lis
     return [_io("hdfs-write", mb, route.writes(cfg.replication))], [(1.0, 1.0)]
 
 
-_MAP_MARKS = ((0.0, 0.0), (0.0, 1.0), (1.0, 1.0))  # a pipelined map's JVM start, map (its input) and last spill
+_MAP_MARKS = ((0.0, 1.0), (1.0, 1.0))  # a pipelined map's map (its input) and last spill, after its JVM's phases
 
 
 def map_plan(
@@ -165,21 +166,23 @@ def map_plan(
     core_mhz: float,
     reduces: int,
     route: Route = LOCAL,
+    head: list[Phase] | None = None,
 ):
-    """Phases, progress marks, spill count and final output MB of a map attempt."""
-    phases = [jvm_start(cfg.jvm_start_core_s * core_mhz)]
-    marks = [(0.0, 0.0)]
+    """Phases, progress marks, spill count and final output MB of a map attempt. `head`: its child JVM's phases
+    (hadoop_layer/jvms.py; default: a new JVM's start, launched at a tick)."""
+    phases = list(jvm_start(cfg, core_mhz) if head is None else head)
+    marks = [(0.0, 0.0)] * len(phases)
     if reduces == 0:
         spills, out_mb = 0, task.output_mb
         if cfg.pipelined_tasks and task.input_mb > 0:  # records are mapped as they are read, output written as made
             streams = route.reads() + route.writes(cfg.replication, out_mb / task.input_mb)
             phases.append(Phase.pipe("map", task.input_mb, task.cpu_mc / task.input_mb, streams))
             marks.append((0.0, 1.0))
-            return (*_keep(phases, marks), spills, out_mb)
+            return (*_committed(*_keep(phases, marks), out_mb, cfg), spills, out_mb)
         write, write_marks = _write(out_mb, route, cfg)
         phases += [hdfs_read("read", task.input_mb, route), Phase.cpu("map", task.cpu_mc), *write]
         marks += [(0.0, 0.5), (0.5, 1.0), *write_marks]
-        return (*_keep(phases, marks), spills, out_mb)
+        return (*_committed(*_keep(phases, marks), out_mb, cfg), spills, out_mb)
     plan = spill_of(task, io_sort_mb, cfg)
     input_mb, spills = task.input_mb, plan.spills
     if cfg.pipelined_tasks and input_mb > 0:
@@ -199,8 +202,8 @@ def map_plan(
             write_per_mb = plan.merge_write_mb / plan.merge_read_mb if plan.merge_read_mb > 0 else 0.0
             streams = [disk(file=route.scratch_file), disk(write_per_mb, write=True, file=route.map_output_file)]
             phases.append(Phase.pipe("merge", plan.merge_read_mb, cfg.merge_cpu_mc_per_mb, streams))
-            return (*_keep(phases, [*_MAP_MARKS, (1.0, 1.0)]), spills, plan.output_mb)
-        return (*_keep(phases, [*_MAP_MARKS]), spills, plan.output_mb)
+            return (*_keep(phases, [*marks, *_MAP_MARKS, (1.0, 1.0)]), spills, plan.output_mb)
+        return (*_keep(phases, [*marks, *_MAP_MARKS]), spills, plan.output_mb)
     # Sequential phases (pipelined_tasks off): the input consumed (Hadoop's map progress) moves through the
     # read, the map and the spill writes, in proportion to their MB.
     # (plain floats, not NumPy: this runs at every map launch; the sums are left to right, as NumPy's of 3 are)
@@ -225,9 +228,15 @@ def map_plan(
 
 
 def reduce_start_plan(
-    available_mb: float, cfg: HadoopConfig, core_mhz: float, merge_write_per_mb: float = 0.0, merge_file: int = -1
+    available_mb: float,
+    cfg: HadoopConfig,
+    core_mhz: float,
+    merge_write_per_mb: float = 0.0,
+    merge_file: int = -1,
+    head: list[Phase] | None = None,
 ):
-    """The first phases of a reduce attempt: JVM start and the shuffle of what is available so far.
+    """The first phases of a reduce attempt: its child JVM's (`head`, as `map_plan`'s) and the shuffle of what is
+    available so far. The shuffle's index is the number of the JVM's phases (`TaskAttempt.shuffle_index`).
 
     Pipelined (`hadoop.pipelined_tasks`), the shuffle writes `merge_write_per_mb` MB to the local disk per MB
     fetched while it fetches (ReduceCopier's in-memory and on-disk mergers run beside the copiers; 10.2)."""
@@ -236,7 +245,7 @@ def reduce_start_plan(
                         streams=(nic(), disk(merge_write_per_mb, write=True, file=merge_file)))  # fmt: skip
     else:
         shuffle = Phase.net("shuffle", available_mb, open=True)
-    phases = [jvm_start(cfg.jvm_start_core_s * core_mhz), shuffle]
+    phases = [*(jvm_start(cfg, core_mhz) if head is None else head), shuffle]
     marks = [(0.0, 0.0)] * len(phases)
     return phases, marks
 
@@ -287,7 +296,7 @@ def reduce_finish_plan(
         ]
         marks = [(third, 0.5), (0.5, 2 * third), (2 * third, 1.0)]
         kept = [(p, m) for p, m in zip(phases, marks, strict=True) if p is not None]
-        phases, marks = _keep([p for p, _ in kept], [m for _, m in kept])
+        phases, marks = _committed(*_keep([p for p, _ in kept], [m for _, m in kept]), out_mb, cfg)
         return phases, marks, input_mb, out_mb
     write, write_marks = _write(out_mb, route, cfg)
     phases = [
@@ -304,7 +313,7 @@ def reduce_finish_plan(
         (2 * third, 1.0),
         *write_marks,
     ]
-    phases, marks = _keep(phases, marks)
+    phases, marks = _committed(*_keep(phases, marks), out_mb, cfg)
     return phases, marks, input_mb, out_mb
 
 

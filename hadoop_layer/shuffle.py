@@ -49,7 +49,6 @@ from hadoop_layer.shuffle_queue import (
     serving_rows,
     shuffle_move,
 )
-from hadoop_layer.tasks import SETUP, SHUFFLE
 from vcloud import WorkItem
 from vcloud.model import InvariantError
 from vcloud.tables import grown
@@ -59,7 +58,9 @@ if TYPE_CHECKING:
     from hadoop_layer.model import HadoopModel
     from hadoop_layer.tasks import TaskAttempt
 
-_CPU = int(Kind.CPU)  # a reduce's JVM start; its shuffle phase is NET or PIPE
+# the kinds of a reduce's phases before its shuffle, a bit each: its child JVM's CPU, and its start's wait or getTask
+# poll (hadoop_layer/jvms.py); its shuffle phase is NET or PIPE
+STARTING = (1 << int(Kind.CPU)) | (1 << int(Kind.WAIT))
 _NARROW_FROM = 64  # rows at most this wide are left as they are (ShuffleServer._narrow)
 
 
@@ -136,15 +137,16 @@ class DirectShuffle(ShuffleMode):
         return job.map_output_done_mb / len(job.reduces)
 
     def grow_planned(self, attempt: TaskAttempt, share_mb: float) -> None:
-        shuffle = attempt.phases[SHUFFLE]
-        attempt.phases[SHUFFLE] = replace(shuffle, amount=shuffle.amount + share_mb)
+        k = attempt.shuffle_index
+        attempt.phases[k] = replace(attempt.phases[k], amount=attempt.phases[k].amount + share_mb)
 
     def grow_running(self, rows: np.ndarray, share_mb: float) -> None:
         self.model.add_work_rows(rows, share_mb)
 
     def close(self, attempt: TaskAttempt) -> None:
-        if attempt.phase_index == SETUP:
-            attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
+        k = attempt.shuffle_index
+        if attempt.phase_index < k:
+            attempt.phases[k] = replace(attempt.phases[k], open=False)
         else:
             self.model.close_phase(attempt)
 
@@ -423,7 +425,7 @@ class ShuffleServer(ShuffleMode):
     def _deliver(self) -> np.ndarray:
         """Hand held bytes to the reduces whose shuffle phase runs (a reduce still starting keeps them held); returns
         the columns handed over."""
-        cols, rows, held, total = held_ready(self.held, self.col_row, self.model.items.kind, _CPU)
+        cols, rows, held, total = held_ready(self.held, self.col_row, self.model.items.kind, STARTING)
         if cols.size:
             self.model.add_work_rows(rows, held)
             self.fetched_remote_mb += total
@@ -440,8 +442,9 @@ class ShuffleServer(ShuffleMode):
         for c in closing[drained]:
             attempt = self.col_attempt[c]
             self._drop_col(int(c))
-            if attempt.phase_index != SETUP:
+            k = attempt.shuffle_index
+            if attempt.phase_index >= k:
                 self.model.close_phase(attempt)
-            else:  # still in its JVM start: the shuffle phase is not loaded yet
-                attempt.phases[SHUFFLE] = replace(attempt.phases[SHUFFLE], open=False)
+            else:  # still in its JVM's start or poll: the shuffle phase is not loaded yet
+                attempt.phases[k] = replace(attempt.phases[k], open=False)
             self._free(int(c))

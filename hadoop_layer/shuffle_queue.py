@@ -518,16 +518,17 @@ def held_ready(
     held: np.ndarray, col_row: np.ndarray, item_kind: np.ndarray, starting: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """`hadoop_layer.shuffle.ShuffleServer._deliver`'s choice: the reduce columns holding bytes (not 0) whose item's
-    phase is not `starting` (the JVM start) ascending, their item rows and held MB (then set to 0 in `held`), and
-    the MB's sum as NumPy's `held[cols].sum()` adds it (pairwise: `np_sum`). Nine NumPy calls a tick before."""
+    phase kind is not one of the bits of `starting` (its child JVM's start or poll: shuffle.STARTING) ascending, their
+    item rows and held MB (then set to 0 in `held`), and the MB's sum as NumPy's `held[cols].sum()` adds it
+    (pairwise: `np_sum`). Nine NumPy calls a tick before."""
     m = 0
     for c in range(held.size):
-        if held[c] != 0 and item_kind[col_row[c]] != starting:
+        if held[c] != 0 and not (starting >> item_kind[col_row[c]]) & 1:
             m += 1
     cols, rows, mb = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m)
     j = 0
     for c in range(held.size):
-        if held[c] != 0 and item_kind[col_row[c]] != starting:
+        if held[c] != 0 and not (starting >> item_kind[col_row[c]]) & 1:
             cols[j], rows[j], mb[j] = c, col_row[c], held[c]
             held[c] = 0.0
             j += 1

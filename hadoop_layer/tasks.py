@@ -31,7 +31,15 @@ if TYPE_CHECKING:
 
 _NO_REPLICAS = np.zeros(0, dtype=np.int64)  # a reduce's (one array for all, read-only)
 _NO_REPLICAS.flags.writeable = False
-SETUP, SHUFFLE, AFTER_SHUFFLE = 0, 1, 2  # reduce phase indices: setup, shuffle, then the rest (plans.py)
+
+
+# The task commit (Task.done, hadoop.task_commit): a task whose committer needs a commit (it wrote output: a map of a
+# map-only job, a reduce) reports commitPending, then calls canCommit at once and every COMMIT_POLL_S
+# (Task.commit: `while (!umbilical.canCommit(taskId, jvmContext)) Thread.sleep(1000)`) until the JobTracker's
+# approval has come back in its tracker's next heartbeat reply. The wait depends on when the task's work ends, so a
+# plan ends in this placeholder, worked out when the attempt reaches it (`TaskAttempt.phase`).
+COMMIT = Phase.wait("hdfs-commit", 0.0)
+COMMIT_POLL_S = 1.0
 
 
 class TaskKind(StrEnum):
@@ -251,6 +259,10 @@ class TaskAttempt(WorkItem):
         self.shuffle_write_per_mb = 0.0  # reduces: merge MB written to disk per MB fetched, during the shuffle
         self.shuffle_col: int | None = None  # reduces: column in the ShuffleServer's queues while fetching
         self.fail_fraction: float | None = None  # a failing attempt: where in its plan it fails, drawn at launch
+        # reduces: the index of the shuffle phase, after the child JVM's phases (plans.reduce_start_plan); before it
+        # the reduce is in its JVM's start or getTask poll, after it come the merges and the reduce
+        self.shuffle_index = 1
+        self.jvm = None  # the child JVM it runs in while JVMs are reused (hadoop_layer/jvms.py); None: its own
 
     @property
     def name(self) -> str:
@@ -267,7 +279,22 @@ class TaskAttempt(WorkItem):
         i = self.phase_index
         if self.fail_after is not None and i >= self.fail_after:
             return None
-        return self.phases[i] if i < len(self.phases) else None
+        if i >= len(self.phases):
+            return None
+        phase = self.phases[i]
+        if phase is COMMIT:  # reached now: the commit's wait is known
+            phase = self.phases[i] = self._commit_wait()
+        return phase
+
+    def _commit_wait(self) -> Phase:
+        """The task commit's wait, from the end of the attempt's work (its last phase's end): canCommit at once and
+        every COMMIT_POLL_S until the poll after its tracker's first heartbeat past that end (whose reply carries the
+        JobTracker's approval). The phase starts now (the tick's end, when the cloud loads it) and ends then."""
+        end = self.phase_end_s[-1] if len(self.phase_end_s) else float(self.start_s or 0.0)
+        tracker = self.tracker
+        beat = tracker.clock.next_beat(tracker.node, end)
+        approved = end + math.ceil((beat - end) / COMMIT_POLL_S - 1e-9) * COMMIT_POLL_S
+        return Phase.wait("hdfs-commit", max(approved - float(self.model.time), 0.0))
 
     def place_failure(self) -> None:
         """Fix a failing attempt's failure point in its current plan: after phase `fraction x phases`, but never

@@ -33,7 +33,8 @@ into the wait before its first task, the waits between its tasks (when none of i
 own run (`comparison`); `start_as_recorded` holds each map and reduce attempt to its recorded start
 (`hold_to_recorded_starts`), the traced cluster's delays taken as the other users' load the trace does not hold.
 
-Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on here; other scenarios leave it off for now.
+Hadoop 1.x's job lifecycle (`hadoop.job_setup_cleanup`) is on, as in every scenario (a replayed job's recorded init,
+setup and cleanup times are its own).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from pydantic import Field, field_validator, model_validator
 from hadoop_layer.config import HadoopConfig
 from hadoop_layer.ended import DONE, FAILED, MAP, REDUCE
 from hadoop_layer.hdfs import Locality
+from hadoop_layer.jvms import start_s as jvm_start_s
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.plans import Route, cpu_for_runtime, map_plan
 from hadoop_layer.profiles import PUMA, JobProfile, MapColumns
@@ -605,9 +607,7 @@ def trace_maps(
     if job.unfinished_maps:
         typical = median_or(list(job.map_durations_s or []), 10.0)
         mean_in = total / len(job.map_input_mb) if job.map_input_mb else 0.0
-        cpu_s = (
-            max(typical - cfg.jvm_start_core_s, 0.0) if mode == "durations" else mean_in * base.map_cpu_mc_per_mb / core
-        )
+        cpu_s = max(typical - jvm_start_s(cfg), 0.0) if mode == "durations" else mean_in * base.map_cpu_mc_per_mb / core
         maps = _with_rows(maps, len(job.unfinished_maps), cpu_s * core)
     for i, locs in enumerate(job.map_replicas or ()):
         known = sorted({nodes[h] for h in (_split_host(r)[1] for r in locs) if h in nodes})
@@ -749,7 +749,7 @@ def add_trace_job(
     if job.outcome != "SUCCESS":
         added.hold_setup = job.setup_s is None and job.maps == 0 and not job.unfinished_maps
         if job.duration_s is not None:
-            cleanup = job.cleanup_s if job.cleanup_s is not None else cfg.jvm_start_core_s + cfg.setup_cleanup_s
+            cleanup = job.cleanup_s if job.cleanup_s is not None else jvm_start_s(cfg) + cfg.setup_cleanup_s
             end = submit_s + max(job.duration_s - cleanup, 0.0)
             state = "killed" if job.outcome == "KILLED" else "failed"
             model.jobtracker.later(end, partial(model.jobtracker.kill_job, added, state))

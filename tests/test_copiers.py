@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hadoop_layer.config import HadoopConfig
-from hadoop_layer.copiers import CopierColumns, CopierShuffle, CopyRates, copiers_take
+from hadoop_layer.copiers import STARTING, CopierColumns, CopierShuffle, CopyRates, copiers_take
 from hadoop_layer.model import HadoopModel
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.shuffle_queue import SparseQueue
@@ -54,10 +54,16 @@ def shuffle_of(output_mb: float, copiers: int | None, seed: int = 3) -> tuple[Ha
     return model, seen
 
 
+def shuffle_at(attempt) -> int:
+    """The index of a reduce attempt's shuffle phase (after its child JVM's phases)."""
+    return [p.name for p in attempt.phases].index("shuffle")
+
+
 def shuffle_seconds(model: HadoopModel) -> float:
     """From the reduce's shuffle start (its JVM started) to its shuffle's end."""
     (r,) = [a for a in model.attempts() if a.task.kind == TaskKind.REDUCE and a.state == "done"]
-    return r.phase_end_s[1] - r.phase_end_s[0]
+    k = shuffle_at(r)
+    return r.phase_end_s[k] - r.phase_end_s[k - 1]
 
 
 @pytest.mark.parametrize("copiers", [1, 2])
@@ -96,7 +102,7 @@ def test_copiers_start_with_the_reduce_task_not_during_its_jvm_start(output_mb):
         model, seen = shuffle_of(output_mb, copiers)
         (r,) = [a for a in model.attempts() if a.task.kind == TaskKind.REDUCE and a.state == "done"]
         first = next(i for i, (_, served) in enumerate(seen) if served)  # the tick (from the model's start)
-        return first + 1.0 - r.phase_end_s[0]  # the end of that tick, less the JVM's end
+        return first + 1.0 - r.phase_end_s[shuffle_at(r) - 1]  # the end of that tick, less the JVM's end
 
     assert first_read_after_jvm(5) > 0.0
     assert first_read_after_jvm(None) <= 0.0
@@ -166,7 +172,6 @@ def test_copiers_are_not_asked_only_when_they_would_take_nothing(monkeypatch):
     from scenarios.registry import SCENARIOS
     from scenarios.runner import run_model
     from scenarios.settings import validate
-    from vcloud.work import Kind
 
     swim = Path(__file__).resolve().parents[2] / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
     if not swim.exists():
@@ -199,7 +204,7 @@ def test_copiers_are_not_asked_only_when_they_would_take_nothing(monkeypatch):
             rates = CopyRates(self.disk_mb, self.send_mb, self.nic_mb)
             fetches = (self.fetch_node.copy(), self.fetch_col.copy())
             before = [copy(a) for a in (*reduces, *queue, *fetches)]
-            assert not copiers_take(self.copiers, reduces, self.model.items.kind, int(Kind.CPU), *fetches, rates,
+            assert not copiers_take(self.copiers, reduces, self.model.items.kind, STARTING, *fetches, rates,
                                     queue)[2]  # fmt: skip
             for a, b in zip((*reduces, *queue, *fetches), before, strict=True):
                 assert np.array_equal(a, b)

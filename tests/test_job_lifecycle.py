@@ -1,7 +1,8 @@
 """Hadoop 1.x's job lifecycle (hadoop.job_setup_cleanup): init, setup task, maps and reduces, cleanup task.
 
 Timelines are worked out by hand from the tracker's heartbeat clock (offset o, interval 3 s with the 1.0
-formula): a setup/cleanup task is a 1 core-s JVM start plus `setup_cleanup_s` (1 s), and the JobTracker hears
+formula): a setup/cleanup task is a child JVM's start (3 s: 1 core-s of CPU, then the rest of its wall time) plus
+`setup_cleanup_s` (1 s), and the JobTracker hears
 that an attempt ended at its tracker's next heartbeat (no out-of-band heartbeats in Hadoop 1.x).
 """
 
@@ -51,13 +52,13 @@ def test_a_one_map_job_takes_setup_map_cleanup_and_four_heartbeats():
     setup, cleanup = (a for a in history(model, model.trackers[0]) if a.task.role)
     (map_attempt,) = job.maps[0].attempts
     assert setup.start_s == pytest.approx(b1)
-    assert setup.end_s == pytest.approx(b1 + 2.0, abs=TOL)  # JVM 1 s + commit 1 s
-    assert map_attempt.start_s == pytest.approx(b1 + interval)  # setup reported at the next beat, map given then
-    assert map_attempt.end_s == pytest.approx(b1 + interval + 2.0, abs=TOL)  # JVM 1 s + map 1 s
-    assert cleanup.start_s == pytest.approx(b1 + 2 * interval)  # the map's end heard at the next beat
+    assert setup.end_s == pytest.approx(b1 + 4.0, abs=TOL)  # JVM 3 s + setupJob 1 s
+    assert map_attempt.start_s == pytest.approx(b1 + 2 * interval)  # setup reported at the next beat, map given then
+    assert map_attempt.end_s == pytest.approx(b1 + 2 * interval + 4.0, abs=TOL)  # JVM 3 s + map 1 s
+    assert cleanup.start_s == pytest.approx(b1 + 4 * interval)  # the map's end heard at the next beat
     assert job.state == "succeeded"
-    assert job.end_s == pytest.approx(b1 + 3 * interval)  # the cleanup's end heard at the next beat
-    assert 10.0 < job.end_s - job.submit_s < 13.0 + 1e-9  # vs 3 s without the lifecycle (next test)
+    assert job.end_s == pytest.approx(b1 + 6 * interval)  # the cleanup's end (b1 + 16) heard at the next beat
+    assert 19.0 < job.end_s - job.submit_s < 22.0 + 1e-9  # vs 6-9 s without the lifecycle (next test)
     assert setup.task.kind == TaskKind.MAP and cleanup.task.kind == TaskKind.MAP  # a map slot was free
 
 
@@ -67,7 +68,7 @@ def test_without_the_lifecycle_the_job_is_just_its_map():
     model.start()
     b0 = first_beat_after(model, 0.0)
     model.run_until(60.0)
-    assert job.end_s == pytest.approx(b0 + 2.0, abs=TOL)
+    assert job.end_s == pytest.approx(b0 + 6.0)  # JVM 3 s + map 1 s, heard at the next beat
     assert not any(a.task.role for a in history(model, model.trackers[0]))
 
 
@@ -78,7 +79,7 @@ def test_a_job_with_no_tasks_runs_setup_then_cleanup():
     b1 = first_beat_after(model, 1.0)
     model.run_until(60.0)
     assert [a.task.role for a in history(model, model.trackers[0])] == ["setup", "cleanup"]
-    assert job.state == "succeeded" and job.end_s == pytest.approx(b1 + 2 * 3.0)
+    assert job.state == "succeeded" and job.end_s == pytest.approx(b1 + 4 * 3.0)  # each 4 s, heard at b1 + 6, + 12
 
 
 def test_setup_takes_a_reduce_slot_when_the_map_slots_are_full():

@@ -987,12 +987,12 @@ def test_held_ready_is_numpys_choice_and_sum(seed, n):
     r = np.random.default_rng(seed)
     col_row = np.where(r.random(n) < 0.2, -1, r.permutation(n + 3)[:n]).astype(np.int64)
     held = np.where((col_row >= 0) & (r.random(n) < 0.6), r.random(n) * 10.0 ** r.integers(-3, 4, n), 0.0)
-    kind = r.integers(0, 3, n + 3).astype(np.int8)
+    kind = r.integers(0, 7, n + 3).astype(np.int8)
     cols = np.flatnonzero(held)
-    cols = cols[kind[col_row[cols]] != 1]
+    cols = cols[(kind[col_row[cols]] != 1) & (kind[col_row[cols]] != 4)]
     want_mb, want_held = held[cols], held.copy()
     want_held[cols] = 0.0
-    got = held_ready(held, col_row, kind, 1)
+    got = held_ready(held, col_row, kind, 0b10010)  # a bit per kind: 1 and 4
     assert np.array_equal(got[0], cols) and np.array_equal(got[1], col_row[cols]) and same_bits(got[2], want_mb)
     assert same_bits(np.array([got[3]]), np.array([want_mb.sum()])) and np.array_equal(held, want_held)
 
@@ -1111,7 +1111,7 @@ def numpy_copiers_take(copiers, changed, waiting, in_flight, col_row, item_kind,
                        to_node, fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale):  # fmt: skip
     """CopierShuffle.before_tick and _take as the NumPy calls `copiers_take` replaced."""
     cols = np.flatnonzero(changed & (waiting > 0) & (in_flight < copiers))
-    cols = cols[item_kind[col_row[cols]] != starting]
+    cols = cols[(np.right_shift(starting, item_kind[col_row[cols]].astype(np.int64)) & 1) == 0]  # a bit per kind
     if not cols.size:
         return fetch_node, fetch_col, False
     changed[cols] = False
@@ -1175,12 +1175,12 @@ def copier_states(draw):
     waiting = np.count_nonzero(backlog, axis=1).astype(np.int64)
     changed = r.random(cols) < 0.8
     col_row = np.where(r.random(cols) < 0.9, r.integers(0, 20, cols), -1).astype(np.int64)
-    item_kind = r.integers(0, 4, 20).astype(np.int8)
+    item_kind = r.integers(0, 7, 20).astype(np.int8)
     to_node = r.integers(0, n, cols).astype(np.int64)
     disk_mb, send_mb, nic_mb = (r.choice([10.0, 50.0, 125.0], n) for _ in range(3))
     queue = np.where(r.random((2 * n, cols)) < 0.3, r.random((2 * n, cols)), 0.0)
     stale = r.random(2 * n) < 0.2
-    return copiers, changed, waiting, in_flight, col_row, item_kind, 1, backlog, position, next_at, to_node, \
+    return copiers, changed, waiting, in_flight, col_row, item_kind, 0b10010, backlog, position, next_at, to_node, \
         fetch_node, fetch_col, disk_mb, send_mb, nic_mb, queue, stale  # fmt: skip
 
 

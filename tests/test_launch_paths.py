@@ -286,7 +286,8 @@ def test_pipelined_map_plan_is_its_plain_form(input_mb, output_mb, records, io_s
 
     from hadoop_layer.config import HadoopConfig
     from hadoop_layer.hdfs import Locality
-    from hadoop_layer.plans import Route, jvm_start, map_plan, spill_of
+    from hadoop_layer.jvms import jvm_start
+    from hadoop_layer.plans import Route, map_plan, spill_of
     from vcloud.work import disk
 
     cfg = HadoopConfig()
@@ -299,7 +300,7 @@ def test_pipelined_map_plan_is_its_plain_form(input_mb, output_mb, records, io_s
     overlapped = plan.spill_write_mb * (plan.spills - 1) / plan.spills if plan.spills > 1 else 0.0
     spill_file = 12 if plan.spills > 1 else 13
     plain = [
-        jvm_start(cfg.jvm_start_core_s * 2400.0),
+        *jvm_start(cfg, 2400.0),
         Phase.pipe(
             "map",
             input_mb,

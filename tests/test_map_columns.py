@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hadoop_layer.config import HadoopConfig
+from hadoop_layer.jvms import start_s as jvm_start_s
 from hadoop_layer.profiles import PUMA
 from hadoop_layer.tasks import MapSplits
 from hadoop_layer.traces import TraceJob, median_or
@@ -42,9 +43,7 @@ def per_map(job: TraceJob, s, mode: str, cfg: HadoopConfig, nodes: dict[str, int
         )
     mean_in = total / len(inputs) if inputs else 0.0
     for _ in job.unfinished_maps:
-        cpu_s = (
-            max(typical - cfg.jvm_start_core_s, 0.0) if mode == "durations" else mean_in * base.map_cpu_mc_per_mb / core
-        )
+        cpu_s = max(typical - jvm_start_s(cfg), 0.0) if mode == "durations" else mean_in * base.map_cpu_mc_per_mb / core
         maps.append({"input_mb": 0.0, "cpu_mc": cpu_s * core, "output_mb": 0.0, "output_records": 0.0})
     for i, locs in enumerate(job.map_replicas or ()):
         known = sorted({nodes[h] for h in (_split_host(r)[1] for r in locs) if h in nodes})

@@ -1,6 +1,8 @@
 """The serving side of the shuffle (hadoop_layer/shuffle.py): fetched MB are read from the serving node's
 datastore and sent through its NIC, belong to the TaskTracker daemon and not to any attempt."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -77,13 +79,15 @@ def test_a_map_output_still_in_the_page_cache_is_served_without_touching_the_dis
 
 def test_the_fetch_happens_after_the_map_and_takes_the_serving_stages():
     """100 MB at 100 MB/s: read (1 s), send (1 s), receive (1 s), pipelined a tick apart: the shuffle ends >= 3 s
-    after the map, against >= 1 s when serving is free (the reduce already waits in its shuffle)."""
+    after the JobTracker hears of the map (at its tracker's next heartbeat: the reduce learns of the output from
+    it), against >= 1 s when serving is free (the reduce already waits in its shuffle)."""
     on, off = two_nodes(True), two_nodes(False)
     gaps = []
     for model in (on, off):
         (m,), (r,) = attempts(model, TaskKind.MAP), attempts(model, TaskKind.REDUCE)
-        shuffle_end = r.phase_end_s[1]
-        gaps.append(shuffle_end - m.end_s)
+        shuffle_end = r.phase_end_s[[p.name for p in r.phases].index("shuffle")]
+        heard = model.trackers[0].clock.next_beat(model.trackers[0].node, m.end_s)
+        gaps.append(shuffle_end - max(m.end_s, math.floor(heard)))  # (the tick that takes the feed starts at floor)
     assert gaps[0] >= 3.0 - 1e-9 and gaps[0] <= 4.0 + 1e-9
     assert 1.0 - 1e-9 <= gaps[1] <= 2.0 + 1e-9
     assert off.vms.net_mb[0] == 0.0 and off.serving is None  # the old behaviour: nothing charged to s0
