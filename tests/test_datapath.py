@@ -6,6 +6,7 @@ import pytest
 from hadoop_layer.datanode import DataNodes, read_streams, write_streams
 from tests.helpers import busy
 from vcloud import CloudModel, Phase, Physics, WorkItem
+from vcloud.diskseek import DiskSeekSettings
 from vcloud.memory import MemorySettings
 from vcloud.numerics import cum_before
 from vcloud.pagecache import PageCacheSettings
@@ -47,13 +48,16 @@ def test_a_node_local_read_on_an_idle_datastore_beats_a_remote_one():
 
 
 def test_a_remote_read_slows_the_serving_nodes_disk_bound_task_by_the_computed_amount():
-    # alone: 300 MB at 100 MB/s, 3 s. A remote reader of 100 MB shares the datastore 50/50 for 2 s (its NICs at
-    # 125 MB/s are not the bottleneck); then the task reads its last 200 MB alone in 2 s: 4 s
+    # alone: 300 MB at 100 MB/s, 3 s. A remote reader of 100 MB shares the datastore with it: two streams of the
+    # serving guest, whose CFQ slices (100 ms between 12.67 ms seeks) leave 88.75 MB/s, 44.38 each, for 2.25 s (its
+    # NICs at 125 MB/s are not the bottleneck); the share it frees goes to the task from the next tick (t = 3 s), which
+    # then reads what is left (300 - 3 x 44.38 MB) alone at 100 MB/s: 4.67 s
     model = hosts(2)
     task = run(model, 1, Phase.read("scan", 300.0))
     reader = run(model, 0, Phase.pipe("read", 100.0, 0.0, [disk(vm=1), nic(vm=1), nic()]))
     model.run_for(6.0)
-    assert reader.end_s == pytest.approx(2.0) and task.end_s == pytest.approx(4.0)
+    shared = 100.0 * 0.1 / (0.1 + 0.01267) / 2
+    assert reader.end_s == pytest.approx(100.0 / shared) and task.end_s == pytest.approx(3.0 + (300 - 3 * shared) / 100)
 
 
 def test_a_three_replica_write_costs_three_datastores_and_two_nic_hops():
@@ -73,8 +77,10 @@ def test_a_three_replica_write_costs_three_datastores_and_two_nic_hops():
 # ---- pipelined phases -------------------------------------------------------------------------------------------
 def two_racks(oversubscription: float | None) -> CloudModel:
     """4 hosts, one 1-vCPU VM each: v0 and v1 in rack 0, v2 and v3 in rack 1; 100 MB/s disks, 125 MB/s NICs; each
-    rack's uplink carries its two NICs' 250 MB/s over `oversubscription` each way."""
-    model = CloudModel(rng=1, check=True, physics=Physics(rack_oversubscription=oversubscription))
+    rack's uplink carries its two NICs' 250 MB/s over `oversubscription` each way; no seeks between a datastore's
+    streams (this is about the links: tests/test_disk_seek.py has the seeks)."""
+    seeks = DiskSeekSettings(scheduler="none")
+    model = CloudModel(rng=1, check=True, physics=Physics(rack_oversubscription=oversubscription, disk_seek=seeks))
     for i in range(4):
         host = model.add_host(f"h{i}", cores=4, core_mhz=2000, mem_mb=65536, disk_mbps=100.0, nic_mbps=125.0,
                               rack=i // 2)  # fmt: skip
