@@ -33,7 +33,10 @@ def small_cluster(
     slaves=3, racks=1, speculation=None, *, scheduler=None, slot_manager=None, map_slots=2, reduce_slots=1, **hadoop
 ) -> HadoopModel:
     """`slaves` slave VMs of 2 vCPUs, one per host; hosts spread over `racks` racks; FIFO unless given;
-    3-second heartbeats (Hadoop 1.0's rule)."""
+    3-second heartbeats (Hadoop 1.0's rule). No job setup and cleanup tasks unless asked (`job_setup_cleanup=True`):
+    the policies' tests look at a job's maps and reduces from its submission; the lifecycle's own timelines are
+    tests/test_job_lifecycle.py's and tests/test_fixed_costs.py's."""
+    hadoop.setdefault("job_setup_cleanup", False)
     cfg = HadoopConfig(map_slots=map_slots, reduce_slots=reduce_slots, heartbeat_formula="1.0", **hadoop)
     model = HadoopModel(rng=3, check=True, hadoop=cfg, scheduler=scheduler or FifoScheduler(), speculation=speculation,
                         slot_manager=slot_manager)  # fmt: skip
