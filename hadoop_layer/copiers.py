@@ -32,7 +32,7 @@ import numpy as np
 from hadoop_layer.shuffle import STARTING, ShuffleServer
 from hadoop_layer.shuffle_queue import DRAINED_MB, SparseQueue, add_row, queue_widened
 from vcloud.model import InvariantError
-from vcloud.numerics import inline, kernel, np_min
+from vcloud.numerics import inline, kernel, np_min, record
 from vcloud.tables import grown
 
 if TYPE_CHECKING:
@@ -196,6 +196,7 @@ class CopierShuffle(ShuffleServer):
         return np.where(nodes == to, self.disk_mb[nodes], np.minimum(self.send_mb[nodes], self.nic_mb[to]))
 
 
+@record
 class CopierColumns(NamedTuple):
     """Per reduce column: the copiers' state (`CopierShuffle`'s attributes of the same names, `to_node`: col_node)."""
 
@@ -209,6 +210,7 @@ class CopierColumns(NamedTuple):
     to_node: np.ndarray  # its reduce's node
 
 
+@record
 class CopyRates(NamedTuple):
     """Per node: the MB one fetch stream moves in a tick from its disk, on its send side and into its NIC."""
 

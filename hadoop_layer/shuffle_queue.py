@@ -12,12 +12,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vcloud.numerics import halving_stack, inline, kernel, np_sum, np_sum_on, np_sum_sparse, np_sum_sparse_on
+from vcloud.numerics import halving_stack, inline, kernel, np_sum, np_sum_on, np_sum_sparse, np_sum_sparse_on, record
 from vcloud.waterfill import fill
 
 DRAINED_MB = 1e-9  # a queue entry at most this is served (float dust of repeated subtraction)
 
 
+@record
 class SparseQueue(NamedTuple):
     """The request queues (module docstring): each row's entries, its sum and whether that sum is stale, and each
     column's count of entries and of entries above DRAINED_MB. `col` and `val` are replaced when rows widen (the

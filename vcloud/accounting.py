@@ -10,9 +10,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vcloud.numerics import kernel, np_max, np_min
+from vcloud.numerics import kernel, np_max, np_min, record
 
 
+@record
 class ItemUse(NamedTuple):
     """Per running item: what it is and what the tick's stages gave it."""
 
@@ -32,6 +33,7 @@ class ItemUse(NamedTuple):
     runnable_mhz: np.ndarray  # its CPU rate while runnable
 
 
+@record
 class StreamUse(NamedTuple):
     """Per I/O stream (the items' first, then the LOAD items' disk streams): where it ran and what it got."""
 
@@ -46,6 +48,7 @@ class StreamUse(NamedTuple):
     got1: np.ndarray  # MB/s, the first round's
 
 
+@record
 class VMUse(NamedTuple):
     """Per VM: its vCPUs, core speed, page-in stall and what its swap and write-back streams got."""
 
@@ -56,6 +59,7 @@ class VMUse(NamedTuple):
     wb_got: np.ndarray
 
 
+@record
 class ItemCharges(NamedTuple):
     """The item table's columns the tick adds to (each field a column of that name)."""
 
@@ -66,6 +70,7 @@ class ItemCharges(NamedTuple):
     iowait_s: np.ndarray
 
 
+@record
 class VMTickState(NamedTuple):
     """The VM table's columns the tick sets (each field a column of that name)."""
 
@@ -75,6 +80,7 @@ class VMTickState(NamedTuple):
     net_mbps: np.ndarray
 
 
+@record
 class VMCounters(NamedTuple):
     """The VM table's cumulative columns the tick adds to (each field a column of that name)."""
 

@@ -30,7 +30,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from vcloud.numerics import kernel
+from vcloud.numerics import kernel, record
 from vcloud.work import Device
 
 
@@ -52,6 +52,7 @@ class DiskSeekSettings(BaseModel):
     request_kb: float = Field(128.0, gt=0, le=65536, description="a sequential request: Linux's readahead, KB")
 
 
+@record
 class SeekCurve(NamedTuple):
     """`DiskSeekSettings` in seconds, as the kernel reads them (`low_latency` as 1.0 or 0.0)."""
 
@@ -85,6 +86,7 @@ def host_share(disk_mbps: float, c: SeekCurve) -> float:
     return turn_s / (turn_s + c.switch_s)
 
 
+@record
 class DiskStreams(NamedTuple):
     """The tick's streams with a want (items' streams, each VM's page-in and write-back) and where they are."""
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vcloud.numerics import kernel, np_min, sum_by
+from vcloud.numerics import kernel, np_min, record, sum_by
 from vcloud.waterfill import fill, waterfill_reference
 
 
@@ -55,6 +55,7 @@ def share_host_cores_reference(hosts, vms, vm_cap: dict, floor_mhz: float) -> di
     return got
 
 
+@record
 class HostPools(NamedTuple):
     """vSphere's host-local pools as the sharing kernels read them (`cpu_setup`; empty arrays: no host pool)."""
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vcloud.numerics import distinct_ascending, kernel, np_min
+from vcloud.numerics import distinct_ascending, kernel, np_min, record
 from vcloud.work import Device, Kind
 
 # the kinds as plain ints (compiled in as constants)
@@ -19,6 +19,7 @@ _DISK = int(Device.DISK)
 _WAIT, _LOAD = int(Kind.WAIT), int(Kind.LOAD)
 
 
+@record
 class ItemDemand(NamedTuple):
     """Per running item: what sets its standalone wants."""
 
@@ -32,6 +33,7 @@ class ItemDemand(NamedTuple):
     is_load: np.ndarray
 
 
+@record
 class StreamDemand(NamedTuple):
     """Per stream (the items' `k` first, then the LOAD items' disk streams): what sets its standalone want."""
 
@@ -160,6 +162,7 @@ def stream_groups(
     return group, ceiling
 
 
+@record
 class StreamColumns(NamedTuple):
     """The item table's stream columns (rows: items, columns: an item's streams; each field a column of that name)."""
 
@@ -171,6 +174,7 @@ class StreamColumns(NamedTuple):
     stream_hit: np.ndarray
 
 
+@record
 class FlatStreams(NamedTuple):
     """The running items' I/O streams, flattened: one entry per (item, stream column) in use, ordered by item, then
     column; with what the stages need of them per item and per file stream (fixed while the table's layout is)."""

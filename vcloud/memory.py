@@ -44,7 +44,7 @@ from typing import NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from vcloud.numerics import clip_scalar, kernel, np_max, np_min, sum_at, sum_by
+from vcloud.numerics import clip_scalar, kernel, np_max, np_min, record, sum_at, sum_by
 from vcloud.waterfill import fill
 
 # vSphere 5.1 Resource Management guide, "Sample Overhead Memory on Virtual Machines" (MB)
@@ -88,6 +88,7 @@ def overhead_mb(mem_mb: float, vcpus: int) -> float:
     return float(np.interp(mem_mb, OVERHEAD_MEM_MB, by_vcpus))
 
 
+@record
 class BalloonRates(NamedTuple):
     """The balloon driver's rates and cap and the idle memory tax (`MemorySettings`), as a kernel reads them."""
 
@@ -103,6 +104,7 @@ def rates(settings: MemorySettings) -> BalloonRates:
                         settings.balloon_max_fraction, settings.idle_tax)  # fmt: skip
 
 
+@record
 class VMMemory(NamedTuple):
     """The VM table's memory configuration, the VMs' rows (each field a column of that name)."""
 
@@ -116,6 +118,7 @@ class VMMemory(NamedTuple):
     host: np.ndarray
 
 
+@record
 class VMMemoryState(NamedTuple):
     """The VM table's memory state the memory stage writes (each field a column of that name)."""
 

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from vcloud.numerics import by_group_then, cum_before, kernel, np_max, np_min, sum_at, sum_by
+from vcloud.numerics import by_group_then, cum_before, kernel, np_max, np_min, record, sum_at, sum_by
 from vcloud.tables import Columns
 
 
@@ -163,6 +163,7 @@ def write_back(files: FileTable, resident: np.ndarray, wb_mb: np.ndarray) -> Non
     write_back_files(files.vm, files.dirty_mb, files.dirty_since_s, resident, wb_mb)
 
 
+@record
 class FileColumns(NamedTuple):
     """The file table's columns a kernel reads and writes (each field a column of that name)."""
 
@@ -175,6 +176,7 @@ class FileColumns(NamedTuple):
     active: np.ndarray
 
 
+@record
 class DirtyLimits(NamedTuple):
     """The guest kernel's dirty-data tunables (`PageCacheSettings`), as a kernel reads them."""
 
@@ -183,6 +185,7 @@ class DirtyLimits(NamedTuple):
     expire_s: float
 
 
+@record
 class GuestRoom(NamedTuple):
     """Per VM: the guest's memory, what it holds resident and its host; per host: the datastore's MB/s."""
 
@@ -192,6 +195,7 @@ class GuestRoom(NamedTuple):
     disk_mbps: np.ndarray
 
 
+@record
 class FileStreams(NamedTuple):
     """The tick's streams that go through a page-cache file (`vcloud.items.FlatStreams`' file part)."""
 
@@ -206,6 +210,7 @@ class FileStreams(NamedTuple):
     inv: np.ndarray  # ... and each stream's place among them
 
 
+@record
 class ItemReads(NamedTuple):
     """The item table's file-read columns, the items' rows (each field a column of that name)."""
 
@@ -213,6 +218,7 @@ class ItemReads(NamedTuple):
     read_cache_mb: np.ndarray
 
 
+@record
 class VMReads(NamedTuple):
     """The VM table's file-read columns, the VMs' rows (each field a column of that name)."""
 

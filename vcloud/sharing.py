@@ -12,10 +12,11 @@ from typing import NamedTuple
 import numpy as np
 
 from vcloud.hostpool import HostPools, host_pool_share
-from vcloud.numerics import all_close, all_equal, kernel, larger, np_max, np_min, sum_by
+from vcloud.numerics import all_close, all_equal, kernel, larger, np_max, np_min, record, sum_by
 from vcloud.waterfill import fill
 
 
+@record
 class VMCores(NamedTuple):
     """Per VM: what its vCPUs can take, its limit, host and weight (entitlement); per host: its cores' MHz."""
 
@@ -26,6 +27,7 @@ class VMCores(NamedTuple):
     host_mhz: np.ndarray
 
 
+@record
 class Grants(NamedTuple):
     """A sharing round's grants: per item MHz, per stream MB/s, per VM its swap and write-back streams' MB/s."""
 
@@ -35,6 +37,7 @@ class Grants(NamedTuple):
     wb: np.ndarray
 
 
+@record
 class PipelineItems(NamedTuple):
     """Per running item: what the rounds of sharing read."""
 
@@ -46,6 +49,7 @@ class PipelineItems(NamedTuple):
     load_rows: np.ndarray  # ... and the LOAD items (rate 0)
 
 
+@record
 class PipelineStreams(NamedTuple):
     """Per stream (ordered by item): what the rounds of sharing read."""
 
@@ -58,6 +62,7 @@ class PipelineStreams(NamedTuple):
     bonus: np.ndarray
 
 
+@record
 class DeviceShares(NamedTuple):
     """The io stage's other streams and devices: each VM's swap and write-back want, each stream's device row, and
     each device's MB/s."""
