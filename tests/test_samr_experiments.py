@@ -25,7 +25,7 @@ def test_registered_and_the_slow_nodes_are_slow():
     cpu = [t.vm.cpu_entitlement_mhz for t in model.trackers]
     disk = [t.vm.host.disk_mbps for t in model.trackers]
     assert cpu[:3] == pytest.approx([0.35 * 4800] * 3) and cpu[3:] == pytest.approx([4800] * 9)
-    assert disk[:3] == [15.0] * 3 and disk[3:] == [60.0] * 9
+    assert disk[:3] == [15.0] * 3 and disk[3:] == [100.0] * 9  # one stream's rate (docs/model.md, seeks)
 
 
 def test_late_and_samr_are_not_worse_than_hadoop_on_wordcount(wordcount):
@@ -96,8 +96,9 @@ def test_samr_and_late_finish_sort_sooner_than_hadoops_speculation_on_every_seed
 def test_no_backups_is_fig_9s_baseline_and_the_tail_is_measured():
     """Fig. 9's "HADOOP w/o backup mechanism" is `compare`'s "none": no backup runs; the tail figures compare the
     slowest task with the median and the slow nodes' median with the fast nodes' (Sort's maps on the slow nodes, at a
-    third of the disk and 35 % of the CPU, take several times a fast node's)."""
+    third of the disk and 35 % of the CPU, take nearly twice a fast node's: 1.88 with a child JVM's 3 s start in
+    every map, which both kinds of node pay alike)."""
     row = compare(seeds=(1,), policies=("none",), input_gb=3.0).iloc[0]
     assert row.backups == 0
-    assert row.map_slow_over_fast > 2.0 and row.map_max_over_median > 2.0
+    assert row.map_slow_over_fast > 1.7 and row.map_max_over_median > 1.7
     assert row.reduce_max_over_median >= 1.0
