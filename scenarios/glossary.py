@@ -110,6 +110,7 @@ SUMMARY: dict[str, tuple[str, str]] = {
     "allocator": ("", "the cloud allocator"),
     "skew_sched": ("", "heterogeneous with skew-aware scheduling (true/false)"),
     "co_cluster": ("", "a second cluster shared the hosts (true/false)"),
+    "co_cluster_hosts": ("", "the second cluster's VMs on the first this many hosts only (null: all; an assumption)"),
     "jobs_file": ("", "the job-mix scenario's file of jobs"),
     # the cloud (scenarios/summaries.py `cloud_summary`; under `cloud.` in Hadoop scenarios)
     "simulated_s": ("s", "simulated time the run lasted"),

@@ -51,7 +51,7 @@ def check_dir(out: Path, flag: str = "--out", empty: bool = True) -> None:
 def shown_path(path: Path | str) -> str:
     """A path as an error line shows it: an overlong one cut to its first 24 and last 36 characters (its name)."""
     text = str(path)
-    return text if len(text) <= 80 else f"{text[:24]}...{text[-36:]} ({len(text)} characters)"
+    return text if len(text) <= 80 else f"{text[:24]}... ({len(text)} characters) ...{text[-36:]}"
 
 
 def _check_dir(out: Path, flag: str, empty: bool) -> None:

@@ -93,7 +93,7 @@ def test_a_swim_runs_tables_in_parts_are_its_frames():
         assert [len(p) for p in model.vm_trace_parts(rows)] == [0]
     model.start()
     model.run_for(450.0)  # attempts running (rows of objects) and ended, of jobs running and ended (`retire`)
-    assert len(model.running_attempts()) == 2 and model.ended.n > 30
+    assert model.running_attempts() and model.ended.n > 30
     assert any(isinstance(job._maps, EndedTaskList) for _, job in model.replay.added)
     _parts_are_the_frames(model)
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)

@@ -323,8 +323,10 @@ def test_a_failed_job_that_ran_tasks_ends_failed_at_its_recorded_time(tmp_path, 
     # when the retries follow each other at once; at its recorded end (48 s) and a cleanup when held to their starts
     tries = [(a.start_s - j.submit_s, a.end_s - j.submit_s) for a in j.maps[1].attempts]
     if held:
-        # the first after the job's setup (the emulator's own cost: none recorded), the retries as recorded
-        assert tries[0][0] >= 10 and [s for s, _ in tries[1:]] == pytest.approx([20, 30, 40], abs=0.5)
+        # the first after the job's setup (the emulator's own cost: none recorded), the retries no earlier than
+        # recorded, later by at most the heartbeat that reports the failure before and a tick
+        assert tries[0][0] >= 10
+        assert all(0 <= s - want < 2.0 for (s, _), want in zip(tries[1:], (20, 30, 40), strict=True)), tries
     else:  # each retry within a heartbeat (0.3 s) and a tick of its predecessor's end
         assert all(0 < b[0] - a[1] < 0.5 for a, b in itertools.pairwise(tries))
     assert tries[-1][1] < j.end_s - j.submit_s < 60.0 + 1.0
