@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from hadoop_layer.trace_conf import job_conf
-from hadoop_layer.trace_records import MB, Retry, TraceError, TraceJob, fail, read_text, skip_blank_and_comments
+from hadoop_layer.trace_records import (
+    MB,
+    Retry,
+    TraceError,
+    TraceJob,
+    fail,
+    list_field,
+    read_text,
+    skip_blank_and_comments,
+)
 from hadoop_layer.trace_repair import Repairs, counter, made_up_runtime_s
 
 RESULTS = ("SUCCESS", "FAILED", "KILLED")  # Rumen's attempt results (Pre21JobHistoryConstants.Values)
@@ -100,19 +109,10 @@ def _first_known(where: str, repairs: Repairs, *sources: tuple[Mapping[str, Any]
     return 0.0
 
 
-def _list(obj: Mapping[str, Any], key: str, where: str) -> list[Any]:
-    value = obj.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise fail(where, key, value, "is not a list")
-    return value
-
-
 def _attempts(task: dict[str, Any], at: str, repairs: Repairs) -> list[dict[str, Any]]:
     """The task's attempts with a result; one without is dropped (ZombieJob.sanitizeLoggedTaskAttempt)."""
     attempts = []
-    for attempt in _list(task, "attempts", at):
+    for attempt in list_field(task, "attempts", at):
         if not isinstance(attempt, dict):
             raise TraceError(f"{at}: attempt is not a JSON object")
         result = attempt.get("result")
@@ -195,7 +195,7 @@ def _cpu_s(attempt: Mapping[str, Any], at: str, repairs: Repairs) -> float | Non
         ms = counter(_rumen_number(usage, "cumulativeCpuUsage", at), at, "cumulativeCpuUsage", repairs)
         if ms is not None and ms > 0:
             return ms / 1000.0
-    splits = _list(attempt, "cpuUsages", at)
+    splits = list_field(attempt, "cpuUsages", at)
     if splits:
         if any(isinstance(x, bool) or not isinstance(x, int | float) for x in splits):
             raise fail(at, "cpuUsages", splits, "is not a list of numbers")
@@ -216,7 +216,7 @@ def _host(attempt: Mapping[str, Any], at: str) -> str:
 def _replicas(task: Mapping[str, Any], at: str) -> tuple[str, ...]:
     """`preferredLocations` as Rumen `/rack/host` strings (the hosts of the split's replicas)."""
     out = []
-    for loc in _list(task, "preferredLocations", at):
+    for loc in list_field(task, "preferredLocations", at):
         layers = loc.get("layers") if isinstance(loc, dict) else None
         if not isinstance(layers, list) or not all(isinstance(x, str) for x in layers):
             raise fail(at, "preferredLocations", loc, "is not a location with a list of layers")
@@ -227,7 +227,7 @@ def _replicas(task: Mapping[str, Any], at: str) -> tuple[str, ...]:
 def _other_task_s(obj: Mapping[str, Any], kind: str, where: str, repairs: Repairs) -> float | None:
     """The runtime of the job's successful SETUP or CLEANUP attempt (`otherTasks`), None if none was recorded
     (or its times are unusable: counted, and the emulator's own cost holds)."""
-    for i, task in enumerate(_list(obj, "otherTasks", where)):
+    for i, task in enumerate(list_field(obj, "otherTasks", where)):
         if not isinstance(task, dict):
             raise TraceError(f"{where} otherTasks {i}: not a JSON object")
         if task.get("taskType") != kind:
@@ -261,7 +261,7 @@ def _job_windows(obj: Mapping[str, Any], where: str, submit: float) -> tuple[tup
     start and starting at or after the submit, as (start, finish) s after the submit, in start order."""
     out = []
     for key in ("mapTasks", "reduceTasks", "otherTasks"):
-        for i, task in enumerate(_list(obj, key, where)):
+        for i, task in enumerate(list_field(obj, key, where)):
             at = f"{where} task {task.get('taskID', i)}" if isinstance(task, dict) else where
             for start, finish in _recorded(task, at) if isinstance(task, dict) else ():
                 if start is not None and finish is not None and submit <= start <= finish:
@@ -315,8 +315,8 @@ def _rumen_job(obj: object, where: str, repairs: Repairs) -> tuple[TraceJob, flo
         raise fail(where, "jobProperties", props, "is not a JSON object")
     heap = _rumen_number(obj, "heapMegabytes", where)
     submit = _submit_ms(obj, where, repairs)
-    maps, unfinished_maps = _tasks(_list(obj, "mapTasks", where), where, repairs)
-    reduces, unfinished_reduces = _tasks(_list(obj, "reduceTasks", where), where, repairs)
+    maps, unfinished_maps = _tasks(list_field(obj, "mapTasks", where), where, repairs)
+    reduces, unfinished_reduces = _tasks(list_field(obj, "reduceTasks", where), where, repairs)
     finish = _rumen_number(obj, "finishTime", where)
     launch = _rumen_number(obj, "launchTime", where)
     setup, cleanup = (_other_task_s(obj, kind, where, repairs) for kind in ("SETUP", "CLEANUP"))

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hadoop_layer.trace_conf import JobConf
 
@@ -86,6 +88,16 @@ def fail(where: str, field_name: str, value: object, problem: str) -> TraceError
     """The one-line error: where, the field and its value (repr, so a newline in it stays escaped), the problem."""
     shown = repr(value)
     return TraceError(f"{where}: field {field_name}={shown if len(shown) <= 60 else shown[:57] + '...'} {problem}")
+
+
+def list_field(obj: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    """A JSON object's list field: [] if absent or null; one line naming the field if it is not a list."""
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise fail(where, key, value, "is not a list")
+    return value
 
 
 def read_text(path: str | Path) -> str:

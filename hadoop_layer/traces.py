@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from hadoop_layer.rumen import RumenRead, parse_rumen, read_rumen
-from hadoop_layer.trace_records import MB, Retry, TraceError, TraceJob, fail, read_text, skip_blank_and_comments
+from hadoop_layer.trace_records import (
+    MB,
+    Retry,
+    TraceError,
+    TraceJob,
+    fail,
+    list_field,
+    read_text,
+    skip_blank_and_comments,
+)
 from hadoop_layer.trace_repair import Repairs
 
 __all__ = ["MB", "Retry", "Topology", "TraceError", "TraceJob", "TraceRead", "load_trace", "median_or", "read_rumen",
@@ -100,15 +109,6 @@ class Topology:
         return [(rack, host) for rack, hosts in self.racks for host in hosts]
 
 
-def _list(obj: dict[str, Any], key: str, where: str) -> list[Any]:
-    value = obj.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise fail(where, key, value, "is not a list")
-    return value
-
-
 def read_topology(path: str | Path, max_hosts: int | None = None) -> Topology:
     """Read a Rumen topology file: `{"name": "<root>", "children": [{"name": RACK, "children": [{"name": HOST}]}]}`.
     A host or rack named twice is refused (each host becomes one VM, known by its name), and so are more than
@@ -123,14 +123,14 @@ def read_topology(path: str | Path, max_hosts: int | None = None) -> Topology:
         raise TraceError(f"{fname}: not a Rumen topology (expected an object with name and children)")
     racks = []
     seen: dict[str, str] = {}  # host -> its rack
-    for i, rack in enumerate(_list(root, "children", f"{fname} root")):
+    for i, rack in enumerate(list_field(root, "children", f"{fname} root")):
         where = f"{fname} rack {i}"
         if not isinstance(rack, dict) or not isinstance(rack.get("name"), str) or not rack["name"]:
             raise TraceError(f"{where}: field name is missing or not a string")
         if any(rack["name"] == name for name, _ in racks):
             raise TraceError(f"{where}: rack {rack['name']!r} is named twice")
         hosts = []
-        for j, host in enumerate(_list(rack, "children", where)):
+        for j, host in enumerate(list_field(rack, "children", where)):
             if not isinstance(host, dict) or not isinstance(host.get("name"), str) or not host["name"]:
                 raise TraceError(f"{where} ({rack['name']}) host {j}: field name is missing or not a string")
             name = host["name"]

@@ -13,7 +13,8 @@ from scenarios.cli import main
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
 from scenarios.settings import validate
-from scenarios.trace_replay import DEFAULT_TRACE, error_figures
+from scenarios.trace_compare import error_figures
+from scenarios.trace_replay import DEFAULT_TRACE
 
 SCENARIO = SCENARIOS["trace-replay"]
 T0 = 1_000_000_000  # ms
