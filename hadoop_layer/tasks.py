@@ -218,12 +218,16 @@ class TaskAttempt(WorkItem):
     """One execution of a task on a TaskTracker's slot.
 
     CPython keeps an instance's attributes in a compact shared-key layout (no dict of its own: 0.8 KB less an
-    attempt, and a SWIM day makes 476,734) only for the names its class's first instances set: the table of shared
-    names stops growing once a few dozen instances exist (`_PyObject_InitInlineValues`), and holds at most 29. So
-    every attempt sets all of its 28 names in `__init__` (with the cloud's WorkItem and Mesa's Agent), later ones
-    too (`shuffle_col`, `fail_fraction`); the two that only failing or replayed attempts need stay class-level
-    defaults (those few attempts hold a dict)."""
+    attempt, and a SWIM day makes 476,734) only for the names its class's first instances set, and the table of
+    shared names holds at most 29 (CPython 3.12; a 30th name set gives every instance a dict). Mesa's Agent and the
+    cloud's WorkItem set 16 of them; an attempt's own names are `__slots__` (stored in the object, outside that
+    table), so adding one here cannot push the attempts past it (31 names did: `shuffle_index` and `jvm` made every
+    attempt hold a dict). Every slot is set in `__init__`; the two names only failing or replayed attempts set stay
+    class-level defaults, not slots (those few attempts add them to the shared table, or hold a dict once full)."""
 
+    __slots__ = ("fail_fraction", "heap_mb", "io_sort_mb", "jvm", "locality", "number", "output_mb", "route",
+                 "shuffle_col", "shuffle_index", "shuffle_write_per_mb", "speculative", "spills", "task",
+                 "tracker")  # fmt: skip
     replayed = ""  # a recorded unsuccessful attempt replayed: "FAILED" or "KILLED" (Task.replay)
     # A failing attempt (HadoopConfig.task_failure_probability) runs its whole plan up to the end of phase
     # `fail_after` - 1 and ends there, failed. Its plan is never cut: the shuffle feed and the merge plan

@@ -47,11 +47,6 @@ def test_tasks_made_at_build_or_at_submission_give_the_same_run():
         pd.testing.assert_frame_equal(runs[0][table], runs[1][table])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the fixed costs' attributes (jvm, shuffle_index, shuffle_write_per_mb, route) are set in another order on "
-    "some attempts, which takes them out of CPython's shared-key layout (0.8 KB more each): to mend in TaskAttempt",
-)
 def test_an_ended_attempt_is_freed_and_its_record_keeps_what_its_readers_read():
     # the readers' values of an ended attempt, as it ends with its whole plan still there, against its record in the
     # model's `ended` columns after the run (hadoop_layer/ended.py); the object itself is garbage once it has ended
