@@ -201,6 +201,7 @@ class EndedAttempt(ChargeTotals):
     row = None
     route = None
     progress_marks = None
+    unheard = False  # (TaskAttempt.unheard) its end was heard of: it is recorded
     number = Column[int]("ended", at="at")
     start_s = Column[float]("ended", at="at")
     end_s = Column[float]("ended", at="at")

@@ -53,6 +53,13 @@ _ENDED = (JobState.FAILED, JobState.KILLED)
 _NO_OWN_MEMORY = (None, None)  # a job without its own heap and io.sort.mb (Job.own_memory): the slot's hold
 
 
+def _lost(task: Task) -> bool:
+    """An attempt of `task` heard of now is killed: another attempt of the task was heard of first (JobInProgress.
+    completedTask: "Already completed TIP"), or a failure ended the job (which killed its running attempts)."""
+    job = task.job
+    return task.state == TaskState.DONE or job.state in _ENDED or job.final_state in _ENDED
+
+
 class _PolicySlot:
     """A JobTracker attribute that holds a policy: setting it, before or after the start, also runs the new
     policy's `adjust` every `period_s` if it is `Periodic` (JobTracker.schedule_periodic), and gives a speculation
@@ -471,22 +478,25 @@ class JobTracker:
             self.model.shuffle.drop_reduce(attempt)  # (a reduce that failed in its shuffle: what it had to fetch)
         self._report(attempt.tracker, partial(self._attempt_reported, attempt), since=attempt.end_s)
 
+    @staticmethod
+    def reported_state(attempt: TaskAttempt) -> ItemState:
+        """The final state of a map or reduce attempt that has ended on its tracker (`TaskAttempt.unheard`), as its
+        report to the JobTracker (`_attempt_reported`, at the tracker's next heartbeat) records it, as far as is known
+        now: killed if its task or its job is over before the report (`_lost`) or it replays a recorded kill (e.g. a
+        lost tracker: retried, not counted as a failure), failed if it fails, else done. What the tables and the
+        dashboard show of an attempt between its end on its node and that report (until then the cloud has it done)."""
+        if _lost(attempt.task) or (attempt.will_fail and attempt.replayed == "KILLED"):
+            return ItemState.KILLED
+        return ItemState.FAILED if attempt.will_fail else attempt.state
+
     def _attempt_reported(self, attempt: TaskAttempt) -> None:
         """The JobTracker hears that `attempt` ended (JobTracker.updateTaskStatuses, at a heartbeat)."""
         task = attempt.task
         job = task.job
-        # another attempt of the task was heard of first (JobInProgress.completedTask: "Already completed TIP", the
-        # attempt is killed), or a failure ended the job (which killed its running attempts): this attempt's report
-        # comes after its task or its job is over
-        lost = task.state == TaskState.DONE or job.state in _ENDED or job.final_state in _ENDED
-        # its final state before its release records it (EndedAttempts): a recorded kill (e.g. a lost tracker) is
-        # retried, not counted as a failure
+        lost = _lost(task)
         fails = attempt.will_fail
         killed = fails and attempt.replayed == "KILLED"
-        if lost or killed:
-            attempt.state = ItemState.KILLED
-        elif fails:
-            attempt.state = ItemState.FAILED
+        attempt.state = self.reported_state(attempt)  # its final state before its release records it (EndedAttempts)
         row = self._release(attempt)
         if lost:
             task.kill_count += 1

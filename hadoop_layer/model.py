@@ -441,8 +441,12 @@ _ROWS_AT_ONCE = 4_096  # rows of the tasks table whose Python values exist at on
 
 
 def _task_row(a: TaskAttempt) -> tuple:
-    """An attempt's values in the tasks table's columns, but the charges' (`TASK_COLUMNS`)."""
+    """An attempt's values in the tasks table's columns, but the charges' (`TASK_COLUMNS`). One that has ended on
+    its node but whose end the JobTracker has not yet heard of shows its end and the state that report will record
+    (`JobTracker.reported_state`), as its row among the ended attempts will."""
     t = a.task
+    unheard = a.unheard
+    state = JobTracker.reported_state(a) if unheard else a.state
     return (
         t.job.job_id,
         t.task_id,
@@ -453,10 +457,10 @@ def _task_row(a: TaskAttempt) -> tuple:
         a.locality.name.lower() if a.locality is not None else "",
         a.start_s,
         a.end_s,
-        a.state,
+        state,
         a.speculative,
         t.input_mb,
-        t.input_mb * a.progress_score,
+        t.input_mb * (float(state == ItemState.DONE) if unheard else a.progress_score),
         a.output_mb,
         a.spills,
         t.kill_count,

@@ -278,6 +278,13 @@ class TaskAttempt(WorkItem):
         return self.fail_fraction is not None
 
     @property
+    def unheard(self) -> bool:
+        """It has ended on its node, but the JobTracker has not yet heard of it (that comes at its tracker's next
+        heartbeat, `JobTracker._report`): it still holds its slot, its state is the cloud's (done) and its final one
+        is `JobTracker.reported_state`'s."""
+        return self.end_s is not None and self in self.tracker.running[self.task.kind]
+
+    @property
     def phase(self):
         """The current phase; None once the plan is done, or a failing attempt has reached its failure point."""
         i = self.phase_index
