@@ -6,6 +6,13 @@ at a time t (`replay_snapshot`, from its Parquet tables). Drawing reads only the
 O(VMs x trace samples + nodes + jobs): finished attempts are read once each, as they appear in the model's ended
 attempts' columns (`TaskLedger`), never walked per step.
 
+Both count as the tasks table does: an attempt has ended when it ended on its node (the table's `end_s`), in the
+state its row records, and the node, job and runtime panels count maps and reduces only (a job's setup and cleanup
+attempts hold a slot, but are neither: their kind is "setup" or "cleanup"). Live, an attempt that has ended on its
+node stays in its tracker's slot until the tracker's next heartbeat tells the JobTracker
+(`hadoop.outofband_heartbeat=false`), and only then is it an ended attempt's row and counted in its job: such
+attempts are read from the slots each step (`SlotAttempts`), with the state that report will record.
+
 Memory columns that the cloud may grow later (page cache, dirty pages, balloon) are shown when the VM table or the
 trace has them (`MEMORY_COLUMNS` lists the names looked for), and left out otherwise.
 """
@@ -18,12 +25,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from hadoop_layer.ended import MAP, REDUCE
+from hadoop_layer.jobtracker import JobTracker
 from hadoop_layer.model import map_skewness
 from hadoop_layer.tasks import TaskKind
 from scenarios.inspect_run import accounted_s
+from vcloud.work import ItemState
 
 if TYPE_CHECKING:
     from hadoop_layer.ended import EndedAttempts
+    from hadoop_layer.tasks import Job, TaskAttempt
     from hadoop_layer.tracker import TaskTracker
     from vcloud import CloudModel
 
@@ -110,7 +121,8 @@ def heat_grid(trace: pd.DataFrame) -> HeatGrid:
 
 # ---- live model ------------------------------------------------------------------------------------------
 class TaskLedger:
-    """Counts of finished attempts, read once each from the model's ended attempts (hadoop_layer/ended.py).
+    """Counts of the maps' and reduces' ended attempts, read once each from the model's ended attempts
+    (hadoop_layer/ended.py): those the JobTracker has heard of (`SlotAttempts` has the others).
 
     A redraw reads only what finished since the last one, so its cost does not grow with the tasks done."""
 
@@ -125,11 +137,14 @@ class TaskLedger:
 
     def update(self, ended: EndedAttempts) -> None:
         for a in ended.since(self.seen):
-            node = int(ended.node[a.at])
-            self.kills += a.state == "killed"
+            group = int(ended.group[a.at])
+            if group not in (MAP, REDUCE):  # a job's setup or cleanup attempt (run in a map or a reduce slot)
+                continue
+            node, state = int(ended.node[a.at]), a.state
+            self.kills += state == ItemState.KILLED
             self.speculative_finished += bool(a.speculative)
-            if a.state == "done":
-                if a.task.kind == TaskKind.MAP:
+            if state == ItemState.DONE:
+                if group == MAP:
                     self.maps_done[node] = self.maps_done.get(node, 0) + 1
                     self.runtimes.append(a.end_s - a.start_s)
                 else:
@@ -154,6 +169,34 @@ class TaskLedger:
         return table
 
 
+class SlotAttempts:
+    """The maps' and reduces' attempts in the trackers' slots now (at most one a slot; setup and cleanup attempts are
+    left out), split as the tasks table has them: `running` (no end yet) and `ended`, those that have ended on their
+    node, each with the state the JobTracker's report will record (`JobTracker.reported_state`). The JobTracker
+    hears of an end at the tracker's next heartbeat (`hadoop.outofband_heartbeat=false`): until then the attempt
+    holds its slot and is no ended attempts' row, so `TaskLedger` has not counted it, nor its job its task."""
+
+    def __init__(self, trackers: list[TaskTracker]) -> None:
+        self.running: list[TaskAttempt] = []
+        self.ended: list[tuple[TaskAttempt, ItemState]] = []
+        for t in trackers:
+            for kind in (TaskKind.MAP, TaskKind.REDUCE):
+                for a in t.running[kind]:
+                    if a.task.role:
+                        continue
+                    if a.end_s is None:
+                        self.running.append(a)
+                    else:
+                        self.ended.append((a, JobTracker.reported_state(a)))
+
+    def done(self) -> list[TaskAttempt]:
+        """The ended ones that succeeded."""
+        return [a for a, state in self.ended if state == ItemState.DONE]
+
+    def kills(self) -> int:
+        return sum(state == ItemState.KILLED for _, state in self.ended)
+
+
 def vm_frame(sim: CloudModel) -> pd.DataFrame:
     """The VM table now: CPU demand, entitlement and use (MHz, last tick), memory (MB) as far as the table has it."""
     vms = sim.vms
@@ -165,25 +208,44 @@ def vm_frame(sim: CloudModel) -> pd.DataFrame:
     return pd.DataFrame(out, index=pd.Index([v.name for v in sim.vm_agents], name="vm"))
 
 
-def node_frame(trackers: list[TaskTracker], ledger: TaskLedger) -> pd.DataFrame:
-    """Per TaskTracker: its slots now (FlexSlot moves and resizes them), what runs in them, what finished there."""
+def node_frame(trackers: list[TaskTracker], ledger: TaskLedger, slots: SlotAttempts) -> pd.DataFrame:
+    """Per TaskTracker: its slots now (FlexSlot moves and resizes them), the maps and reduces running in them, and
+    those that finished there (heard of by the JobTracker or not)."""
+    running: dict[tuple[int, TaskKind], int] = {}
+    for a in slots.running:
+        key = (a.tracker.node, a.task.kind)
+        running[key] = running.get(key, 0) + 1
+    done = {TaskKind.MAP: dict(ledger.maps_done), TaskKind.REDUCE: dict(ledger.reduces_done)}
+    for a in slots.done():
+        per_node = done[a.task.kind]
+        per_node[a.tracker.node] = per_node.get(a.tracker.node, 0) + 1
     rows = [
-        (t.name, t.map_slots, t.reduce_slots, t.heap_mb, len(t.running[TaskKind.MAP]), len(t.running[TaskKind.REDUCE]),
-         ledger.maps_done.get(t.node, 0), ledger.reduces_done.get(t.node, 0))
+        (t.name, t.map_slots, t.reduce_slots, t.heap_mb, running.get((t.node, TaskKind.MAP), 0),
+         running.get((t.node, TaskKind.REDUCE), 0), done[TaskKind.MAP].get(t.node, 0),
+         done[TaskKind.REDUCE].get(t.node, 0))
         for t in trackers
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=NODE_COLUMNS)
 
 
-def job_frame(jobs: list, now: float) -> pd.DataFrame:
-    """Per job: tasks done and running of each kind (the job's own counters), state, seconds since submission."""
+def job_frame(jobs: list[Job], now: float, slots: SlotAttempts) -> pd.DataFrame:
+    """Per job: its tasks done (the job's own counters, and those whose success the JobTracker has yet to hear of)
+    and its attempts running, of each kind; its state and the seconds since its submission."""
+    running: dict[tuple[Job, TaskKind], int] = {}
+    for a in slots.running:
+        key = (a.task.job, a.task.kind)
+        running[key] = running.get(key, 0) + 1
+    unheard: dict[tuple[Job, TaskKind], set] = {}
+    for a in slots.done():  # (a task whose success was heard of already would have it killed: not done)
+        unheard.setdefault((a.task.job, a.task.kind), set()).add(a.task)
     rows = []
     for j in jobs:
         end = j.end_s if j.end_s is not None else now
         elapsed = max(end - j.submit_s, 0.0) if j.state != "waiting" else 0.0
-        rows.append((j.job_id, j.name, j.state, j.finished_maps, j.count(TaskKind.MAP, "running"), len(j.maps),
-                     j.finished_reduces, j.count(TaskKind.REDUCE, "running"), len(j.reduces), elapsed,
-                     j.submit_s, _or_nan(j.start_s), _or_nan(j.end_s)))  # fmt: skip
+        maps, reduces = (j, TaskKind.MAP), (j, TaskKind.REDUCE)
+        rows.append((j.job_id, j.name, j.state, j.finished_maps + len(unheard.get(maps, ())), running.get(maps, 0),
+                     len(j.maps), j.finished_reduces + len(unheard.get(reduces, ())), running.get(reduces, 0),
+                     len(j.reduces), elapsed, j.submit_s, _or_nan(j.start_s), _or_nan(j.end_s)))  # fmt: skip
     return pd.DataFrame(rows, columns=JOB_COLUMNS)
 
 
@@ -219,12 +281,14 @@ def live_snapshot(
         return snap
     ledger.update(sim.ended)
     jobs = sim.jobtracker.jobs
-    running = [a for t in trackers for kind in t.running.values() for a in kind]  # at most one per slot
-    snap.nodes = node_frame(trackers, ledger)
-    snap.jobs = job_frame(jobs, now)
-    snap.map_runtimes = np.asarray(ledger.runtimes, dtype=np.float64)
-    snap.kills = ledger.kills
-    snap.speculative = ledger.speculative_finished + sum(bool(a.speculative) for a in running)
+    slots = SlotAttempts(trackers)
+    snap.nodes = node_frame(trackers, ledger, slots)
+    snap.jobs = job_frame(jobs, now, slots)
+    unheard = [a.end_s - a.start_s for a in slots.done() if a.task.kind == TaskKind.MAP]
+    snap.map_runtimes = np.asarray([*ledger.runtimes, *unheard], dtype=np.float64)
+    snap.kills = ledger.kills + slots.kills()
+    in_slots = [*slots.running, *(a for a, _ in slots.ended)]
+    snap.speculative = ledger.speculative_finished + sum(bool(a.speculative) for a in in_slots)
     submits = np.array([j.submit_s for j in jobs], dtype=np.float64)
     ends = np.array([np.nan if j.end_s is None else j.end_s for j in jobs], dtype=np.float64)
     snap.makespan_s = makespan_so_far(submits, ends, now)
@@ -311,11 +375,13 @@ def replay_snapshot(frames: RunFrames, t: float) -> Snapshot:
     ended = ~np.isnan(end) & (end <= t)
     running = started & ~ended
     done = ended & (tasks["state"].to_numpy() == "done")
-    is_map = tasks["kind"].to_numpy() == "m"
+    kind = tasks["kind"].to_numpy()
+    is_map, is_task = kind == "m", (kind == "m") | (kind == "r")  # not a job's setup or cleanup attempt
+    running, done = running & is_task, done & is_task
     snap.nodes = _nodes_at(frames, tasks, running, done, is_map)
     snap.jobs = _jobs_at(frames.jobs, tasks, running, done, is_map, t)
     snap.map_runtimes = (end - start)[done & is_map]
-    snap.kills = int((ended & (tasks["state"].to_numpy() == "killed")).sum())
+    snap.kills = int((ended & is_task & (tasks["state"].to_numpy() == "killed")).sum())
     snap.speculative = int((started & tasks["speculative"].to_numpy(bool)).sum())
     jobs = frames.jobs
     snap.makespan_s = makespan_so_far(jobs["submit_s"].to_numpy(np.float64), jobs["end_s"].to_numpy(np.float64), t)
