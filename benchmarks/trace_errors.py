@@ -2,10 +2,11 @@
 
     python benchmarks/trace_errors.py                 # every trace in ../shared/data and tests/data (Markdown)
     python benchmarks/trace_errors.py PATH [PATH ...]  # those as well
-    python benchmarks/trace_errors.py --modes         # also replay_io=false and physics per Rumen trace
+    python benchmarks/trace_errors.py --modes         # also shuffle_as_recorded=false, replay_io=false and physics
 
-Per Rumen trace, `vcloud run trace-replay --set trace=...` in durations mode, seed 1, default settings otherwise,
-then again with `start_as_recorded=true` (each map and reduce attempt held to its recorded start): the anomalies
+Per Rumen trace, `vcloud run trace-replay --set trace=...` in durations mode, seed 1, default settings otherwise
+(so each reduce's shuffle lasts at least its recorded time: `shuffle_as_recorded`), then again with
+`start_as_recorded=true` (each map and reduce attempt held to its recorded start): the anomalies
 repaired (by kind), the slots the traced cluster got, the median absolute job-duration error, and that duration
 split three ways (scenarios/trace_replay.py `comparison`): (a) the wait before each job's first task and (b) the
 time between its tasks when none of its attempts ran (recorded against emulated medians: on the traced cluster,
@@ -31,6 +32,12 @@ PUBLIC = [ROOT.parent / "shared" / "data", ROOT / "tests" / "data"]
 MODES = {
     "durations": {"replay": "durations"},
     "durations, start_as_recorded": {"replay": "durations", "start_as_recorded": True},
+    "durations, shuffle_as_recorded=false": {"replay": "durations", "shuffle_as_recorded": False},
+    "durations, start_as_recorded, shuffle_as_recorded=false": {
+        "replay": "durations",
+        "start_as_recorded": True,
+        "shuffle_as_recorded": False,
+    },
     "durations, replay_io=false": {"replay": "durations", "replay_io": False},
     "physics": {"replay": "physics"},
 }

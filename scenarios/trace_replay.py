@@ -6,9 +6,17 @@ Two replay modes (`replay`):
   pipelined as Hadoop runs them) is built with no CPU, each phase timed at its bottleneck alone on a node of
   the traced cluster with every byte on the disk, and the CPU that fills the rest of the recorded time goes to
   the map (or reduce) function (`plans.cpu_for_runtime`). A reduce's recorded time after its shuffle
-  (finish - shuffleFinished) is sized so when its shuffle ends, from the merges it then has; the shuffle itself
-  is emulated (it waits for the maps). Schedulers thus meet the real task-time distribution while the cloud
-  still adds contention, steal and iowait. The job's initialization, setup and cleanup take their recorded times.
+  (finish - shuffleFinished) is sized so when its shuffle ends, from the merges it then has. The shuffle itself
+  is emulated (it waits for the maps' outputs and fetches them) and, with `shuffle_as_recorded` (default), ends
+  no earlier than its recorded time (shuffleFinished - startTime, Rumen's `getShuffleRuntime`) after the
+  attempt's start: the replay rule of this emulator, which replays each reduce's whole recorded time (shuffle,
+  then the rest) as SLS replays a reduce container's, and keeps the wait for the maps that Mumak and Gridmix keep
+  (they time only what follows the shuffle: Mumak the reduce phase, Gridmix merge and reduce). A durations replay
+  replays recorded durations, so it is on by default; off, the shuffle ends when the emulated maps' outputs are
+  fetched, which on a replay is earlier than on the traced cluster whenever that cluster's maps ended later or
+  its fetches were slower (other users' load the trace does not hold). Schedulers thus meet the real task-time
+  distribution while the cloud still adds contention, steal and iowait. The job's initialization, setup and
+  cleanup take their recorded times.
 - `physics`: work from bytes and, where the trace has them, the CPU counters (`cumulativeCpuUsage`,
   `cpuUsages`), else CPU per MB borrowed from a PUMA profile (`profile`).
 `auto` is durations for Rumen, physics for SWIM (which records no task times).
@@ -140,6 +148,14 @@ class TraceReplaySettings(HadoopClusterSettings):
         "is not handed out and its slot is free for other tasks",
     )
 
+    shuffle_as_recorded: bool = Field(
+        True,
+        description="durations (Rumen): a reduce's shuffle ends no earlier than its recorded shuffle time "
+        "(shuffleFinished - startTime, Rumen's ReduceTaskAttemptInfo.getShuffleRuntime) after its attempt's start, "
+        "and still not before it has fetched every map's output; false: when the fetches end, as Mumak and "
+        "Gridmix replay a reduce (they time only what follows the shuffle)",
+    )
+
     @field_validator("hadoop", mode="before")
     @classmethod
     def _over_trace_defaults(cls, value: Any) -> Any:
@@ -168,7 +184,7 @@ class TraceReplaySettings(HadoopClusterSettings):
         """A trace given is read here once per file (its jobs, not kept), so that a sweep refuses a bad one before any
         run; and settings that only a Rumen replay reads are refused on a SWIM one."""
         fields = self.model_fields_set
-        if "trace" not in fields and not ({"replay", "replay_io", "start_as_recorded"} & fields):
+        if "trace" not in fields and not ({"replay", "replay_io", "start_as_recorded", "shuffle_as_recorded"} & fields):
             return self
         kind = _trace_kind(
             self.trace, *_stamp(self.trace), self.original_nodes, self.slaves, self.hadoop.block_mb, self.max_jobs
@@ -180,6 +196,8 @@ class TraceReplaySettings(HadoopClusterSettings):
             raise ValueError(f"replay='durations': {Path(self.trace).name} records no task times (SWIM)")
         if mode != "durations" and not self.replay_io:
             raise ValueError(f"replay_io=false: only a durations replay (a Rumen trace) reads it, not {mode}")
+        if mode != "durations" and "shuffle_as_recorded" in fields and self.shuffle_as_recorded:
+            raise ValueError(f"shuffle_as_recorded: only a durations replay (a Rumen trace) reads it, not {mode}")
         if self.start_as_recorded and kind != "rumen":
             raise ValueError(f"start_as_recorded=true: {Path(self.trace).name} records no task start times (SWIM)")
         return self
@@ -726,6 +744,7 @@ def add_trace_job(
             added.maps[i].replay = list(retries)
     reduce_retries = [*(job.reduce_retries or [()] * job.reduces), *job.unfinished_reduces]
     after = list(job.reduce_after_shuffle_s or [None] * job.reduces)
+    shuffle_s = list(job.reduce_shuffle_s or [None] * job.reduces) if s.shuffle_as_recorded else []
     rdur = list(job.reduce_durations_s or [])
     rcpu = list(job.reduce_cpu_s or [None] * job.reduces)
     for i in range(reduces):
@@ -737,6 +756,8 @@ def add_trace_job(
             if own is None:
                 own = median_or([a for a in after if a is not None] or rdur, 10.0)
             task.after_shuffle_s = own if s.replay_io else None
+            if i < len(shuffle_s):  # (a task that never succeeded records no shuffle of a success to replay)
+                task.min_shuffle_s = shuffle_s[i]
             if not s.replay_io:  # all CPU: the output still goes out, at no cost in the recorded time
                 task.cpu_mc = max(own, 1e-3) * core
         elif i < job.reduces and rcpu[i] is not None:
