@@ -2,11 +2,12 @@
 
     python benchmarks/trace_errors.py                 # every trace in ../shared/data and tests/data (Markdown)
     python benchmarks/trace_errors.py PATH [PATH ...]  # those as well
-    python benchmarks/trace_errors.py --modes         # also shuffle_as_recorded=false, replay_io=false and physics
+    python benchmarks/trace_errors.py --modes         # also each replay rule off, replay_io=false and physics
 
 Per Rumen trace, `vcloud run trace-replay --set trace=...` in durations mode, seed 1, default settings otherwise
-(so each reduce's shuffle lasts at least its recorded time: `shuffle_as_recorded`), then again with
-`start_as_recorded=true` (each map and reduce attempt held to its recorded start): the anomalies
+(each reduce's shuffle lasts at least its recorded time, `shuffle_as_recorded`, and a recorded runtime holds the
+task commit, `commit_in_runtime`; `--modes` also runs them off: "both rules off" is the replay before them), then
+again with `start_as_recorded=true` (each map and reduce attempt held to its recorded start): the anomalies
 repaired (by kind), the slots the traced cluster got, the median absolute job-duration error, and that duration
 split three ways (scenarios/trace_replay.py `comparison`): (a) the wait before each job's first task and (b) the
 time between its tasks when none of its attempts ran (recorded against emulated medians: on the traced cluster,
@@ -29,15 +30,22 @@ from scenarios.settings import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = [ROOT.parent / "shared" / "data", ROOT / "tests" / "data"]
+OLD_RULES = {"shuffle_as_recorded": False, "commit_in_runtime": False}  # the durations replay before either rule
 MODES = {
     "durations": {"replay": "durations"},
     "durations, start_as_recorded": {"replay": "durations", "start_as_recorded": True},
-    "durations, shuffle_as_recorded=false": {"replay": "durations", "shuffle_as_recorded": False},
     "durations, start_as_recorded, shuffle_as_recorded=false": {
         "replay": "durations",
         "start_as_recorded": True,
         "shuffle_as_recorded": False,
     },
+    "durations, start_as_recorded, commit_in_runtime=false": {
+        "replay": "durations",
+        "start_as_recorded": True,
+        "commit_in_runtime": False,
+    },
+    "durations, both rules off": {"replay": "durations", **OLD_RULES},
+    "durations, start_as_recorded, both rules off": {"replay": "durations", "start_as_recorded": True, **OLD_RULES},
     "durations, replay_io=false": {"replay": "durations", "replay_io": False},
     "physics": {"replay": "physics"},
 }

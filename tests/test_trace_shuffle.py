@@ -1,6 +1,6 @@
 """A durations replay holds each reduce's shuffle to its recorded time (`shuffle_as_recorded`, trace_replay.py;
 JobTracker._finish_shuffle): the shuffle ends no earlier than its recorded shuffleFinished - startTime after the
-attempt's start, and still not before the maps' outputs are there."""
+attempt's start, and still not before the maps' outputs are there. The durations rules are refused elsewhere."""
 
 from __future__ import annotations
 
@@ -51,8 +51,14 @@ def test_a_reduce_whose_maps_end_late_still_waits_for_their_outputs(tmp_path):
     assert free == pytest.approx(held, abs=DT + 1e-9)  # the hold changes nothing here
 
 
-def test_shuffle_as_recorded_is_refused_on_a_replay_that_does_not_replay_durations(tmp_path):
+@pytest.mark.parametrize("key", ["shuffle_as_recorded", "commit_in_runtime"])
+def test_the_durations_rules_are_refused_on_a_replay_that_does_not_replay_durations(tmp_path, key):
     path = write(tmp_path, "one.json", [job("job_1", 0, [[attempt("SUCCESS", 0, 5, "/r/a")]])])
-    with pytest.raises(ValueError, match="shuffle_as_recorded: only a durations replay"):
-        validate(SCENARIO.Settings, {"trace": str(path), "replay": "physics", "shuffle_as_recorded": True})
-    validate(SCENARIO.Settings, {"trace": str(path), "replay": "physics", "shuffle_as_recorded": False})
+    with pytest.raises(ValueError, match=f"{key}: only a durations replay"):
+        validate(SCENARIO.Settings, {"trace": str(path), "replay": "physics", key: True})
+    s = validate(SCENARIO.Settings, {"trace": str(path), "replay": "physics", key: False})
+    if key == "commit_in_runtime":  # physics keeps Hadoop's commit; durations takes it as part of the recorded time
+        assert SCENARIO.build(s, seed=1).hadoop.task_commit
+        s = validate(SCENARIO.Settings, {"trace": str(path)})
+        model = SCENARIO.build(s, seed=1)
+        assert not model.hadoop.task_commit and model.used_settings["task_commit"] is False
