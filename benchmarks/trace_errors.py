@@ -2,10 +2,13 @@
 
     python benchmarks/trace_errors.py                 # every trace in ../shared/data and tests/data (Markdown)
     python benchmarks/trace_errors.py PATH [PATH ...]  # those as well
-    python benchmarks/trace_errors.py --modes         # also replay_io=false and physics per Rumen trace
+    python benchmarks/trace_errors.py --modes         # also each replay rule off, replay_io=false and physics
+    python benchmarks/trace_errors.py dt=0.1          # KEY=VALUE: a setting for every replay, over the mode's
 
-Per Rumen trace, `vcloud run trace-replay --set trace=...` in durations mode, seed 1, default settings otherwise,
-then again with `start_as_recorded=true` (each map and reduce attempt held to its recorded start): the anomalies
+Per Rumen trace, `vcloud run trace-replay --set trace=...` in durations mode, seed 1, default settings otherwise
+(each reduce's shuffle lasts at least its recorded time, `shuffle_as_recorded`, and a recorded runtime holds the
+task commit, `commit_in_runtime`; `--modes` also runs them off: "both rules off" is the replay before them), then
+again with `start_as_recorded=true` (each map and reduce attempt held to its recorded start): the anomalies
 repaired (by kind), the slots the traced cluster got, the median absolute job-duration error, and that duration
 split three ways (scenarios/trace_replay.py `comparison`): (a) the wait before each job's first task and (b) the
 time between its tasks when none of its attempts ran (recorded against emulated medians: on the traced cluster,
@@ -24,13 +27,26 @@ from typing import Any
 from hadoop_layer.traces import TraceError, load_trace
 from scenarios.registry import SCENARIOS
 from scenarios.runner import run_model
-from scenarios.settings import validate
+from scenarios.settings import parse_pairs, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = [ROOT.parent / "shared" / "data", ROOT / "tests" / "data"]
+OLD_RULES = {"shuffle_as_recorded": False, "commit_in_runtime": False}  # the durations replay before either rule
 MODES = {
     "durations": {"replay": "durations"},
     "durations, start_as_recorded": {"replay": "durations", "start_as_recorded": True},
+    "durations, start_as_recorded, shuffle_as_recorded=false": {
+        "replay": "durations",
+        "start_as_recorded": True,
+        "shuffle_as_recorded": False,
+    },
+    "durations, start_as_recorded, commit_in_runtime=false": {
+        "replay": "durations",
+        "start_as_recorded": True,
+        "commit_in_runtime": False,
+    },
+    "durations, both rules off": {"replay": "durations", **OLD_RULES},
+    "durations, start_as_recorded, both rules off": {"replay": "durations", "start_as_recorded": True, **OLD_RULES},
     "durations, replay_io=false": {"replay": "durations", "replay_io": False},
     "physics": {"replay": "physics"},
 }
@@ -74,7 +90,9 @@ def replay_row(path: Path, label: str, overrides: dict[str, Any]) -> str:
 
 def main(argv: list[str]) -> int:
     modes = "--modes" in argv
-    paths = [Path(a) for a in argv if a != "--modes"] + public_traces()
+    pairs = [a for a in argv if "=" in a]  # KEY=VALUE: a setting for every replay (e.g. dt=0.1)
+    common = parse_pairs(pairs, SCENARIOS["trace-replay"].Settings)
+    paths = [Path(a) for a in argv if a != "--modes" and a not in pairs] + public_traces()
     print("| trace | mode | jobs read | anomalies repaired | map+reduce slots per node | median job error | "
           "(a) wait before first task, median s (recorded / emulated) | (b) between tasks, nothing running, "
           "median s (recorded / emulated) | (c) median error of the tasks' own run | median error of the run after "
@@ -93,7 +111,8 @@ def main(argv: list[str]) -> int:
             continue
         shown = MODES if modes else {k: MODES[k] for k in ("durations", "durations, start_as_recorded")}
         for label, overrides in shown.items():
-            print(replay_row(path, label, overrides))
+            shown_label = ", ".join([label, *pairs])
+            print(replay_row(path, shown_label, {**overrides, **common}))
     return 0
 
 

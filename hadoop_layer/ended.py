@@ -277,14 +277,14 @@ class EndedTasks:
     has ended and none of its attempts runs (`retire`): a SWIM day on 600 slaves ends 480,000 tasks, whose objects
     held 0.2 GB at its end (issue 16). Its tasks are then read through `EndedTask` views, by the names the objects
     had. A row's place gives its kind and index; what most tasks hold at its default (`SPARSE`: a repartitioned
-    map's range and parent, a replayed reduce's time, children, replays, own replicas, nodes tried) is kept by row
+    map's range and parent, a replayed reduce's times, children, replays, own replicas, nodes tried) is kept by row
     in dicts, only where it differs."""
 
     FLOATS = ("input_mb", "cpu_mc", "output_mb", "output_records", "output_mb_final", "start_s", "end_s")
     INTS = ("launches", "failures", "kill_count", "won")
     DTYPE = np.dtype([*((f, np.float64) for f in FLOATS), *((f, np.int32) for f in INTS), ("state", np.int8)])
-    SPARSE = ("offset_mb", "ready_s", "after_shuffle_s", "replay", "nodes_tried", "split_mb", "parent", "children",
-              "_replicas")  # fmt: skip
+    SPARSE = ("offset_mb", "ready_s", "after_shuffle_s", "min_shuffle_s", "replay", "nodes_tried", "split_mb",
+              "parent", "children", "_replicas")  # fmt: skip
     __slots__ = ("job", "maps", "rows", "sparse")
 
     def __init__(self, job: Job) -> None:
@@ -312,7 +312,7 @@ class EndedTasks:
 
     def _defaults(self, at: int, input_mb: float) -> tuple:
         """The `SPARSE` fields' values most tasks hold (a reduce's replicas: the shared empty array)."""
-        return 0.0, 0.0, None, (), (), input_mb, None, (), None if at < self.maps else _NO_REPLICAS
+        return 0.0, 0.0, None, None, (), (), input_mb, None, (), None if at < self.maps else _NO_REPLICAS
 
     def values(self, group: np.ndarray, index: np.ndarray) -> TaskValues:
         """(job, task, kind, input MB, kill count, parent) of the tasks given by group (MAP, REDUCE) and index: what

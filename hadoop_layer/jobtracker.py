@@ -624,7 +624,10 @@ class JobTracker:
         return rows
 
     def _finish_shuffle(self, attempt: TaskAttempt) -> None:
-        """All map outputs are known: close the shuffle and plan the merges, the reduce and the output."""
+        """All map outputs are known: close the shuffle and plan the merges, the reduce and the output.
+
+        A replayed reduce (`Task.min_shuffle_s`, trace replay) holds its shuffle open until its recorded shuffle time
+        after the attempt's start has passed: its shuffle ends when both its fetches and that time are done."""
         job = attempt.task.job
         key = (job.job_id, attempt.heap_mb)
         if key not in self._finish_plans:
@@ -647,7 +650,20 @@ class JobTracker:
         attempt.phases = attempt.phases[:after] + phases
         attempt.progress_marks = attempt.progress_marks[:after] + marks
         attempt.place_failure()
+        floor = task.min_shuffle_s
+        if floor is not None and attempt.start_s + floor > float(self.model.time):
+            # a replayed reduce whose recorded shuffle ends later: its fetcher stays open (idle once it has every
+            # output) until the first tick at or after that end, when a drained shuffle phase ends
+            dt = self.model.dt
+            self.later(math.ceil((attempt.start_s + floor) / dt - 1e-9) * dt, partial(self._close_held, attempt))
+            return
         self.model.shuffle.close(attempt)
+
+    def _close_held(self, attempt: TaskAttempt) -> None:
+        """A held shuffle's recorded end has come (`Task.min_shuffle_s`): close it, unless the attempt ended since
+        (killed, or failed: its shuffle was dropped)."""
+        if attempt.row is not None and attempt.state == ItemState.RUNNING:
+            self.model.shuffle.close(attempt)
 
     # ---- slot manager ---------------------------------------------------------------------------------
     def periodic_policies(self) -> list[Periodic]:

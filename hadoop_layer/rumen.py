@@ -344,12 +344,15 @@ def _rumen_job(obj: object, where: str, repairs: Repairs) -> tuple[TraceJob, flo
         output = sum(_first_known(at, repairs, (t, "outputBytes"), (a, "hdfsBytesWritten")) for t, a, at, _ in reduces)
     else:
         shuffle, output = 0.0, sum(_first_known(at, repairs, (a, "hdfsBytesWritten")) for _, a, at, _ in maps)
-    after_shuffle = []
+    after_shuffle, shuffle_s = [], []
     for _, att, at, _ in reduces:
         shuffled = _rumen_number(att, "shuffleFinished", at)
-        end = _window(att, at)[1]
+        start, end = _window(att, at)
         known = shuffled is not None and shuffled > 0 and end is not None and end >= shuffled
         after_shuffle.append((end - shuffled) / 1000.0 if known else None)
+        # Rumen's getShuffleRuntime (ZombieJob: shuffleFinished - startTime); unknown, or before the start (skew)
+        began = known and start is not None and shuffled >= start
+        shuffle_s.append((shuffled - start) / 1000.0 if began else None)
     starts, ends = [], []
     for kind in ("MAP", "REDUCE"):
         early_tasks = set()
@@ -388,6 +391,7 @@ def _rumen_job(obj: object, where: str, repairs: Repairs) -> tuple[TraceJob, flo
         map_cpu_s=tuple(_cpu_s(att, at, repairs) for _, att, at, _ in maps),
         reduce_cpu_s=tuple(_cpu_s(att, at, repairs) for _, att, at, _ in reduces),
         reduce_after_shuffle_s=tuple(after_shuffle),
+        reduce_shuffle_s=tuple(shuffle_s),
         reduce_hosts=tuple(_host(att, at) for _, att, at, _ in reduces),
         map_replicas=tuple(_replicas(task, at) for task, _, at, _ in maps),
         map_retries=tuple(retried("MAP", r, at) for _, _, at, r in maps),

@@ -89,6 +89,7 @@ class Task:
         "kill_count",
         "kind",
         "launches",
+        "min_shuffle_s",
         "nodes_tried",
         "offset_mb",
         "output_mb",
@@ -142,6 +143,9 @@ class Task:
         # reduces of a replayed trace (durations mode): the recorded seconds after the shuffle, which the merges,
         # the reduce and its output take alone on the node (JobTracker._finish_shuffle sizes the CPU to it)
         self.after_shuffle_s: float | None = None
+        # and their recorded shuffle time: an attempt's shuffle ends no earlier than this long after its start, nor
+        # before it has fetched every map's output (JobTracker._finish_shuffle); None: when the fetches end
+        self.min_shuffle_s: float | None = None
 
     @property
     def gid(self) -> int:

@@ -34,7 +34,8 @@ class TraceJob:
     Per-task tuples (`map_*`, `reduce_*`) follow the job's successful tasks in file order. Rumen extras:
     `outcome` (SUCCESS, FAILED, KILLED), the recorded `duration_s` (finish - submit; None when not recorded),
     `init_s` (launch - submit: the JobTracker's initialization), the setup and cleanup attempts' runtimes, the
-    CPU counters (s; None when absent), a reduce's time after its shuffle (finish - shuffleFinished), the hosts
+    CPU counters (s; None when absent), a reduce's time after its shuffle (finish - shuffleFinished) and its
+    shuffle's (shuffleFinished - start, Rumen's `getShuffleRuntime`; None when unknown or skewed), the hosts
     holding each map's split (`preferredLocations`), the unsuccessful attempts that ran before each success
     (`*_retries`), and the tasks that never succeeded (`unfinished_*`: their attempts). `head_s` (launch to
     the first map or reduce attempt's start) and `tail_s` (the last attempt's end to the job's finish) time the
@@ -69,6 +70,7 @@ class TraceJob:
     map_cpu_s: tuple[float | None, ...] | None = None
     reduce_cpu_s: tuple[float | None, ...] | None = None
     reduce_after_shuffle_s: tuple[float | None, ...] | None = None
+    reduce_shuffle_s: tuple[float | None, ...] | None = None
     reduce_hosts: tuple[str, ...] | None = None
     map_replicas: tuple[tuple[str, ...], ...] | None = None
     map_retries: tuple[tuple[Retry, ...], ...] | None = None

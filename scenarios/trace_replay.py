@@ -6,9 +6,20 @@ Two replay modes (`replay`):
   pipelined as Hadoop runs them) is built with no CPU, each phase timed at its bottleneck alone on a node of
   the traced cluster with every byte on the disk, and the CPU that fills the rest of the recorded time goes to
   the map (or reduce) function (`plans.cpu_for_runtime`). A reduce's recorded time after its shuffle
-  (finish - shuffleFinished) is sized so when its shuffle ends, from the merges it then has; the shuffle itself
-  is emulated (it waits for the maps). Schedulers thus meet the real task-time distribution while the cloud
-  still adds contention, steal and iowait. The job's initialization, setup and cleanup take their recorded times.
+  (finish - shuffleFinished) is sized so when its shuffle ends, from the merges it then has. The shuffle itself
+  is emulated (it waits for the maps' outputs and fetches them) and, with `shuffle_as_recorded` (default), ends
+  no earlier than its recorded time (shuffleFinished - startTime, Rumen's `getShuffleRuntime`) after the
+  attempt's start: the replay rule of this emulator, which replays each reduce's whole recorded time (shuffle,
+  then the rest) as SLS replays a reduce container's, and keeps the wait for the maps that Mumak and Gridmix keep
+  (they time only what follows the shuffle: Mumak the reduce phase, Gridmix merge and reduce). A durations replay
+  replays recorded durations, so it is on by default; off, the shuffle ends when the emulated maps' outputs are
+  fetched, which on a replay is earlier than on the traced cluster whenever that cluster's maps ended later or
+  its fetches were slower (other users' load the trace does not hold). Schedulers thus meet the real task-time
+  distribution while the cloud still adds contention, steal and iowait. A recorded runtime ends after the
+  attempt's task commit (Task.done's canCommit wait; TaskTracker.reportDone sets finishTime after it), so with
+  `commit_in_runtime` (default) the replay runs with `hadoop.task_commit` off: the commit takes no time beyond the
+  recorded runtime, as in Mumak (config.json `used.task_commit`). The job's initialization, setup and cleanup take
+  their recorded times.
 - `physics`: work from bytes and, where the trace has them, the CPU counters (`cumulativeCpuUsage`,
   `cpuUsages`), else CPU per MB borrowed from a PUMA profile (`profile`).
 `auto` is durations for Rumen, physics for SWIM (which records no task times).
@@ -140,6 +151,21 @@ class TraceReplaySettings(HadoopClusterSettings):
         "is not handed out and its slot is free for other tasks",
     )
 
+    shuffle_as_recorded: bool = Field(
+        True,
+        description="durations (Rumen): a reduce's shuffle ends no earlier than its recorded shuffle time "
+        "(shuffleFinished - startTime, Rumen's ReduceTaskAttemptInfo.getShuffleRuntime) after its attempt's start, "
+        "and still not before it has fetched every map's output; false: when the fetches end, as Mumak and "
+        "Gridmix replay a reduce (they time only what follows the shuffle)",
+    )
+    commit_in_runtime: bool = Field(
+        True,
+        description="durations (Rumen): a recorded attempt's runtime already holds its task commit (Hadoop's Task.done "
+        "waits for canCommit's approval before it reports done, and TaskTracker's reportDone then sets finishTime), "
+        "so the replay runs with hadoop.task_commit off and a replayed attempt commits in no time beyond it, as "
+        "Mumak replays an attempt's runtime whole; false: the commit waits for its heartbeat after the recorded time",
+    )
+
     @field_validator("hadoop", mode="before")
     @classmethod
     def _over_trace_defaults(cls, value: Any) -> Any:
@@ -168,7 +194,8 @@ class TraceReplaySettings(HadoopClusterSettings):
         """A trace given is read here once per file (its jobs, not kept), so that a sweep refuses a bad one before any
         run; and settings that only a Rumen replay reads are refused on a SWIM one."""
         fields = self.model_fields_set
-        if "trace" not in fields and not ({"replay", "replay_io", "start_as_recorded"} & fields):
+        replay_keys = {"replay", "replay_io", "start_as_recorded", "shuffle_as_recorded", "commit_in_runtime"}
+        if "trace" not in fields and not (replay_keys & fields):
             return self
         kind = _trace_kind(
             self.trace, *_stamp(self.trace), self.original_nodes, self.slaves, self.hadoop.block_mb, self.max_jobs
@@ -180,6 +207,9 @@ class TraceReplaySettings(HadoopClusterSettings):
             raise ValueError(f"replay='durations': {Path(self.trace).name} records no task times (SWIM)")
         if mode != "durations" and not self.replay_io:
             raise ValueError(f"replay_io=false: only a durations replay (a Rumen trace) reads it, not {mode}")
+        for key in ("shuffle_as_recorded", "commit_in_runtime"):
+            if mode != "durations" and key in fields and getattr(self, key):
+                raise ValueError(f"{key}: only a durations replay (a Rumen trace) reads it, not {mode}")
         if self.start_as_recorded and kind != "rumen":
             raise ValueError(f"start_as_recorded=true: {Path(self.trace).name} records no task start times (SWIM)")
         return self
@@ -251,6 +281,8 @@ class TraceReplay(HadoopScenario):
         read = read_settings_trace(settings)
         kind, jobs = read.kind, read.jobs
         mode = settings.replay if settings.replay != "auto" else ("durations" if kind == "rumen" else "physics")
+        if mode == "durations" and settings.commit_in_runtime and settings.hadoop.task_commit:
+            settings = settings.model_copy(update={"hadoop": settings.hadoop.model_copy(update={"task_commit": False})})
         topology = find_topology(settings, kind)
         slots: dict[str, Any] = {}
         if topology is None:
@@ -566,7 +598,8 @@ def job_heaps(jobs: list[TraceJob], s: TraceReplaySettings) -> list[float]:
 
 def used_settings(model: HadoopModel, s: TraceReplaySettings) -> dict[str, Any]:
     """What the run used where the trace decided rather than the settings (config.json `used`): the cluster, the
-    slots per node, the jobs read, and the knobs the jobs' own configurations set."""
+    slots per node, the jobs read, the knobs the jobs' own configurations set, and whether attempts commit
+    (`commit_in_runtime` turns hadoop.task_commit off in a durations replay)."""
     replay: Replay = model.replay
     read = replay.read
     return {
@@ -576,6 +609,7 @@ def used_settings(model: HadoopModel, s: TraceReplaySettings) -> dict[str, Any]:
         "disk_mbps": model.traced_node.disk_mbps if hasattr(model, "traced_node") else s.disk_mbps,
         "nic_mbps": model.traced_node.nic_mbps if hasattr(model, "traced_node") else s.nic_mbps,
         "replay": replay.mode,
+        "task_commit": model.hadoop.task_commit,
         "jobs_read": len(read.jobs) if read else None,
         "jobs_in_trace": read.total_jobs if read else None,
         "job_conf": replay.job_conf,
@@ -726,6 +760,7 @@ def add_trace_job(
             added.maps[i].replay = list(retries)
     reduce_retries = [*(job.reduce_retries or [()] * job.reduces), *job.unfinished_reduces]
     after = list(job.reduce_after_shuffle_s or [None] * job.reduces)
+    shuffle_s = list(job.reduce_shuffle_s or [None] * job.reduces) if s.shuffle_as_recorded else []
     rdur = list(job.reduce_durations_s or [])
     rcpu = list(job.reduce_cpu_s or [None] * job.reduces)
     for i in range(reduces):
@@ -737,6 +772,8 @@ def add_trace_job(
             if own is None:
                 own = median_or([a for a in after if a is not None] or rdur, 10.0)
             task.after_shuffle_s = own if s.replay_io else None
+            if i < len(shuffle_s):  # (a task that never succeeded records no shuffle of a success to replay)
+                task.min_shuffle_s = shuffle_s[i]
             if not s.replay_io:  # all CPU: the output still goes out, at no cost in the recorded time
                 task.cpu_mc = max(own, 1e-3) * core
         elif i < job.reduces and rcpu[i] is not None:

@@ -24,8 +24,8 @@ def _read(t) -> tuple:
     """What readers ask of a task (its object, or its view once its job has ended)."""
     return (t.task_id, t.gid, task_key(t), t.job, str(t.kind), t.index, str(t.state), t.role, t.input_mb, t.cpu_mc,
             t.output_mb, t.output_records, t.split_mb, t.offset_mb, t.output_mb_final, t.ready_s, t.start_s, t.end_s,
-            t.after_shuffle_s, t.launches, t.failures, t.kill_count, t.won, t.progress, t.nodes_tried, t.active,
-            list(t.replay), t.replicas.tolist(), None if t.parent is None else t.parent.task_id,
+            t.after_shuffle_s, t.min_shuffle_s, t.launches, t.failures, t.kill_count, t.won, t.progress, t.nodes_tried,
+            t.active, list(t.replay), t.replicas.tolist(), None if t.parent is None else t.parent.task_id,
             [c.task_id for c in t.children], [a.name for a in t.attempts],
             None if t.successful is None else t.successful.name)  # fmt: skip
 

@@ -162,9 +162,13 @@ def test_durations_mode_sizes_pipelined_maps_and_a_reduce_after_its_shuffle_to_t
     r = j.reduces[0].successful
     shuffle_end = r.phase_end_s[[p.name for p in r.phases].index("shuffle")]
     assert r.output_mb > 0 and j.reduces[0].cpu_mc == 0.0  # sized at the shuffle's end from its after_shuffle_s
-    # the 30 s, then the task commit's round trip (hadoop.task_commit: 1 s with this cluster's 0.3 s heartbeats),
-    # which the sizing does not take out of the recorded time
-    assert r.end_s - shuffle_end == pytest.approx(30.0 + 1.0, abs=0.5)
+    # the 30 s, which hold the traced attempt's task commit (commit_in_runtime: hadoop.task_commit is off)
+    assert r.end_s - shuffle_end == pytest.approx(30.0, abs=0.5) and not model.hadoop.task_commit
+    model, _ = replay(path, allocator="static", commit_in_runtime=False)
+    r = model.jobtracker.jobs[0].reduces[0].successful
+    shuffle_end = r.phase_end_s[[p.name for p in r.phases].index("shuffle")]
+    # off: then the commit's round trip (1 s with this cluster's 0.3 s heartbeats), counted twice
+    assert r.end_s - shuffle_end == pytest.approx(30.0 + 1.0, abs=0.5) and r.phases[-1].name == "hdfs-commit"
 
 
 # --- issue 41: the traced cluster's own slots, each job's configuration, the error split, intake warnings ----------

@@ -152,6 +152,7 @@ def test_rumen_hand_written(tmp_path):
         map_cpu_s=(None, None),  # no CPU counters in this trace
         reduce_cpu_s=(None,),
         reduce_after_shuffle_s=(None,),  # no shuffleFinished
+        reduce_shuffle_s=(None,),
         reduce_hosts=("/r1/h1",),
         map_replicas=((), ()),
         map_retries=((("FAILED", 1.0),), ()),  # ended (1,006,000 ms) as the success started: a retry
@@ -423,7 +424,7 @@ def test_rumen_outcome_lifecycle_counters_and_retries(tmp_path):
     assert (j.outcome, j.duration_s, j.init_s, j.setup_s, j.cleanup_s) == ("FAILED", 60.0, 0.75, 2.5, 2.0)
     assert (j.maps, j.reduces) == (1, 1)
     assert j.map_cpu_s == (4.5,) and j.reduce_cpu_s == (0.35,)
-    assert j.reduce_after_shuffle_s == (9.0,) and j.reduce_hosts == ("/r/h3",)
+    assert j.reduce_after_shuffle_s == (9.0,) and j.reduce_shuffle_s == (16.0,) and j.reduce_hosts == ("/r/h3",)
     assert j.map_replicas == (("/r/h", "/r2/h9"),)
     assert j.map_retries == ((),) and j.reduce_retries == ((),)
     assert j.unfinished_maps == ((("FAILED", 1.0), ("FAILED", 3.0)),) and j.unfinished_reduces == ()
