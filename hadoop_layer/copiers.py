@@ -390,7 +390,7 @@ def copiers_take(
         if extra[v]:
             need = max(need, q_len[v] + extra[v])
     if need > q_col.shape[1]:
-        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+        q_col, q_val = queue_widened(q_col, q_val, q_len, np.int64(need))
     last = np.full(m, -1, np.int64)
     taken = np.zeros(m, np.int64)
     new_c, new_v = np.empty(n_new, np.int64), np.empty(n_new, np.int64)  # by column, then node

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from enum import IntEnum
 from functools import lru_cache
 
-import numba
 import numpy as np
+
+from vcloud.numerics import inline, kernel
 
 
 class Locality(IntEnum):
@@ -142,7 +143,7 @@ def replayed(
         count = min(2 * count + 64, most)
 
 
-@numba.njit(inline="always")
+@inline
 def _below(stream: np.ndarray, pos: int, high: int) -> tuple[int, int]:
     """`Generator.integers(high)` for 0 < high <= 2**32 on the draws `stream[pos:]`, and the position after it.
 
@@ -162,7 +163,7 @@ def _below(stream: np.ndarray, pos: int, high: int) -> tuple[int, int]:
     return 0, stream.size + 1
 
 
-@numba.njit(inline="always")
+@inline
 def _insert_sorted(values: np.ndarray, k: int, value: int) -> None:
     """Put `value` into the sorted `values[:k]` (a block's few chosen nodes)."""
     j = k
@@ -172,7 +173,7 @@ def _insert_sorted(values: np.ndarray, k: int, value: int) -> None:
     values[j] = value
 
 
-@numba.njit(inline="always")
+@inline
 def _skip(i: int, taken: np.ndarray, k: int) -> int:
     """The i-th value not in the sorted, distinct `taken[:k]`: step over the taken ones at or before it."""
     for j in range(k):
@@ -181,7 +182,7 @@ def _skip(i: int, taken: np.ndarray, k: int) -> int:
     return i
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _place(
     stream: np.ndarray,
     n_blocks: int,

@@ -12,7 +12,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vcloud.numerics import halving_stack, inline, kernel, np_sum, np_sum_on, np_sum_sparse, np_sum_sparse_on, record
+from vcloud.numerics import (
+    I0,
+    halving_stack,
+    inline,
+    kernel,
+    np_sum,
+    np_sum_on,
+    np_sum_sparse,
+    np_sum_sparse_on,
+    record,
+)
 from vcloud.waterfill import fill
 
 DRAINED_MB = 1e-9  # a queue entry at most this is served (float dust of repeated subtraction)
@@ -168,7 +178,7 @@ def queue_add(
         if extra[r]:
             need = max(need, q_len[r] + extra[r])
     if need > q_col.shape[1]:
-        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+        q_col, q_val = queue_widened(q_col, q_val, q_len, np.int64(need))
     for i in range(rows.size):
         _add_cell(q_col, q_val, q_len, rows[i], cols[i], amount[i], col_nnz, col_big)
     return q_col, q_val
@@ -317,7 +327,7 @@ def shuffle_move(
             n_part += 1
             n_nz += q_len[s]
     if need > q_col.shape[1]:
-        q_col, q_val = queue_widened(q_col, q_val, q_len, need)
+        q_col, q_val = queue_widened(q_col, q_val, q_len, np.int64(need))
     share = np.zeros(0)
     if n_part:  # servers that could not serve their whole queue: water-fill their requests
         group = np.empty(n_nz, np.int64)
@@ -354,7 +364,7 @@ def shuffle_move(
             for t in range(length):
                 got_row[t] = share[q + t]
             q += length
-        by_server[s] = np_sum_sparse_on(rc, got, 0, length, width, stack)
+        by_server[s] = np_sum_sparse_on(rc, got, I0, np.int64(length), np.int64(width), stack)
         if s >= n:
             n_sent += 1
             for t in range(length):
@@ -395,7 +405,9 @@ def shuffle_move(
     if n_sent:
         for j in range(width):
             held[j] += col_sum[j]
-    local = np_sum_on(by_server, 0, n, stack) - np_sum_sparse_on(f_pos, fetched, 0, n_fetched, n_read * width, stack)
+    local = np_sum_on(by_server, I0, np.int64(n), stack) - np_sum_sparse_on(
+        f_pos, fetched, I0, np.int64(n_fetched), np.int64(n_read * width), stack
+    )
     # what each read row read joins its node's send row (after every served row was taken off, as the dense form)
     tmp_col, tmp_val = np.empty(q_col.shape[1], np.int64), np.empty(q_col.shape[1])
     fq = 0
@@ -409,7 +421,7 @@ def shuffle_move(
         fq = hi
     for r in range(rows2):
         if stale[r]:
-            row_sum[r] = np_sum_sparse_on(q_col[r], q_val[r], 0, q_len[r], width, stack)
+            row_sum[r] = np_sum_sparse_on(q_col[r], q_val[r], I0, q_len[r], np.int64(width), stack)
             stale[r] = False
     want = row_sum.copy()
     for r in range(rows2):
@@ -469,7 +481,7 @@ def closing_drained(queue: SparseQueue, held: np.ndarray, closing: np.ndarray, d
                         e += 1
                     m += 1
             if k == 1:
-                pending = np_sum_sparse(pos, val, 0, e, m)
+                pending = np_sum_sparse(pos, val, I0, np.int64(e), np.int64(m))
             else:
                 for t in range(e):
                     pending = pending + val[t]
@@ -487,7 +499,7 @@ def resum_rows(
     stack = halving_stack()
     for r in range(row_sum.size):
         if stale[r]:
-            row_sum[r] = np_sum_sparse_on(q_col[r], q_val[r], 0, q_len[r], width, stack)
+            row_sum[r] = np_sum_sparse_on(q_col[r], q_val[r], I0, q_len[r], np.int64(width), stack)
             stale[r] = False
 
 
@@ -533,4 +545,4 @@ def held_ready(
             cols[j], rows[j], mb[j] = c, col_row[c], held[c]
             held[c] = 0.0
             j += 1
-    return cols, rows, mb, np_sum(mb, 0, m)
+    return cols, rows, mb, np_sum(mb, I0, np.int64(m))

@@ -33,6 +33,9 @@ kernel = numba.njit(cache=True, nogil=True)  # a compiled function, cached on di
 inline = numba.njit(inline="always")  # a compiled helper inlined into the kernels that call it
 
 _INF = np.inf
+# a zero typed int64: a literal 0 argument (`Literal[int](0)`), or a variable numba sees only as 0, compiles the callee
+# once more for it (np_sum_sparse_on was compiled three times, ~3 s of CPU each); `np.int64(x)` does the same for x
+I0 = np.int64(0)
 _ROOT = Path(__file__).resolve().parent.parent
 # the packages of the source tree this one sits in (an installed copy is replaced whole, which numba's stamps see)
 _PACKAGES = (
