@@ -133,6 +133,19 @@ SUMMARY: dict[str, tuple[str, str]] = {
 }
 
 
+REPORT: dict[str, str] = {
+    "figure": "the paper and its figure or table the row reproduces",
+    "paper": "what the paper shows there, as its text or figure gives it",
+    "emulator": "what the emulator measures on the same experiment (units in the text: s, min, %, GB, shares)",
+    "same direction": "yes when the emulator goes the paper's way by the entry's test (`scenarios/reproduce.py`; "
+    "a size far from the paper's can still be yes), else no",
+    "plot": "the entry's PNG in the report's DIR (report.md only)",
+    "full scale": 'quick reports only: "as full scale" where the committed full report (docs/report-rows.json) '
+    'answers `same direction` alike, else "differs" and its answer',
+    "measured_by": "rows.json only: the git commit that measured the row",
+}
+
+
 def summary_entry(key: str) -> tuple[str, str] | None:
     """(unit, meaning) of a dotted summary key (`cloud.` dropped: the cloud's fields mean the same there)."""
     key = key.removeprefix("cloud.")
@@ -186,6 +199,13 @@ def markdown() -> str:
               "(its module's docstring says what they are).", "",
               "| field | unit | meaning |", "|---|---|---|"]  # fmt: skip
     lines += [f"| `{k}` | {u} | {m} |" for k, (u, m) in SUMMARY.items()]
+    lines += ["", "## report.md and rows.json (`vcloud reproduce`)", "",
+              "`vcloud reproduce --out DIR` writes DIR/report.md (a table, a PNG per row) and DIR/rows.json (the same "
+              "rows for programs, with the report's configuration, date and commits); the results pages' current "
+              "tables are generated from a full report's rows.json (docs/report-rows.json, "
+              "`python -m scenarios.report_docs DIR`).", "",
+              "| column | meaning |", "|---|---|"]  # fmt: skip
+    lines += [f"| `{k}` | {m} |" for k, m in REPORT.items()]
     return "\n".join(lines) + "\n"
 
 
