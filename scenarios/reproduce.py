@@ -559,9 +559,9 @@ def _full_scale_note(full: dict[str, Any] | None) -> str:
     if full is None:
         return "No full report to compare with (docs/report-rows.json is missing): the `full scale` column is blank."
     commit = report_docs.short_commit(full)
-    return (f"The numbers are a quarter of the input's, not the papers' scale. `full scale`: what the full report "
-            f"(docs/report-rows.json, {full['date']}, commit {commit}) says of the same direction where this quick "
-            f"report says otherwise; \"as full scale\" where both agree.")  # fmt: skip
+    return (f"Measured on a quarter of the input: every number differs from the full report's. `full scale` compares "
+            f"the same direction with the full report's (docs/report-rows.json, {full['date']}, commit {commit}): "
+            f"\"as full scale\" where both agree, \"differs\" and its answer where they do not.")  # fmt: skip
 
 
 def _against_full(row: Row, full: dict[str, Any] | None) -> str:
