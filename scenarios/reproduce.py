@@ -559,7 +559,7 @@ def _full_scale_note(full: dict[str, Any] | None) -> str:
     if full is None:
         return "No full report to compare with (docs/report-rows.json is missing): the `full scale` column is blank."
     commit = report_docs.short_commit(full)
-    return (f"Measured on a quarter of the input: every number differs from the full report's. `full scale` compares "
+    return (f"Measured on a quarter of the input, so its numbers are not the full report's. `full scale` compares "
             f"the same direction with the full report's (docs/report-rows.json, {full['date']}, commit {commit}): "
             f"\"as full scale\" where both agree, \"differs\" and its answer where they do not.")  # fmt: skip
 
