@@ -3,7 +3,7 @@ which docs/glossary.md is written (`python -m scenarios.glossary > docs/glossary
 the Parquet files carry their columns' units in their schema metadata (`runner.write_table`), and `vcloud run`
 prints its summary with units (`summary_text`).
 
-Units: s (simulated seconds), MB, MB/s, MHz, vCPU-s (seconds of one vCPU), share (0 to 1), count; text and
+Units: s (simulated seconds), MB, MB/s, MHz, vCPU-s (seconds of one vCPU), share (0 to 1), count, jobs/h; text and
 true/false have none. A summary field written `maps_per_node.*` has one entry per node (or job, ...)."""
 
 from __future__ import annotations
@@ -112,6 +112,100 @@ SUMMARY: dict[str, tuple[str, str]] = {
     "co_cluster": ("", "a second cluster shared the hosts (true/false)"),
     "co_cluster_hosts": ("", "the second cluster's VMs on the first this many hosts only (null: all; an assumption)"),
     "jobs_file": ("", "the job-mix scenario's file of jobs"),
+    # the Coupling paper's scenarios and quincy-locality (scenarios/coupling_experiments.py, scheduler_experiments.py)
+    "scheduler": ("", "the task scheduler"),
+    "mean_job_s": ("s", "mean of the jobs' times, submission to end"),
+    "job_s.*": ("s", "each job's time, submission to end (empty if it did not end)"),
+    "starvation_s.*": (
+        "s",
+        "each job's starvation (Coupling paper, Sec. III-C): mean wait of its reduces launched after "
+        "its last map ended, from that end to their launch",
+    ),
+    "moved_mb.map_rack_local_mb": ("MB", "map input read from another node of the same rack"),
+    "moved_mb.map_off_rack_mb": ("MB", "map input read across racks"),
+    "moved_mb.shuffle_cross_rack_mb": ("MB", "map output the reduces fetched across racks"),
+    "moved_mb.cross_rack_mb": ("MB", "all data across racks: off-rack map input plus cross-rack shuffle"),
+    "solver.solves": ("count", "min-cost-flow solves of the Quincy scheduler"),
+    "solver.total_s": ("s", "wall-clock seconds (not simulated) the solves took: a clock reading, varies run to run"),
+    # delay-scheduling (scenarios/delay_experiments.py)
+    "policy": ("", "fifo, fair/naive or fair/delay"),
+    "slaves": ("count", "slave nodes"),
+    "bins.*.jobs": ("count", "jobs of the size bin (the paper's 9 Facebook bins by map count)"),
+    "bins.*.maps_per_job": ("count", "maps of each job of the bin"),
+    "bins.*.node_local": ("share", "share of the bin's map attempts that read node-local input"),
+    "bins.*.rack_local": ("share", "share that read rack-local input"),
+    "bins.*.mean_response_s": ("s", "mean response time of the bin's jobs, submission to end"),
+    "bins.*.median_response_s": ("s", "median response time of the bin's jobs"),
+    "bins.*.unfinished": ("count", "jobs of the bin that had not ended when the run stopped"),
+    "mean_response_s": ("s", "mean response time over all jobs"),
+    "jobs_done": ("count", "jobs that ended"),
+    "throughput_jobs_per_h": ("jobs/h", "jobs ended per hour of the makespan"),
+    "throughput_mb_per_s": ("MB/s", "map input over the makespan"),
+    # samr-heterogeneous (scenarios/samr_experiments.py)
+    "speculation": ("", "the speculation policy"),
+    "job_s": ("s", "the one job's time, submission to end"),
+    "backups": ("count", "backup attempts launched"),
+    "useful_backups": ("count", "backups that finished first (their task's winning attempt)"),
+    "m1_slow": ("share", "mean learned weight of a map's first stage on the slow nodes (SAMR's history)"),
+    "m1_fast": ("share", "the same on the fast nodes"),
+    "r1_slow": ("share", "mean learned weight of a reduce's copy stage on the slow nodes"),
+    "r1_fast": ("share", "the same on the fast nodes"),
+    # capacity-queues (scenarios/scheduler_experiments.py)
+    "map_slots": ("count", "map slots of the cluster"),
+    "reduce_slots": ("count", "reduce slots of the cluster"),
+    "windows.*.from_s": ("s", "start of the window (A alone, A+B, A+B+C), once the change has settled"),
+    "windows.*.to_s": ("s", "end of the window"),
+    "windows.*.map_share.*": ("share", "each queue's share of the map slots over the window"),
+    "windows.*.reduce_share.*": ("share", "each queue's share of the reduce slots over the window"),
+    "queue_C_users.*.mean_map_slots": ("count", "map slots a queue-C user held on average in the A+B+C window"),
+    "queue_C_users.*.max_map_slots": ("count", "the most map slots the user held at once in that window"),
+    "map_share_series.bin_s": ("s", "width of the series' bins"),
+    "map_share_series.from_s": ("s", "each bin's start"),
+    "map_share_series.*": ("share", "per queue, its share of the map slots in each bin"),
+    # trace-replay (scenarios/trace_replay.py, trace_compare.py)
+    "trace": ("", "the trace file's name"),
+    "replay": ("", "durations or physics"),
+    "cluster": ("", "the emulated cluster: nodes, racks and slots"),
+    "slots.*": ("count", "where the slot counts came from, and how many nodes have each map+reduce count"),
+    "jobs_in_trace": ("count", "jobs the trace holds"),
+    "jobs_read": ("count", "jobs read (max_jobs and the horizon can cut them)"),
+    "jobs_cut_by_max_jobs": ("", "true when max_jobs left jobs out"),
+    "anomalies_repaired.*": ("", "per kind of trace anomaly: how many were repaired, the rule and the first one"),
+    "job_conf.*": ("", "the traced job configuration the emulator honoured or ignored"),
+    "jobs_not_run": ("", "jobs submitted after max_duration_s (names)"),
+    "jobs_killed": ("count", "jobs that ended killed"),
+    "jobs_ended_as_recorded": ("count", "jobs whose end state (succeeded, failed, killed) is the recorded one"),
+    "start_as_recorded": ("", "tasks held until their recorded start (true/false)"),
+    "tasks_held_to_recorded_starts": ("count", "tasks that waited for their recorded start"),
+    "failed_attempts": ("count", "map and reduce attempts that failed"),
+    "jobs_compared": ("count", "jobs with a recorded and an emulated duration"),
+    "job_duration_median_abs_error": ("share", "median of |emulated / recorded - 1| over those jobs"),
+    "jobs_within_2x": ("share", "share of those jobs within 2x of their recorded duration"),
+    "jobs_compared_succeeded": ("count", "the same, successful jobs only"),
+    "job_duration_median_abs_error_succeeded": ("share", "the same, successful jobs only"),
+    "jobs_within_2x_succeeded": ("share", "the same, successful jobs only"),
+    "jobs_run_compared": ("count", "jobs compared on their run (from the first task's start to the end)"),
+    "job_run_median_abs_error": ("share", "median relative error of the run"),
+    "jobs_run_within_2x": ("share", "share of runs within 2x"),
+    "jobs_own_compared": (
+        "count",
+        "jobs compared on their tasks' own run (the run less the time none of its attempts ran)",
+    ),
+    "job_own_median_abs_error": ("share", "median relative error of the tasks' own run"),
+    "jobs_own_within_2x": ("share", "share of own runs within 2x"),
+    "job_wait_median_recorded_s": ("s", "median recorded wait from submission to the first task's start"),
+    "job_wait_median_emulated_s": ("s", "the same, emulated"),
+    "job_between_median_recorded_s": ("s", "median recorded time inside a job's run when none of its attempts ran"),
+    "job_between_median_emulated_s": ("s", "the same, emulated"),
+    "map_runtime_median_recorded_s": ("s", "median recorded runtime of the successful map attempts"),
+    "map_runtime_median_emulated_s": ("s", "the same, emulated"),
+    "map_runtime_p90_recorded_s": ("s", "90th percentile of the recorded map runtimes"),
+    "map_runtime_p90_emulated_s": ("s", "the same, emulated"),
+    "reduce_runtime_median_recorded_s": ("s", "median recorded runtime of the successful reduce attempts"),
+    "reduce_runtime_median_emulated_s": ("s", "the same, emulated"),
+    "reduce_runtime_p90_recorded_s": ("s", "90th percentile of the recorded reduce runtimes"),
+    "reduce_runtime_p90_emulated_s": ("s", "the same, emulated"),
+    "per_job": ("", "per job, the rows of comparison.parquet"),
     # the cloud (scenarios/summaries.py `cloud_summary`; under `cloud.` in Hadoop scenarios)
     "simulated_s": ("s", "simulated time the run lasted"),
     "pool_cpu_utilization": ("share", "CPU the pool's VMs used over the pool's capacity"),
@@ -130,6 +224,19 @@ SUMMARY: dict[str, tuple[str, str]] = {
     "entitlement_persistence.*": ("", "per-period series behind the two means (times in s)"),
     "vms": ("", "per VM: its usr/sys/steal/iowait/idle shares and CPU entitlement (MHz)"),
     "provenance.*": ("", "the package version and git commit that wrote the run"),
+}
+
+
+REPORT: dict[str, str] = {
+    "figure": "the paper and its figure or table the row reproduces",
+    "paper": "what the paper shows there, as its text or figure gives it",
+    "emulator": "what the emulator measures on the same experiment (units in the text: s, min, %, GB, shares)",
+    "same direction": "yes when the emulator goes the paper's way by the entry's test (`scenarios/reproduce.py`; "
+    "a size far from the paper's can still be yes), else no",
+    "plot": "the entry's PNG in the report's DIR (report.md only)",
+    "full scale": 'quick reports only: "as full scale" where the committed full report (docs/report-rows.json) '
+    'answers `same direction` alike, else "differs" and its answer',
+    "measured_by": "rows.json only: the git commit that measured the row",
 }
 
 
@@ -173,7 +280,7 @@ def markdown() -> str:
     """docs/glossary.md."""
     lines = ["# Glossary: what a run writes", "",
              "Generated from `scenarios/glossary.py` (`python -m scenarios.glossary > docs/glossary.md`). Units: s "
-             "(simulated seconds), MB, MB/s, MHz, vCPU-s (seconds of one vCPU), share (0 to 1), count. A run "
+             "(simulated seconds), MB, MB/s, MHz, vCPU-s (seconds of one vCPU), share (0 to 1), count, jobs/h. A run "
              "directory holds `summary.json`, `config.json` (what reruns it: `vcloud run --config`) and the tables "
              "below as Parquet, each with its units in the schema metadata (`vcloud.units`) and the package "
              "version and git commit that wrote it (`vcloud.provenance`).", ""]  # fmt: skip
@@ -182,10 +289,18 @@ def markdown() -> str:
         lines += [f"| `{c}` | {u} | {m} |" for c, (u, m) in columns.items()] + [""]
     lines += ["## summary.json", "",
               "The scalar figures are what `vcloud run` prints and a sweep's `results.parquet` has as columns (nested "
-              "ones dotted). Hadoop scenarios keep the cloud's figures under `cloud.`; a scenario may add its own "
-              "(its module's docstring says what they are).", "",
+              "ones dotted). Hadoop scenarios keep the cloud's figures under `cloud.`; the papers' scenarios and trace "
+              "replay add their own, listed after the FlexSlot ones (`*`: one entry per job, bin, window, queue or "
+              "user).", "",
               "| field | unit | meaning |", "|---|---|---|"]  # fmt: skip
     lines += [f"| `{k}` | {u} | {m} |" for k, (u, m) in SUMMARY.items()]
+    lines += ["", "## report.md and rows.json (`vcloud reproduce`)", "",
+              "`vcloud reproduce --out DIR` writes DIR/report.md (a table, a PNG per row) and DIR/rows.json (the same "
+              "rows for programs, with the report's configuration, date and commits); the results pages' current "
+              "tables are generated from a full report's rows.json (docs/report-rows.json, "
+              "`python -m scenarios.report_docs DIR`).", "",
+              "| column | meaning |", "|---|---|"]  # fmt: skip
+    lines += [f"| `{k}` | {m} |" for k, m in REPORT.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -5,11 +5,18 @@ DIR/entries/NN.json the moment it is measured: its plot DIR/NN.png first, then t
 temporary sibling and renamed into place, so an interrupted or failed report leaves the finished entries whole
 and nothing half-written. A row file holds the configuration it was measured under (`key`: quick or full scale,
 seed, the entry's figure), as a sweep's run id holds its scenario, settings and seed: a rerun reuses a row only
-under the same key (and with its plot there), and measures the entry again otherwise, saying why in one line.
+under the same key (and with its plot there), and measures the entry again otherwise, saying why in one line. It also
+holds the version and git commit that measured it (`provenance`; not part of the key: entries measured by another
+commit are reused, and the rows file says which commit measured each).
+
+The finished report is DIR/report.md for people and DIR/rows.json for programs (`write_rows`): every row without its
+plot, with the commit that measured it, the report's configuration and the date. `python -m scenarios.report_docs
+DIR` copies a full report's rows.json to docs/report-rows.json and rewrites each results page's current table from it.
 """
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import sys
@@ -18,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from scenarios import plots
 from scenarios.outputs import atomic_write, clean_temp_files
+from scenarios.provenance import provenance
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -66,7 +74,27 @@ class RowStore:
         png = io.BytesIO()
         plots.save(fig, png, fmt="png")
         atomic_write(self.out / self.png(n), png.getvalue())
-        atomic_write(self.path(n), json.dumps({"key": key, "row": row}, indent=1).encode())
+        stored = {"key": key, "row": row, "provenance": provenance()}
+        atomic_write(self.path(n), json.dumps(stored, indent=1).encode())
+
+    def measured_by(self, n: int) -> str | None:
+        """The git commit that measured entry `n` (None: unknown, an entry written before entries kept it)."""
+        try:
+            return json.loads(self.path(n).read_text())["provenance"]["git_commit"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def write_rows(self, rows: list[tuple[int, Row]], quick: bool, seed: int) -> Path:
+        """DIR/rows.json: the report for programs (docs/report-rows.json is a full report's)."""
+        path = self.out / "rows.json"
+        command = "vcloud reproduce --out DIR" + (" --quick" if quick else "")
+        listed = [{"n": n, **{k: v for k, v in row.items() if k != "plot"}, "measured_by": self.measured_by(n)}
+                  for n, row in rows]  # fmt: skip
+        today = datetime.datetime.now(datetime.UTC).date().isoformat()
+        data = {"quick": quick, "seed": seed, "command": command, "date": today, "written_by": provenance(),
+                "rows": listed}  # fmt: skip
+        atomic_write(path, (json.dumps(data, indent=1) + "\n").encode())
+        return path
 
     def clean(self) -> None:
         """Remove the temporary files an interrupted report left (its finished rows stay)."""

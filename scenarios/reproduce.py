@@ -1,8 +1,10 @@
 """`vcloud reproduce --out DIR [--quick]`: the seed papers' figures, paper next to emulator, in DIR/report.md.
 
 Each entry runs what it needs (runs are shared between entries), computes the emulator's figure, says
-whether it goes the paper's way, and draws a PNG. `--quick` runs at a quarter of the input so the test suite
-can afford it; the numbers then differ from the full-scale ones given in the issues' notes.
+whether it goes the paper's way, and draws a PNG. `--quick` runs at a quarter of the input (fewer benchmarks and
+seeds on some entries) so the test suite can afford it; its numbers differ from the full report's on every row, and
+its "same direction" on some: its `full scale` column says which, against the committed full report
+(docs/report-rows.json, which `python -m scenarios.report_docs DIR` writes from a full report's DIR/rows.json).
 The runs are independent, so they run in parallel (`processes` local worker processes, by default one per CPU,
 or on a Dask cluster): the entries run in threads of this process that take turns (one at a time, so the plots
 are drawn as before), each waiting for its runs without holding the turn; a run is a pure function of its
@@ -10,11 +12,11 @@ scenario, settings and seed and comes back as what the entries read of it (`Fini
 the model, which would hold GBs over the report), so the report is the one a serial run writes.
 Each entry's row and plot are kept in DIR as soon as it is measured (`report_rows.py`): rerunning into the same
 DIR, as with `vcloud sweep`, measures only the entries not yet there under the same configuration.
-Covered: FlexSlot section 2 (Figs 3, 4, 6 and Table 1) and section 4 (Figs 7-14, `flexslot_figures.py`);
-the Coupling paper's Figs 1-2, 5-6, 10-11, 12, 16 and Tables II-IV (docs/results-coupling.md discusses them);
-SAMR Fig 9 (samr-heterogeneous).
-the cluster schedulers: Capacity's queues and user limits, Quincy against Fair (scheduler_experiments.py);
-Delay Scheduling section 5, IO-heavy (`delay_figures.py`; docs/results-delay.md).
+Covered (each paper's page in docs/ carries its current rows): FlexSlot section 2 (Figs 3, 4, 6 and Table 1) and
+section 4 (Figs 7-14, `flexslot_figures.py`; docs/results-flexslot.md); the Coupling paper's Figs 1-2, 5-6, 10-11,
+12, 16 and Tables II-IV (docs/results-coupling.md); SAMR Fig 9 (samr-heterogeneous; docs/results-samr.md); the
+cluster schedulers: Capacity's queues and user limits, Quincy against Fair (scheduler_experiments.py;
+docs/results-schedulers.md); Delay Scheduling section 5, IO-heavy (`delay_figures.py`; docs/results-delay.md).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from hadoop_layer import jobmix
-from scenarios import delay_figures, flexslot, flexslot_figures, plots
+from scenarios import delay_figures, flexslot, flexslot_figures, plots, report_docs
 from scenarios.coupling_experiments import TABLE_II_JOBS
 from scenarios.dask_client import dask_client
 from scenarios.finished import Finished
@@ -527,12 +529,50 @@ def reproduce(
             for future in futures:
                 future.result()
     ordered = [rows[n] for n in keys]
-    scale = "quick (a quarter of the input)" if quick else "full scale"
-    lines = [f"# Seed papers vs emulator ({scale}, seed {seed})", "", "| " + " | ".join(ordered[0]) + " |",
-             "|" + "---|" * len(ordered[0])] + ["| " + " | ".join(r.values()) + " |" for r in ordered]  # fmt: skip
+    full = report_docs.committed_rows() if quick else None
     report = out / "report.md"
-    atomic_write(report, ("\n".join(lines) + "\n").encode())
+    atomic_write(report, render(ordered, quick, seed, full).encode())
+    store.write_rows([(n, rows[n]) for n in keys], quick, seed)
     return report
+
+
+def render(rows: list[Row], quick: bool, seed: int, full: dict[str, Any] | None = None) -> str:
+    """report.md: one table row per entry. A quick report gets a column more, `full scale`: whether the committed
+    full report (`full`: docs/report-rows.json, `report_docs.committed_rows`) goes the same direction on that row,
+    for a quarter of the input can answer otherwise (the plots and the numbers differ on every row)."""
+    scale = "quick (a quarter of the input)" if quick else "full scale"
+    header = list(rows[0])
+    lines = [f"# Seed papers vs emulator ({scale}, seed {seed})", ""]
+    if quick:
+        lines += [_full_scale_note(full), ""]
+        header.insert(header.index("same direction") + 1, "full scale")
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = dict(row)
+        if quick:
+            cells["full scale"] = _against_full(row, full)
+        lines.append("| " + " | ".join(cells[h] for h in header) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _full_scale_note(full: dict[str, Any] | None) -> str:
+    if full is None:
+        return "No full report to compare with (docs/report-rows.json is missing): the `full scale` column is blank."
+    commit = report_docs.short_commit(full)
+    return (f"Measured on a quarter of the input, so its numbers are not the full report's. `full scale` compares "
+            f"the same direction with the full report's (docs/report-rows.json, {full['date']}, commit {commit}): "
+            f"\"as full scale\" where both agree, \"differs\" and its answer where they do not.")  # fmt: skip
+
+
+def _against_full(row: Row, full: dict[str, Any] | None) -> str:
+    if full is None:
+        return ""
+    answers = {r["figure"]: r["same direction"] for r in full["rows"]}
+    if row["figure"] not in answers:
+        return "not in the full report"
+    if answers[row["figure"]] == row["same direction"]:
+        return "as full scale"
+    return f"**differs**: full scale says {answers[row['figure']]}"
 
 
 def _backend(stack: ExitStack, processes: int | None, dask: Any) -> Callable[..., Future] | None:
@@ -568,8 +608,9 @@ _COST_S = {"coupling-200-jobs": 12.0, "delay-scheduling": 5.0, "coupling-ten-gre
 
 
 def cost_hint(scenario: str, settings: dict[str, Any]) -> float:
-    """A run's rough CPU seconds at full scale (docs/reproduce-runs.md has the measured table), only to start the
-    longest first: a long run started last on 2 workers leaves the other idle at the end. Never changes a result."""
+    """A run's rough CPU seconds at full scale (measured per run in docs/history/reproduce-runs-2026-11-24.md), only
+    to start the longest first: a long run started last on 2 workers leaves the other idle at the end. Never changes a
+    result."""
     cost = _COST_S.get(scenario, 1.0) * float(settings.get("scale", 1.0))
     if scenario == "flexslot":
         cost *= 1.5 if settings.get("co_cluster") else 1.0

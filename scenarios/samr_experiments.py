@@ -15,7 +15,7 @@ The summary adds, per run: the job times, backups launched, useful backups (back
 policies that learn stage weights, the mean learned weights on slow and on fast nodes.
 
 Paper: SAMR's Sort time is about 24 % shorter than Hadoop's; LATE 7 % and LATE with history 15 % shorter (samr.txt,
-Fig. 9). What we measure (`compare`, seeds 1-3, defaults: 12 slaves, 4 slow, Sort of 12 GB) is in docs/samr.md:
+Fig. 9). What we measure (`compare`, seeds 1-3, defaults: 12 slaves, 4 slow, Sort of 12 GB) is in docs/results-samr.md:
 no policy comes near the paper's 24 % here; Sort's stragglers are the slow nodes' reduces and the backup cap
 (SAMR's BP, LATE's SpeculativeCap) decides whether LATE and SAMR catch up with Hadoop's uncapped rule.
 """

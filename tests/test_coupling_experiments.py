@@ -96,7 +96,7 @@ def test_22_jobs_run_faster_and_starve_less_with_coupling_when_task_work_is_sequ
     strict=True,
     reason="lost with pipelined task work (issue 11): maps that read and compute at once end sooner, so the reduce "
     "slots Fair lets early reduces hold are held for less; seed 2: Fair 110.0 s, Coupling 114.1 s, starvation "
-    "913 s against 931 s (docs/results-coupling.md)",
+    "913 s against 931 s (docs/history/results-coupling-2026-12-07.md)",
 )
 def test_22_jobs_run_faster_and_starve_less_with_coupling():
     fair, coupling = fair_and_coupling("coupling-22-jobs")

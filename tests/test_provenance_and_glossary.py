@@ -82,6 +82,25 @@ def test_the_glossary_has_every_column_and_summary_figure_a_run_writes(run, swee
     assert [k for k in keys if glossary.summary_entry(k) is None] == []
 
 
+@pytest.mark.parametrize(
+    ("scenario", "settings"),
+    [
+        ("coupling-two-grep", {"scale": 0.25}),
+        ("delay-scheduling", {"scale": 0.1}),
+        ("samr-heterogeneous", {"input_gb": 1.0}),
+        ("capacity-queues", {"phase_s": 120.0}),
+        ("quincy-locality", {"jobs": 2, "scheduler": "quincy"}),
+        ("trace-replay", {"trace": str(ROOT / "tests" / "data" / "rumen-small-trace-excerpt.json")}),
+    ],
+)
+def test_the_glossary_has_every_summary_field_of_the_papers_scenarios(scenario, settings):
+    """The fields the papers' scenarios and trace replay add to summary.json (small runs of each)."""
+    from scenarios.reproduce import run as finished_run
+
+    summary = finished_run(scenario, 1, settings).summary
+    assert [k for k in flatten(summary) if glossary.summary_entry(k) is None] == []
+
+
 def test_a_printed_summary_has_units_four_digits_and_no_rounding_noise():
     text = glossary.summary_text({"map_steal_s": 8.1e-15, "makespan_s": 1234.5678, "map_runtime_mean_s": 43.0754,
                                   "jobs_succeeded": 1, "cloud": {"x": 1}, "allocator": "drs"})  # fmt: skip

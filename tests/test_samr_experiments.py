@@ -1,5 +1,6 @@
 """`samr-heterogeneous` (SAMR Fig. 9): direction of the policies on slow and fast nodes, the stage weights SAMR learns
-per node, and the backup cap BP found decisive by the parameter sweep (docs/samr.md). Small inputs, seeds 1-2."""
+per node, and the backup cap BP found decisive by the parameter sweep (docs/results-samr.md). Small inputs, seeds
+1-2."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def test_on_sort_the_backup_cap_decides():
     strict=True,
     reason="with DataNode serving (issue 11) every reduce writes Sort's 3-replica output down a pipeline through "
     "other nodes' disks, the slow nodes' among them: all reduces end together (seeds 1-2: 310/361 s) and SAMR "
-    "backs none up under either cap (docs/samr.md)",
+    "backs none up under either cap (docs/results-samr.md)",
 )
 def test_on_sort_the_backup_cap_decides_with_the_hdfs_pipeline():
     eq15 = compare(seeds=(1, 2), policies=("samr",), input_gb=12.0)
@@ -86,7 +87,7 @@ def sort():
     "Hadoop 310/361/341 s, LATE 335/364/336 s (+2.3 % on the mean; 5-6 backups, 0-3 useful), SAMR 310/361/341 s "
     "(0 %, no backup). Every reduce writes Sort's 3-replica output through other nodes' datastores, the slow nodes' "
     "among them, so all 22 reduces end within 28 s of each other: there is no straggler for any rule to catch "
-    "(docs/samr.md)",
+    "(docs/results-samr.md)",
 )
 def test_samr_and_late_finish_sort_sooner_than_hadoops_speculation_on_every_seed(sort):
     job = sort.pivot(index="seed", columns="policy", values="job_s")
