@@ -53,6 +53,9 @@ class CouplingFair(FairSettings):
     rack_delay_s: float | None = Field(15.0, ge=0, description="T2 of Sec. II-B")
 
 
+MOST_SLAVES = 62  # the largest of the experiments' own clusters (Fig 16)
+
+
 class CouplingSettings(HadoopClusterSettings):
     """The paper's nodes: one 4-core VM per host, static pool, no speculation (Sec. III); Fair unless told
     otherwise."""
@@ -63,6 +66,9 @@ class CouplingSettings(HadoopClusterSettings):
     cores_per_host: int = Field(4, ge=1, le=L.MAX_CORES_PER_HOST)
     core_mhz: float = Field(2933.0, ge=L.MIN_CORE_MHZ, le=L.MAX_CORE_MHZ, description="Sec. III: 4 cores at 2,933 MHz")
     vm_mem_mb: float = Field(6144.0, ge=64, le=L.MAX_MEM_MB, description="Sec. III: 6 GB of memory")
+    slaves: int | None = Field(  # type: ignore[assignment]
+        None, ge=1, le=L.MAX_SLAVES, description="None: the experiment's own nodes (7, 8 or 15; 62 for Fig 16)"
+    )
     hadoop: CouplingHadoop = Field(default_factory=CouplingHadoop)
     fair: CouplingFair = Field(default_factory=CouplingFair)
     scale: float = Field(
@@ -73,6 +79,10 @@ class CouplingSettings(HadoopClusterSettings):
     )
     scheduler: SchedulerName = "fair"
     speculation: SpeculationName = "none"
+
+    def vm_count(self) -> int:
+        """The VMs to bound: the experiment's own nodes when `slaves` is None, at most Fig 16's 62."""
+        return (self.slaves if self.slaves is not None else MOST_SLAVES) + 2
 
 
 class CouplingExperiment(HadoopScenario):
@@ -85,10 +95,11 @@ class CouplingExperiment(HadoopScenario):
         self._arrivals, self._slaves, self._data_nodes = arrivals, slaves, data_nodes
 
     def build(self, settings: CouplingSettings, seed: int, check: bool = False) -> HadoopModel:
-        fields = settings.model_fields_set
-        s = settings.model_copy(update={"slaves": settings.slaves if "slaves" in fields else self._slaves})
+        s = settings.model_copy(update={"slaves": settings.slaves if settings.slaves is not None else self._slaves})
         s = s.model_copy(update={"hosts": s.slaves + 2, "hosts_per_rack": max(1, (s.slaves + 2 + 1) // 2)})
         model = build_cluster(s, seed, check)
+        if settings.slaves is None:
+            model.used_settings = {"slaves": s.slaves}  # config.json's "used": the experiment's own nodes
         nodes = None if self._data_nodes is None else list(range(min(self._data_nodes, s.slaves)))
         for arrival in self.arrivals(s, model.rng)[: s.max_jobs]:
             arrival = replace(arrival, input_mb=arrival.input_mb * s.scale, submit_s=arrival.submit_s * s.scale)

@@ -148,3 +148,17 @@ def test_load_figures_by_hand():
     assert f["reduce_full"] == pytest.approx(28 / 30)  # the one reduce slot is taken from 2 s to 30 s
     assert f["held_before_maps_end"] == pytest.approx(8 / 28)
     assert f["starvation"] == pytest.approx((0 + 5) / 2) and f["reduce_lag"] == pytest.approx((0 + 5) / 2)
+
+
+def test_an_experiment_keeps_its_own_nodes_unless_slaves_is_given_even_in_a_sweep_that_names_slaves_elsewhere():
+    # a sweep reports every key any cell sets for every run; a cell without `slaves` must still get Fig 16's 62 nodes
+    from scenarios.sweep import SweepSpec, grid
+
+    scenario = SCENARIOS["coupling-200-jobs"]
+    spec = SweepSpec(scenario="coupling-200-jobs", seeds=[1], cells=[{"scale": 0.01}, {"scale": 0.01, "slaves": 20}])
+    nodes = []
+    for run in grid(spec):
+        settings = validate(scenario.Settings, {**run.model_kwargs(), "max_jobs": 1})
+        nodes.append(len(scenario.build(settings, seed=1).trackers))
+    assert nodes == [62, 20]
+    assert validate(scenario.Settings, {}).slaves is None  # `vcloud show` says None: the experiment's own
