@@ -65,9 +65,17 @@ class SeekCurve(NamedTuple):
 
 
 def curve(settings: DiskSeekSettings) -> SeekCurve:
-    return SeekCurve(settings.switch_ms / 1000, settings.slice_sync_ms / 1000, settings.slice_idle_ms / 1000,
-                     settings.target_latency_ms / 1000, 1.0 if settings.low_latency else 0.0,
-                     settings.sched_quantum * settings.request_kb / 1024)  # fmt: skip
+    """The settings' `SeekCurve`, made once per settings object (frozen) rather than once a tick."""
+    global _CURVE
+    if _CURVE[0] is not settings:
+        _CURVE = (settings, SeekCurve(settings.switch_ms / 1000, settings.slice_sync_ms / 1000,
+                                      settings.slice_idle_ms / 1000, settings.target_latency_ms / 1000,
+                                      1.0 if settings.low_latency else 0.0,
+                                      settings.sched_quantum * settings.request_kb / 1024))  # fmt: skip
+    return _CURVE[1]
+
+
+_CURVE: tuple = (None, None)
 
 
 def guest_share(n: int, c: SeekCurve) -> float:

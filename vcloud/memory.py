@@ -100,8 +100,16 @@ class BalloonRates(NamedTuple):
 
 
 def rates(settings: MemorySettings) -> BalloonRates:
-    return BalloonRates(settings.balloon_inflate_mb_s, settings.balloon_free_mb_s, settings.balloon_deflate_mb_s,
-                        settings.balloon_max_fraction, settings.idle_tax)  # fmt: skip
+    """The settings' `BalloonRates`, made once per settings object (frozen) rather than once a tick."""
+    global _RATES
+    if _RATES[0] is not settings:
+        _RATES = (settings, BalloonRates(settings.balloon_inflate_mb_s, settings.balloon_free_mb_s,
+                                         settings.balloon_deflate_mb_s, settings.balloon_max_fraction,
+                                         settings.idle_tax))  # fmt: skip
+    return _RATES[1]
+
+
+_RATES: tuple = (None, None)
 
 
 @record

@@ -7,6 +7,9 @@ go as work starts and ends (dense storage, the last row moves into a freed slot)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter, is_
+
 import numpy as np
 from numba import literal_unroll
 
@@ -15,11 +18,32 @@ from vcloud.numerics import inline, kernel
 
 def columns[R: tuple](record: type[R], table: object, n: int | None = None) -> R:
     """`record` (a NamedTuple whose fields are columns of `table`) holding those columns, whole or their first `n`
-    rows: a kernel's view of a table, so a new column a kernel needs is one line in its record."""
-    cols = vars(table)
-    if n is None:
-        return record(*[cols[name] for name in record._fields])  # type: ignore[attr-defined]
-    return record(*[cols[name][:n] for name in record._fields])  # type: ignore[attr-defined]
+    rows: a kernel's view of a table, so a new column a kernel needs is one line in its record.
+
+    The record is kept on the table (`_records`, one per record type) and given again while `n` and every column it
+    holds are the same objects: a column replaced by any means (`Columns._grow`, `widen`, an assignment) is another
+    object, and the record is built afresh. The stages ask for ~10 such records a tick."""
+    fields = _FIELDS.get(record)
+    if fields is None:
+        fields = _FIELDS[record] = attrgetter(*record._fields) if len(record._fields) > 1 else _one(record._fields[0])
+    arrays = fields(table)
+    kept = table.__dict__.get("_records")
+    if kept is None:
+        kept = table.__dict__["_records"] = {}
+    hit = kept.get(record)
+    if hit is not None and hit[0] == n and all(map(is_, arrays, hit[1])):
+        return hit[2]
+    found = tuple.__new__(record, arrays if n is None else [a[:n] for a in arrays])
+    kept[record] = (n, arrays, found)
+    return found
+
+
+_FIELDS: dict[type, Callable[[object], tuple]] = {}  # each record type's columns, as one C call
+
+
+def _one(name: str) -> Callable[[object], tuple]:
+    get = attrgetter(name)
+    return lambda table: (get(table),)
 
 
 def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
@@ -56,6 +80,13 @@ class Columns:
     @property
     def capacity(self) -> int:
         return len(getattr(self, next(iter(self.SCHEMA))))
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles leave out the records `columns` keeps: a copy's views of the first rows would be arrays
+        of their own, no longer the copied columns' rows."""
+        state = self.__dict__.copy()
+        state.pop("_records", None)
+        return state
 
     def _grow(self, need: int) -> None:
         new = max(need, 2 * self.capacity, 16)

@@ -1,0 +1,92 @@
+"""`vcloud.tables.columns` keeps each record it makes on its table and gives it again only while it still views the
+table's columns: a grown, widened or reassigned column, another row count, a copy or a pickle gets a fresh one."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+
+from vcloud.accounting import VMCounters
+from vcloud.items import StreamColumns
+from vcloud.pagecache import VMReads
+from vcloud.tables import ItemTable, VMTable, columns
+
+
+def _vms(n: int = 3) -> VMTable:
+    vms = VMTable()
+    for v in range(n):
+        vms.append(host=v, vcpus=1, mem_mb=1024.0)
+    return vms
+
+
+def _views(record: tuple, table: object, n: int | None) -> bool:
+    """Every field of `record` is the table's column of that name (its first `n` rows), writes going through."""
+    for name, field in zip(record._fields, record, strict=True):
+        col = getattr(table, name)
+        if n is None:
+            if field is not col:
+                return False
+        elif field.base is not col or field.size != n:
+            return False
+    return True
+
+
+def test_the_same_record_while_nothing_changes():
+    vms = _vms()
+    whole = columns(VMCounters, vms)
+    assert columns(VMCounters, vms) is whole
+    assert _views(whole, vms, None)
+    first = columns(VMReads, vms, vms.n)
+    assert columns(VMReads, vms, vms.n) is first
+    assert _views(first, vms, vms.n)
+
+
+def test_another_row_count_gives_a_fresh_record():
+    vms = _vms()
+    three = columns(VMReads, vms, 3)
+    two = columns(VMReads, vms, 2)
+    assert two is not three and _views(two, vms, 2)
+
+
+def test_a_grown_table_gives_a_fresh_record():
+    vms = _vms(1)
+    before = columns(VMReads, vms, vms.n)
+    whole = columns(VMCounters, vms)
+    for v in range(40):  # past the capacity: `_grow` replaces every column
+        vms.append(host=v)
+    after = columns(VMReads, vms, 1)
+    assert after is not before and _views(after, vms, 1)
+    assert _views(columns(VMCounters, vms), vms, None) and columns(VMCounters, vms) is not whole
+
+
+def test_a_widened_table_gives_a_fresh_record():
+    items = ItemTable(4)
+    items.add(None, vm=0)
+    before = columns(StreamColumns, items)
+    items.widen(3)  # replaces the wide columns only
+    after = columns(StreamColumns, items)
+    assert after is not before and _views(after, items, None)
+    assert after.stream_vm.shape[1] == 3
+
+
+def test_a_reassigned_column_gives_a_fresh_record():
+    vms = _vms()
+    before = columns(VMReads, vms, vms.n)
+    vms.cache_touched_mb = np.arange(len(vms.cache_touched_mb), dtype=np.float64)
+    after = columns(VMReads, vms, vms.n)
+    assert after is not before and _views(after, vms, vms.n)
+    assert after.cache_touched_mb.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_copied_or_pickled_table_gives_records_of_its_own_columns():
+    vms = _vms()
+    columns(VMReads, vms, vms.n)
+    for other in (copy.deepcopy(vms), pickle.loads(pickle.dumps(vms))):
+        record = columns(VMReads, other, other.n)
+        assert _views(record, other, other.n)
+        record.read_disk_mb[0] = 7.0  # writes reach the copy's column, not the original's
+        assert other.read_disk_mb[0] == 7.0 and vms.read_disk_mb[0] == 0.0
+    shallow = copy.copy(vms)  # the same columns
+    assert _views(columns(VMReads, shallow, shallow.n), vms, vms.n)
