@@ -1,5 +1,6 @@
-"""`vcloud.tables.columns` keeps each record it makes on its table and gives it again only while it still views the
-table's columns: a grown, widened or reassigned column, another row count, a copy or a pickle gets a fresh one."""
+"""`vcloud.tables.columns` keeps each record's fields (a plain tuple, as kernels take a record) on its table and gives
+them again only while they still view the table's columns: a grown, widened or reassigned column, another row count, a
+copy or a pickle gets fresh ones."""
 
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ def _vms(n: int = 3) -> VMTable:
     return vms
 
 
-def _views(record: tuple, table: object, n: int | None) -> bool:
-    """Every field of `record` is the table's column of that name (its first `n` rows), writes going through."""
-    for name, field in zip(record._fields, record, strict=True):
+def _views(record: type, fields: tuple, table: object, n: int | None) -> bool:
+    """`fields` are the table's columns named as `record`'s fields, in order (their first `n` rows), writes going
+    through."""
+    assert type(fields) is tuple
+    for name, field in zip(record._fields, fields, strict=True):
         col = getattr(table, name)
         if n is None:
             if field is not col:
@@ -37,17 +40,17 @@ def test_the_same_record_while_nothing_changes():
     vms = _vms()
     whole = columns(VMCounters, vms)
     assert columns(VMCounters, vms) is whole
-    assert _views(whole, vms, None)
+    assert _views(VMCounters, whole, vms, None)
     first = columns(VMReads, vms, vms.n)
     assert columns(VMReads, vms, vms.n) is first
-    assert _views(first, vms, vms.n)
+    assert _views(VMReads, first, vms, vms.n)
 
 
 def test_another_row_count_gives_a_fresh_record():
     vms = _vms()
     three = columns(VMReads, vms, 3)
     two = columns(VMReads, vms, 2)
-    assert two is not three and _views(two, vms, 2)
+    assert two is not three and _views(VMReads, two, vms, 2)
 
 
 def test_a_grown_table_gives_a_fresh_record():
@@ -57,8 +60,8 @@ def test_a_grown_table_gives_a_fresh_record():
     for v in range(40):  # past the capacity: `_grow` replaces every column
         vms.append(host=v)
     after = columns(VMReads, vms, 1)
-    assert after is not before and _views(after, vms, 1)
-    assert _views(columns(VMCounters, vms), vms, None) and columns(VMCounters, vms) is not whole
+    assert after is not before and _views(VMReads, after, vms, 1)
+    assert _views(VMCounters, columns(VMCounters, vms), vms, None) and columns(VMCounters, vms) is not whole
 
 
 def test_a_widened_table_gives_a_fresh_record():
@@ -67,8 +70,8 @@ def test_a_widened_table_gives_a_fresh_record():
     before = columns(StreamColumns, items)
     items.widen(3)  # replaces the wide columns only
     after = columns(StreamColumns, items)
-    assert after is not before and _views(after, items, None)
-    assert after.stream_vm.shape[1] == 3
+    assert after is not before and _views(StreamColumns, after, items, None)
+    assert StreamColumns(*after).stream_vm.shape[1] == 3
 
 
 def test_a_reassigned_column_gives_a_fresh_record():
@@ -76,8 +79,8 @@ def test_a_reassigned_column_gives_a_fresh_record():
     before = columns(VMReads, vms, vms.n)
     vms.cache_touched_mb = np.arange(len(vms.cache_touched_mb), dtype=np.float64)
     after = columns(VMReads, vms, vms.n)
-    assert after is not before and _views(after, vms, vms.n)
-    assert after.cache_touched_mb.tolist() == [0.0, 1.0, 2.0]
+    assert after is not before and _views(VMReads, after, vms, vms.n)
+    assert VMReads(*after).cache_touched_mb.tolist() == [0.0, 1.0, 2.0]
 
 
 def test_a_copied_or_pickled_table_gives_records_of_its_own_columns():
@@ -85,8 +88,8 @@ def test_a_copied_or_pickled_table_gives_records_of_its_own_columns():
     columns(VMReads, vms, vms.n)
     for other in (copy.deepcopy(vms), pickle.loads(pickle.dumps(vms))):
         record = columns(VMReads, other, other.n)
-        assert _views(record, other, other.n)
-        record.read_disk_mb[0] = 7.0  # writes reach the copy's column, not the original's
+        assert _views(VMReads, record, other, other.n)
+        VMReads(*record).read_disk_mb[0] = 7.0  # writes reach the copy's column, not the original's
         assert other.read_disk_mb[0] == 7.0 and vms.read_disk_mb[0] == 0.0
     shallow = copy.copy(vms)  # the same columns
-    assert _views(columns(VMReads, shallow, shallow.n), vms, vms.n)
+    assert _views(VMReads, columns(VMReads, shallow, shallow.n), vms, vms.n)

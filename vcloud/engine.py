@@ -37,14 +37,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from vcloud import memory
-from vcloud.accounting import ItemCharges, ItemUse, StreamUse, VMCounters, VMTickState, VMUse, account
+from vcloud.accounting import ItemCharges, VMCounters, VMTickState, account
 from vcloud.diskseek import DiskSeekSettings, stage_disk_seek
-from vcloud.hostpool import HostPools, cpu_setup
+from vcloud.hostpool import cpu_setup
 from vcloud.items import (
     FlatStreams,
-    ItemDemand,
     StreamColumns,
-    StreamDemand,
     demand,
     demand_inputs,
     find_idle_rows,
@@ -57,9 +55,7 @@ from vcloud.numerics import sum_by
 from vcloud.pagecache import (
     DirtyLimits,
     FileColumns,
-    FileStreams,
     FileTable,
-    GuestRoom,
     ItemReads,
     PageCache,
     PageCacheSettings,
@@ -69,11 +65,6 @@ from vcloud.pagecache import (
     cache_stage,
 )
 from vcloud.sharing import (
-    DeviceShares,
-    Grants,
-    PipelineItems,
-    PipelineStreams,
-    VMCores,
     pipeline,
     share_cpu,
     share_io,
@@ -125,7 +116,7 @@ class StreamLayout:
     group: np.ndarray | None = None  # each stream's row of `io_bw` (vcloud/items.py `stream_groups`) ...
     ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
     shared_rows: np.ndarray | None = None  # the io stage's groups: the streams', then each VM's datastore twice
-    files: FileStreams | None = None  # the streams through a page-cache file (`file_streams`)
+    files: tuple | None = None  # the streams through a page-cache file (`file_streams`: a FileStreams' fields)
 
 
 @dataclass(init=False)
@@ -193,8 +184,8 @@ class TickState:
     vm_limit: np.ndarray = field(default=None)
     vm_weight: np.ndarray = field(default=None)  # entitlement + floor
     host_mhz: np.ndarray = field(default=None)
-    pools: HostPools | None = None  # host-local pools for vcloud/sharing.py `share_cpu` (empty arrays: none)
-    cores: VMCores | None = None  # per VM (and host) what the sharing rounds read again
+    pools: tuple | None = None  # host-local pools (HostPools' fields) for vcloud/sharing.py `share_cpu` (empty: none)
+    cores: tuple | None = None  # per VM (and host) what the sharing rounds read again (VMCores' fields)
     swap_got1: np.ndarray = field(default=None)
     wb_got1: np.ndarray = field(default=None)
     vm_cached: np.ndarray | None = None  # per VM: cached MB as the memory stage counted it (None: not counted)
@@ -300,7 +291,7 @@ def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     resident = cache.resident() if count else _NO_ROWS
     (st.used, st.active, cached, st.target, st.balloon, st.guest_mem, st.hv_swap, st.held, st.stall, st.swapped,
      st.heap_touched) = memory_stage(
-        st.dt, memory.rates(settings), columns(VMMemory, vms, n_vm), columns(VMMemoryState, vms),
+        st.dt, tuple(memory.rates(settings)), columns(VMMemory, vms, n_vm), columns(VMMemoryState, vms),
         hosts.pool_mem_limit_mb[: hosts.n], items.vm[:n], items.mem_mb[:n], items.mem_active_mb[:n], files.vm,
         files.cached_mb, resident, count,
     )  # fmt: skip
@@ -328,7 +319,7 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
         st.dt,
         st.now,
         dirty_limits(cfg),
-        GuestRoom(st.guest_mem, st.used, st.vm_host, hosts.disk_mbps[:n_host]),
+        (st.guest_mem, st.used, st.vm_host, hosts.disk_mbps[:n_host]),  # GuestRoom
         columns(FileColumns, files),
         cache.resident(),
         _NO_VALUES if st.vm_cached is None else st.vm_cached,
@@ -338,24 +329,26 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     )
 
 
-_LIMITS: tuple[PageCacheSettings | None, DirtyLimits | None] = (None, None)
+_LIMITS: tuple[PageCacheSettings | None, tuple] = (None, ())
 
 
-def dirty_limits(cfg: PageCacheSettings) -> DirtyLimits:
-    """The settings' `DirtyLimits`, made once per settings object (frozen) rather than once a tick."""
+def dirty_limits(cfg: PageCacheSettings) -> tuple:
+    """The settings' `DirtyLimits` as kernels take a record (a plain tuple of its fields: vcloud/numerics.py
+    `record`), made once per settings object (frozen) rather than once a tick."""
     global _LIMITS
     if _LIMITS[0] is not cfg:
-        _LIMITS = (cfg, DirtyLimits(cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s))
+        _LIMITS = (cfg, tuple(DirtyLimits(cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s)))
     return _LIMITS[1]
 
 
-def file_streams(layout: StreamLayout) -> FileStreams:
-    """The streams through a page-cache file (`FlatStreams`' file part), made once per layout."""
+def file_streams(layout: StreamLayout) -> tuple:
+    """The streams through a page-cache file (`FlatStreams`' file part), as kernels take a `FileStreams` (its fields
+    in order), made once per layout."""
     found = layout.files
     if found is None:
         fs = layout.flat
-        found = layout.files = FileStreams(fs.file_rows, fs.f_file, fs.f_item, fs.f_vm, fs.f_need, fs.f_write, fs.f_hit,
-                                           fs.f_touched, fs.f_inv)  # fmt: skip
+        found = layout.files = (fs.file_rows, fs.f_file, fs.f_item, fs.f_vm, fs.f_need, fs.f_write, fs.f_hit,
+                                fs.f_touched, fs.f_inv)  # fmt: skip
     return found
 
 
@@ -392,11 +385,11 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         load_want = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[fs.item.size :]])
     st.want_cpu, st.cpu_weight, st.s_want, st.s_full = demand(
         st.dt, fs.item.size, st.has_load,
-        # the records by position (their fields' order): a keyword call costs twice as much, ~0.6 us a field
-        ItemDemand(items.threads[:n], items.need_cpu[:n], core_mhz, items.load_cpu_mhz[:n], items.remaining[:n],
-                   items.open[:n], vm, is_load),
+        # the records as plain tuples of their fields, in order (vcloud/numerics.py `record`)
+        (items.threads[:n], items.need_cpu[:n], core_mhz, items.load_cpu_mhz[:n], items.remaining[:n], items.open[:n],
+         vm, is_load),  # ItemDemand
         st.stall,
-        StreamDemand(s_item, s_need, s_base, fs.need, st.s_bonus, load_want),
+        (s_item, s_need, s_base, fs.need, st.s_bonus, load_want),  # StreamDemand
     )  # fmt: skip
     st.s_item, st.s_group, st.s_vm, st.s_need = s_item, s_group, s_vm, s_need
     st.io_bw = io_bw
@@ -413,7 +406,8 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
         vms.in_pool[:n_vm], st.vm_host, vms.cpu_shares[:n_vm],
     )  # fmt: skip
     st.vm_limit = vms.cpu_limit_mhz[:n_vm]
-    st.cores = VMCores(st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz)
+    st.pools = tuple(st.pools)  # the records as kernels take them: plain tuples of their fields
+    st.cores = (st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz)  # VMCores
     # host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)
     st.vm_got1, st.got_cpu1 = share_cpu(st.want_cpu, st.cpu_weight, items.vm[: items.n], st.cores, st.pools)
 
@@ -437,10 +431,11 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     vcloud/sharing.py `pipeline`)."""
     fs, n = st.streams, items.n
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got, st.runnable_mhz = pipeline(
-        physics.pipeline_rounds, fs.any_multi, Grants(st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),
-        PipelineItems(items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, fs.wait_rows, fs.load_rows),
-        PipelineStreams(fs.item, fs.starts, fs.owners, fs.multi, st.s_want, st.s_need, st.s_bonus),
-        st.cores, st.pools, DeviceShares(st.swap_want, st.wb_want, st.io_group, st.io_bw),
+        physics.pipeline_rounds, fs.any_multi,
+        (st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),  # Grants (each record: a plain tuple of its fields)
+        (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, fs.wait_rows, fs.load_rows),  # PipelineItems
+        (fs.item, fs.starts, fs.owners, fs.multi, st.s_want, st.s_need, st.s_bonus),  # PipelineStreams
+        st.cores, st.pools, (st.swap_want, st.wb_want, st.io_group, st.io_bw),  # DeviceShares
     )  # fmt: skip
 
 
@@ -459,12 +454,11 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     n_vm, n = vms.n, items.n
     account(
         st.dt, hosts.n, st.streams.item.size, st.has_load,
-        # the records by position, in their fields' order (vcloud/accounting.py)
-        ItemUse(items.vm[:n], st.is_load, items.need_cpu[:n], items.threads[:n], items.open[:n],
-                items.sys_fraction[:n], st.core_mhz, st.progress, st.rate, st.want_cpu, st.frac_dt, st.got_cpu,
-                st.got_cpu1, st.runnable_mhz),
-        StreamUse(st.s_item, st.s_vm, st.s_group, st.s_need, st.s_bonus, st.s_want, st.s_full, st.got_io, st.got_io1),
-        VMUse(vms.vcpus[:n_vm], st.core_mhz_vm, st.stall, st.swap_got, st.wb_got),
+        # the records as plain tuples of their fields, in order (vcloud/numerics.py `record`): ItemUse, StreamUse, VMUse
+        (items.vm[:n], st.is_load, items.need_cpu[:n], items.threads[:n], items.open[:n], items.sys_fraction[:n],
+         st.core_mhz, st.progress, st.rate, st.want_cpu, st.frac_dt, st.got_cpu, st.got_cpu1, st.runnable_mhz),
+        (st.s_item, st.s_vm, st.s_group, st.s_need, st.s_bonus, st.s_want, st.s_full, st.got_io, st.got_io1),
+        (vms.vcpus[:n_vm], st.core_mhz_vm, st.stall, st.swap_got, st.wb_got),
         columns(ItemCharges, items), columns(VMTickState, vms), columns(VMCounters, vms),  # the kernel writes n rows
     )  # fmt: skip
     vms.mem_used_mb[:n_vm] = st.used

@@ -16,13 +16,14 @@ from numba import literal_unroll
 from vcloud.numerics import inline, kernel
 
 
-def columns[R: tuple](record: type[R], table: object, n: int | None = None) -> R:
-    """`record` (a NamedTuple whose fields are columns of `table`) holding those columns, whole or their first `n`
-    rows: a kernel's view of a table, so a new column a kernel needs is one line in its record.
+def columns(record: type[tuple], table: object, n: int | None = None) -> tuple:
+    """The fields of `record` (a NamedTuple whose fields are columns of `table`): those columns, whole or their first
+    `n` rows, as a plain tuple in the record's order, as kernels take a record (vcloud/numerics.py `record`): a
+    kernel's view of a table, so a new column a kernel needs is one line in its record.
 
-    The record is kept on the table (`_records`, one per record type) and given again while `n` and every column it
+    The tuple is kept on the table (`_records`, one per record type) and given again while `n` and every column it
     holds are the same objects: a column replaced by any means (`Columns._grow`, `widen`, an assignment) is another
-    object, and the record is built afresh. The stages ask for ~10 such records a tick."""
+    object, and the tuple is built afresh. The stages ask for ~10 such records a tick."""
     fields = _FIELDS.get(record)
     if fields is None:
         fields = _FIELDS[record] = attrgetter(*record._fields) if len(record._fields) > 1 else _one(record._fields[0])
@@ -33,7 +34,7 @@ def columns[R: tuple](record: type[R], table: object, n: int | None = None) -> R
     hit = kept.get(record)
     if hit is not None and hit[0] == n and all(map(is_, arrays, hit[1])):
         return hit[2]
-    found = tuple.__new__(record, arrays if n is None else [a[:n] for a in arrays])
+    found = arrays if n is None else tuple([a[:n] for a in arrays])
     kept[record] = (n, arrays, found)
     return found
 
