@@ -93,3 +93,37 @@ def test_a_copied_or_pickled_table_gives_records_of_its_own_columns():
         assert other.read_disk_mb[0] == 7.0 and vms.read_disk_mb[0] == 0.0
     shallow = copy.copy(vms)  # the same columns
     assert _views(VMReads, columns(VMReads, shallow, shallow.n), vms, vms.n)
+
+
+def test_phase_views_write_the_item_columns_and_follow_growth():
+    """`ItemTable.phase_views`: memoryviews of the columns a phase's load writes (the wide ones flat, row-major),
+    made again once `_grow` or `widen` replaced the columns; `views_current` (an invariant) finds a column
+    replaced otherwise."""
+    items = ItemTable(2)
+    items.add(None, vm=0)
+    views = items.phase_views()
+    assert items.phase_views() is views
+    views.remaining[0] = 2.5
+    views.stream_need[0 * items.width + 0] = 1.25
+    assert items.remaining[0] == 2.5 and items.stream_need[0, 0] == 1.25
+    items.widen(3)
+    wide = items.phase_views()
+    assert wide is not views and items.views_current()
+    wide.stream_file[0 * 3 + 2] = 7
+    assert items.stream_file[0].tolist() == [-1, -1, 7]
+    for _ in range(5):  # past the capacity: `_grow` replaces every column
+        items.add(None, vm=1)
+    grown = items.phase_views()
+    grown.open[4] = True
+    assert grown is not wide and items.open[4] and items.views_current()
+    items.remaining = items.remaining.copy()  # replaced, not grown: the kept views would write the old array
+    assert not items.views_current()
+
+
+def test_an_item_table_with_views_copies_and_pickles():
+    items = ItemTable(2)
+    items.add(None, vm=0)
+    items.phase_views()
+    for other in (copy.deepcopy(items), pickle.loads(pickle.dumps(items))):
+        other.phase_views().remaining[0] = 3.0
+        assert other.remaining[0] == 3.0 and items.remaining[0] == 0.0 and other.views_current()

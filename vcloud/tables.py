@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter, is_
+from typing import NamedTuple
 
 import numpy as np
 from numba import literal_unroll
@@ -254,8 +255,16 @@ class ItemTable(Columns):
         self._names = (*self.SCHEMA, *self.WIDE)
         self.layout = 0  # bumped whenever a row's needs change (add, remove, new phase): a key for caches
         self._groups: tuple = (None, None, ((), ()))  # the columns by dimension and type (_column_groups)
+        self._views: tuple = (None, None, None)  # memoryviews of the columns a phase's load writes (phase_views)
         # rows from `n` on are blank (zeros, the wide columns' fills), and the last row of the capacity stays so:
         # `remove_rows` copies it over the rows it frees, so a new row needs only its given values (`add_item`)
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles leave the memoryviews out too (`phase_views` makes them again; they do not pickle)."""
+        state = super().__getstate__()
+        if "_views" in state:
+            state["_views"] = (None, None, None)
+        return state
 
     def _blank_row(self) -> int:
         """A row past `n` that nobody is given: the capacity's last (`_room` grows before a new row would be it)."""
@@ -311,6 +320,33 @@ class ItemTable(Columns):
             groups = self._groups = (self.vm, self.stream_vm, (flat, wide))
         return groups[2]
 
+    def phase_views(self) -> PhaseViews:
+        """Memoryviews of the columns `CloudModel._load_phase` writes at every start and phase change, the wide ones
+        flat (row r's column k at r * width + k): a memoryview's item write costs ~380 instructions, a NumPy
+        scalar write ~670 and a two-dimensional one ~1,170 (the writes of a value into the same float64, int or bool
+        cell). Kept with `vm` and `stream_vm` as they were, as `_column_groups` is (`views_current` checks)."""
+        views = self._views
+        if views[0] is not self.vm or views[1] is not self.stream_vm:
+            cols = self.__dict__
+            made = PhaseViews(*[memoryview(cols[name].reshape(-1)) for name in PhaseViews._fields])
+            views = self._views = (self.vm, self.stream_vm, made)
+        return views[2]
+
+    def views_current(self) -> bool:
+        """The kept views and column groups (`phase_views`, `_column_groups`) are of the columns as they are: a column
+        replaced other than by `_grow` or `widen` would leave them writing an array the table no longer holds
+        (checked with the invariants)."""
+        cols = self.__dict__
+        views, groups = self._views, self._groups
+        kept_views = views[2] is not None and views[0] is self.vm and views[1] is self.stream_vm
+        if kept_views and any(view.obj.base is not cols[name] for name, view in views[2]._asdict().items()):
+            return False
+        if groups[0] is self.vm and groups[1] is self.stream_vm:
+            kept = {id(col) for group in groups[2] for cols_ in group for col in cols_}
+            if kept != {id(cols[name]) for name in self._names}:
+                return False
+        return True
+
     def take(self, rows: np.ndarray, names: tuple[str, ...]) -> ItemTable:
         """A table of `rows` only (in this order) holding the columns `names`, without owners: what the engine's tick
         works on when some rows add nothing to it (engine.live_items). Its `layout` is this table's; its `rows` are
@@ -359,6 +395,25 @@ class ItemTable(Columns):
         del owner[n:]
         self.n = n
         return moved
+
+
+class PhaseViews(NamedTuple):
+    """`ItemTable.phase_views`: memoryviews of the columns a phase's load writes (the wide ones flat)."""
+
+    kind: memoryview
+    need_cpu: memoryview
+    remaining: memoryview
+    sys_fraction: memoryview
+    open: memoryview
+    phase_amount: memoryview
+    progress_lo: memoryview
+    progress_hi: memoryview
+    stream_vm: memoryview
+    stream_device: memoryview
+    stream_need: memoryview
+    stream_file: memoryview
+    stream_write: memoryview
+    stream_hit: memoryview
 
 
 class EndedCharges:
