@@ -8,7 +8,7 @@ go as work starts and ends (dense storage, the last row moves into a freed slot)
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import attrgetter, is_
+from operator import is_, itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -27,11 +27,13 @@ def columns(record: type[tuple], table: object, n: int | None = None) -> tuple:
     object, and the tuple is built afresh. The stages ask for ~10 such records a tick."""
     fields = _FIELDS.get(record)
     if fields is None:
-        fields = _FIELDS[record] = attrgetter(*record._fields) if len(record._fields) > 1 else _one(record._fields[0])
-    arrays = fields(table)
-    kept = table.__dict__.get("_records")
+        names = record._fields
+        fields = _FIELDS[record] = itemgetter(*names) if len(names) > 1 else _one(names[0])
+    cols = table.__dict__  # the columns are the table's own attributes (Columns.__init__, _grow, widen, take)
+    arrays = fields(cols)
+    kept = cols.get("_records")
     if kept is None:
-        kept = table.__dict__["_records"] = {}
+        kept = cols["_records"] = {}
     hit = kept.get(record)
     if hit is not None and hit[0] == n and all(map(is_, arrays, hit[1])):
         return hit[2]
@@ -40,12 +42,12 @@ def columns(record: type[tuple], table: object, n: int | None = None) -> tuple:
     return found
 
 
-_FIELDS: dict[type, Callable[[object], tuple]] = {}  # each record type's columns, as one C call
+_FIELDS: dict[type, Callable[[dict], tuple]] = {}  # each record type's columns from a table's dict, in one C call
 
 
-def _one(name: str) -> Callable[[object], tuple]:
-    get = attrgetter(name)
-    return lambda table: (get(table),)
+def _one(name: str) -> Callable[[dict], tuple]:
+    get = itemgetter(name)
+    return lambda cols: (get(cols),)
 
 
 def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
