@@ -38,12 +38,13 @@ from hadoop_layer.shuffle_queue import DRAINED_MB, SparseQueue, queue_dense, shu
 
 def _copy(args: tuple) -> tuple:
     copied = (a.copy() if isinstance(a, np.ndarray) else a for a in args)
-    return tuple(SparseQueue(*_copy(a)) if isinstance(a, SparseQueue) else a for a in copied)
+    return tuple(_copy(a) if isinstance(a, tuple) else a for a in copied)  # the queue: a SparseQueue's fields
 
 
 def dense(args: tuple) -> tuple:
     """A sparse kernel call's arguments in the dense form (the queue matrix in place of the rows and counts)."""
-    sq, width, n, left, serve_row, remaining, remote, held, read, sent = args
+    fields, width, n, left, serve_row, remaining, remote, held, read, sent = args
+    sq = SparseQueue(*fields)
     queue = queue_dense(sq.col, sq.val, sq.length, held.size)
     return queue, width, n, left, serve_row, remaining, remote, held, read, sent, sq.row_sum, sq.stale, DRAINED_MB
 
@@ -61,7 +62,7 @@ def sparse(call: tuple) -> tuple:
         q_col[r, : at.size], q_val[r, : at.size] = at, queue[r, at]
     col_nnz = np.count_nonzero(queue, axis=0).astype(np.int64)
     col_big = np.count_nonzero(queue > drained, axis=0).astype(np.int64)
-    queue_record = SparseQueue(q_col, q_val, q_len, row_sum, stale, col_nnz, col_big)
+    queue_record = tuple(SparseQueue(q_col, q_val, q_len, row_sum, stale, col_nnz, col_big))  # as kernels take it
     return queue_record, width, n, left, serve_row, remaining, remote, held, read, sent
 
 

@@ -160,11 +160,12 @@ class CopierShuffle(ShuffleServer):
         with a backlog and a free copier is left (the kernel leaves exactly those in their JVM start)."""
         if not self._look:
             return
-        reduces = CopierColumns(self.changed, self.waiting, self.in_flight, self.col_row, self.backlog, self.position,
-                                self.next_at, self.col_node)  # fmt: skip
+        # the records as plain tuples of their fields (vcloud/numerics.py `record`)
+        reduces = (self.changed, self.waiting, self.in_flight, self.col_row, self.backlog, self.position, self.next_at,
+                   self.col_node)  # CopierColumns  # fmt: skip
         self.fetch_node, self.fetch_col, took, self.q_col, self.q_val = copiers_take(
             self.copiers, reduces, self.model.items.kind, STARTING, self.fetch_node, self.fetch_col,
-            CopyRates(self.disk_mb, self.send_mb, self.nic_mb), self.sparse_queue(),
+            (self.disk_mb, self.send_mb, self.nic_mb), self.sparse_queue(),  # CopyRates, SparseQueue
         )  # fmt: skip
         self._look = copiers_look(self.changed, self.waiting, self.in_flight, self.copiers, self._hi)
         if took:
@@ -278,6 +279,7 @@ def copiers_take(
     a crowded reduce's few candidates are put in rotation order by insertion, and one with many (hundreds on a busy
     cluster) walks its rotation instead (the inverse of `position`'s row): they come in its order without a sort.
     Only the nodes taken are kept."""
+    reduces, rates, queue = CopierColumns(*reduces), CopyRates(*rates), SparseQueue(*queue)  # tuples (`record`)
     changed, waiting, in_flight, col_row = reduces.changed, reduces.waiting, reduces.in_flight, reduces.col_row
     backlog, position, next_at, to_node = reduces.backlog, reduces.position, reduces.next_at, reduces.to_node
     disk_mb, send_mb, nic_mb = rates.disk_mb, rates.send_mb, rates.nic_mb

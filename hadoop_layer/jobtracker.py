@@ -63,7 +63,8 @@ def _lost(task: Task) -> bool:
 class _PolicySlot:
     """A JobTracker attribute that holds a policy: setting it, before or after the start, also runs the new
     policy's `adjust` every `period_s` if it is `Periodic` (JobTracker.schedule_periodic), and gives a speculation
-    policy's look-ahead the running attempts as arrays (hadoop_layer/speculation_outlook.py)."""
+    policy's look-ahead the running attempts as arrays (hadoop_layer/speculation_outlook.py). Whether the policy is a
+    `LookAhead` is kept beside it (`_<name>_looks_ahead`): an ABC's isinstance costs a Python call."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.attr = f"_{name}"
@@ -72,8 +73,10 @@ class _PolicySlot:
         return self if jobtracker is None else getattr(jobtracker, self.attr)
 
     def __set__(self, jobtracker: JobTracker, policy) -> None:
+        looks_ahead = isinstance(policy, LookAhead)
         setattr(jobtracker, self.attr, policy)
-        if isinstance(policy, LookAhead):
+        setattr(jobtracker, f"{self.attr}_looks_ahead", looks_ahead)
+        if looks_ahead:
             policy.entries = jobtracker.model.running_entries
         jobtracker.schedule_periodic()
 
@@ -82,6 +85,7 @@ class JobTracker:
     scheduler: TaskScheduler = _PolicySlot()  # type: ignore[assignment]
     speculation: SpeculationPolicy = _PolicySlot()  # type: ignore[assignment]
     slot_manager: SlotManager = _PolicySlot()  # type: ignore[assignment]
+    _speculation_looks_ahead: bool  # the speculation policy is a LookAhead (set with it: _PolicySlot)
 
     def __init__(
         self, model: HadoopModel, scheduler: TaskScheduler, speculation: SpeculationPolicy, slot_manager: SlotManager
@@ -287,7 +291,7 @@ class JobTracker:
     def quiet_when_idle(self) -> bool:
         """A heartbeat that can launch nothing changes nothing: both policies say so (TaskScheduler.quiet_when_idle; a
         speculation policy's `LookAhead`)."""
-        return self.scheduler.quiet_when_idle and isinstance(self.speculation, LookAhead)
+        return self.scheduler.quiet_when_idle and self._speculation_looks_ahead  # isinstance(.., LookAhead)
 
     def wants_heartbeat(self, tracker: TaskTracker) -> bool:
         """Is there anything this tracker's free slots could get? If not, it may skip heartbeats until woken."""

@@ -39,7 +39,6 @@ import numpy as np
 
 from hadoop_layer.shuffle_queue import (
     DRAINED_MB,
-    SparseQueue,
     closing_drained,
     held_ready,
     queue_add,
@@ -216,9 +215,10 @@ class ShuffleServer(ShuffleMode):
     def send_q(self) -> np.ndarray:
         return self.queue[self.nodes :]
 
-    def sparse_queue(self) -> SparseQueue:
-        """The queue as the kernels take it (its rows as they are now)."""
-        return SparseQueue(self.q_col, self.q_val, self.q_len, self._row_sum, self._stale, self.col_nnz, self.col_big)
+    def sparse_queue(self) -> tuple:
+        """The queue as the kernels take it (its rows as they are now): a `SparseQueue`'s fields, a plain tuple
+        (vcloud/numerics.py `record`)."""
+        return self.q_col, self.q_val, self.q_len, self._row_sum, self._stale, self.col_nnz, self.col_big
 
     def _add(self, rows: np.ndarray, cols: np.ndarray, amount: np.ndarray) -> None:
         """`queue[rows, cols] += amount` (distinct cells) on the sparse queue."""

@@ -306,6 +306,7 @@ def shuffle_move(
     node read added). Only the served rows' entries are read, each served row's in one pass while they are at hand
     (its share of the served MB, its sums, what it sends on or holds, and the entries left): a row served in full is
     emptied at once; then the read rows' bytes join their send rows."""
+    queue = SparseQueue(*queue)  # records come as tuples (vcloud/numerics.py `record`)
     q_col, q_val, q_len, row_sum, stale = queue.col, queue.val, queue.length, queue.row_sum, queue.stale
     col_nnz, col_big = queue.col_nnz, queue.col_big
     rows2 = 2 * n
@@ -459,6 +460,7 @@ def closing_drained(queue: SparseQueue, held: np.ndarray, closing: np.ndarray, d
     `drained_mb` (`col_big`) is not drained, and one without entries has its held bytes pending (0.0 + x is x); only a
     column of float dust is summed, as NumPy sums the gathered `queue[np.ix_(rows, closing)]` along its rows (one
     column: pairwise, a contiguous array; more: row after row, each column alone)."""
+    queue = SparseQueue(*queue)  # records come as tuples (vcloud/numerics.py `record`)
     q_col, q_val, q_len, row_sum, stale = queue.col, queue.val, queue.length, queue.row_sum, queue.stale
     col_nnz, col_big = queue.col_nnz, queue.col_big
     k, n_rows = closing.size, row_sum.size

@@ -45,6 +45,7 @@ class CapInputs(NamedTuple):
 
 @kernel
 def capped_wants(inputs: CapInputs, default_mhz: float) -> np.ndarray:
+    inputs = CapInputs(*inputs)  # the record comes as a plain tuple of its fields
     total = np.zeros(inputs.cpu_cap_mhz.size)
     for i in range(inputs.vm.size):
         total[inputs.vm[i]] += inputs.want_cpu[i]
@@ -62,7 +63,7 @@ def stage_vm_cap(st, hosts, vms, items, physics) -> None:
     default = physics.vm_cap.mhz or 0.0
     if default == 0.0 and not vms.cpu_cap_mhz[: vms.n].any():
         return
-    inputs = CapInputs(items.vm[: items.n], st.want_cpu, vms.cpu_cap_mhz[: vms.n])
+    inputs = (items.vm[: items.n], st.want_cpu, vms.cpu_cap_mhz[: vms.n])  # CapInputs' fields
     st.want_cpu = capped_wants(inputs, default)
 
 

@@ -204,8 +204,9 @@ def test_copiers_are_not_asked_only_when_they_would_take_nothing(monkeypatch):
             rates = CopyRates(self.disk_mb, self.send_mb, self.nic_mb)
             fetches = (self.fetch_node.copy(), self.fetch_col.copy())
             before = [copy(a) for a in (*reduces, *queue, *fetches)]
-            assert not copiers_take(self.copiers, reduces, self.model.items.kind, STARTING, *fetches, rates,
-                                    queue)[2]  # fmt: skip
+            # records go in as plain tuples of their fields
+            assert not copiers_take(self.copiers, tuple(reduces), self.model.items.kind, STARTING, *fetches,
+                                    tuple(rates), tuple(queue))[2]  # fmt: skip
             for a, b in zip((*reduces, *queue, *fetches), before, strict=True):
                 assert np.array_equal(a, b)
         original(self)

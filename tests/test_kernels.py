@@ -271,8 +271,9 @@ def test_account_is_numpys_bits(args):
     import copy
 
     mine, theirs = copy.deepcopy(args), copy.deepcopy(args)
-    account(*mine[:4], ItemUse(*mine[4:18]), StreamUse(*mine[18:27]), VMUse(*mine[27:32]), ItemCharges(*mine[32]),
-            VMTickState(*mine[33]), VMCounters(*mine[34]))  # fmt: skip
+    records = (ItemUse(*mine[4:18]), StreamUse(*mine[18:27]), VMUse(*mine[27:32]), ItemCharges(*mine[32]),
+               VMTickState(*mine[33]), VMCounters(*mine[34]))  # fmt: skip
+    account(*mine[:4], *map(tuple, records))  # a kernel takes a record as a plain tuple of its fields
     with np.errstate(divide="ignore", invalid="ignore"):
         numpy_account(*theirs)
     for a, b in zip(mine[-3:], theirs[-3:], strict=True):
@@ -554,8 +555,9 @@ def test_cache_stages_are_numpys_bits(c):
               c["f_write"], c["u"], c["inv"])  # fmt: skip
     touched_streams = FileStreams(np.arange(k), c["f_file"], c["f_item"], c["f_vm"], c["f_need"], c["f_write"],
                                   c["f_hit"], c["u"], c["inv"])  # fmt: skip
-    mine_files = FileColumns(*(mine[col] for col in FILE_COLUMNS))
-    cache_files_update(*update[:5], touched_streams, mine_files, ItemReads(*sums[0]), VMReads(*sums[1]), True)
+    mine_files = tuple(FileColumns(*(mine[col] for col in FILE_COLUMNS)))  # records go in as plain tuples
+    cache_files_update(*update[:5], tuple(touched_streams), mine_files, tuple(ItemReads(*sums[0])),
+                       tuple(VMReads(*sums[1])), True)  # fmt: skip
     got = cache_settle(1.0, mine_files, r, c["wb_got"], cap, 0.02)
     expect = numpy_cache_update(*update, theirs, *their_sums, True, c["wb_got"], cap, 0.02)
     assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
@@ -622,7 +624,7 @@ def python_pipeline(rounds, any_multi, firsts, items, streams, vms, pools, io):
                 break
             asked = (want, ask_io)
             if not (want == shared_cpu).all():
-                got_cpu = share_cpu(want, cpu_weight, vm, VMCores(*vms), HostPools(*pools))[1]
+                got_cpu = share_cpu(want, cpu_weight, vm, tuple(VMCores(*vms)), tuple(HostPools(*pools)))[1]
                 shared_cpu = want
             if not (ask_io == shared_io).all():
                 got_io, swap_got, wb_got = share_io(ask_io, *io)
@@ -649,7 +651,7 @@ def test_pipeline_rounds_are_the_python_loops_bits(c, rounds, n_vm):
     io = (np.zeros(n_vm), np.zeros(n_vm), np.concatenate((rng.integers(0, 2, k), np.zeros(2 * n_vm, np.int64))),
           np.array([50.0, 80.0]))  # fmt: skip
     weight = np.where(need_cpu > 0, 1.0, 0.0)
-    got_cpu1 = share_cpu(want_cpu, weight, vm, VMCores(*vms), HostPools(*pools))[1]
+    got_cpu1 = share_cpu(want_cpu, weight, vm, tuple(VMCores(*vms)), tuple(HostPools(*pools)))[1]
     firsts = (got_cpu1, *share_io(s_want, *io))
     args = (
         rounds,
@@ -662,8 +664,9 @@ def test_pipeline_rounds_are_the_python_loops_bits(c, rounds, n_vm):
         io,
     )
     rounds_, multi, firsts, items, streams, vms, pools, io = args
-    records = (Grants(*firsts), PipelineItems(*items), PipelineStreams(*streams), VMCores(*vms), HostPools(*pools))
-    got, expect = pipeline(rounds_, multi, *records, DeviceShares(*io)), python_pipeline(*args)
+    records = (Grants(*firsts), PipelineItems(*items), PipelineStreams(*streams), VMCores(*vms), HostPools(*pools),
+               DeviceShares(*io))  # fmt: skip
+    got, expect = pipeline(rounds_, multi, *map(tuple, records)), python_pipeline(*args)  # records as plain tuples
     assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
 
 
@@ -721,7 +724,7 @@ def test_demand_is_numpys_bits(args):
     with np.errstate(invalid="ignore"):
         expect = numpy_demand(*args)
     dt, k, has_load, items, vm, is_load, stall, *streams = args
-    got = demand(dt, k, has_load, ItemDemand(*items, vm, is_load), stall, StreamDemand(*streams))
+    got = demand(dt, k, has_load, tuple(ItemDemand(*items, vm, is_load)), stall, tuple(StreamDemand(*streams)))
     assert all(same_bits(a, b) for a, b in zip(got, expect, strict=True))
 
 
@@ -856,7 +859,7 @@ def test_shuffle_move_is_the_dense_numpy_forms_bits(args, room):
     theirs = _copies(args)
     mine = sparse_args(_copies(args), room)
     q_col, q_val, q_len, width, n, left, serve_row, remaining, col_node, held, read, sent, row_sum, stale = mine[:14]
-    queue = SparseQueue(q_col, q_val, q_len, row_sum, stale, *mine[14:16])
+    queue = tuple(SparseQueue(q_col, q_val, q_len, row_sum, stale, *mine[14:16]))  # a record: a plain tuple
     got = shuffle_move(queue, width, n, left, serve_row, remaining, col_node, held, read, sent)
     want, moved, local, rows, rows_want, start, held = got[:7]
     want_np, moved_np, local_np, rows_np, rows_want_np, start_np, held_np = numpy_shuffle_move(*theirs)
@@ -1191,7 +1194,7 @@ def copiers_take_of(copiers, changed, waiting, in_flight, col_row, item_kind, st
     reduces = CopierColumns(changed, waiting, in_flight, col_row, backlog, position, next_at, to_node)
     queue = SparseQueue(q_col, q_val, q_len, np.zeros(q_len.size), stale, col_nnz, col_big)
     rates = CopyRates(disk_mb, send_mb, nic_mb)
-    return copiers_take(copiers, reduces, item_kind, starting, fetch_node, fetch_col, rates, queue)
+    return copiers_take(copiers, tuple(reduces), item_kind, starting, fetch_node, fetch_col, tuple(rates), tuple(queue))
 
 
 @settings(max_examples=400, deadline=None)
@@ -1449,8 +1452,9 @@ def test_memory_stage_is_the_sums_then_reclaim(args, seed, count_files):
     state = tuple(np.full(n_vm + 2, 7.0) for _ in range(5))  # VM columns with spare capacity
     state[0][:n_vm], state[4][:n_vm] = balloon, touched
     got = memory_stage(
-        dt, BalloonRates(inflate, free_rate, deflate, max_fraction, idle_tax),
-        VMMemory(os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host), VMMemoryState(*state),
+        dt, tuple(BalloonRates(inflate, free_rate, deflate, max_fraction, idle_tax)),
+        tuple(VMMemory(os_mem, os_active, size, limit_cfg, granted, shares, in_pool, vm_host)),
+        tuple(VMMemoryState(*state)),
         pool_limit, item_vm, item_mem,
         item_active, file_vm, file_cached, resident, count_files,
     )  # fmt: skip
@@ -1560,9 +1564,10 @@ def test_cache_stage_places_cache_fit_among_the_streams(c, others):
     total = k + others
     file_rows = np.sort(np.random.default_rng(k + 7 * others).permutation(total)[:k]).astype(np.int64)
     dt, now, dirty_ratio, background_ratio, expire_s, guest_mem, used, disk_mbps, vm_host = fit
-    got = cache_stage(dt, now, DirtyLimits(dirty_ratio, background_ratio, expire_s),
-                      GuestRoom(guest_mem, used, vm_host, disk_mbps), FileColumns(*(mine[col] for col in FILE_COLUMNS)),
-                      r, rest[0], total, file_streams_of(*rest[1:], rows=file_rows), c["remaining"])  # fmt: skip
+    records = (DirtyLimits(dirty_ratio, background_ratio, expire_s), GuestRoom(guest_mem, used, vm_host, disk_mbps),
+               FileColumns(*(mine[col] for col in FILE_COLUMNS)))  # fmt: skip
+    got = cache_stage(dt, now, *map(tuple, records), r, rest[0], total,
+                      tuple(file_streams_of(*rest[1:], rows=file_rows)), c["remaining"])  # fmt: skip
     cap, wb_want, factor, bonus = cache_fit_of(*fit, tuple(theirs[col] for col in FILE_COLUMNS), r, *rest,
                                                c["remaining"])  # fmt: skip
     s_factor, s_bonus = np.ones(total), np.zeros(total)
@@ -1592,7 +1597,8 @@ def test_closing_drained_is_numpys_gathered_sum(seed, n_rows, cols, k):
     pending = queue[np.ix_(rows, closing)].sum(axis=0) + held[closing]
     drained = float(r.choice(pending)) if r.random() < 0.7 else 1e-9
     q_col, q_val, q_len, col_nnz, col_big = sparse_queue(queue, drained=drained)
-    got = closing_drained(SparseQueue(q_col, q_val, q_len, row_sum, stale, col_nnz, col_big), held, closing, drained)
+    queue = tuple(SparseQueue(q_col, q_val, q_len, row_sum, stale, col_nnz, col_big))  # a record: a plain tuple
+    got = closing_drained(queue, held, closing, drained)
     assert np.array_equal(got, pending <= drained)
 
 

@@ -114,6 +114,8 @@ def account(
     """`vcloud.engine.stage_account`: what each item and VM did in the tick, and the guest's /proc/stat accounting
     per VM. Adds to the item columns (`item_out`) and the VM counters (`vm_sum`), and sets the VM's state of the
     tick (`vm_now`); `k`: the streams of the items (the LOAD items' disk streams follow them)."""
+    items, streams, vms = ItemUse(*items), StreamUse(*streams), VMUse(*vms)  # records come as tuples (`record`)
+    item_out, vm_now, vm_sum = ItemCharges(*item_out), VMTickState(*vm_now), VMCounters(*vm_sum)
     vm, is_load, need_cpu, threads, fed = items.vm, items.is_load, items.need_cpu, items.threads, items.fed
     sys_fraction, core_mhz, progress, rate, want_cpu = (
         items.sys_fraction,

@@ -65,9 +65,17 @@ class SeekCurve(NamedTuple):
 
 
 def curve(settings: DiskSeekSettings) -> SeekCurve:
-    return SeekCurve(settings.switch_ms / 1000, settings.slice_sync_ms / 1000, settings.slice_idle_ms / 1000,
-                     settings.target_latency_ms / 1000, 1.0 if settings.low_latency else 0.0,
-                     settings.sched_quantum * settings.request_kb / 1024)  # fmt: skip
+    """The settings' `SeekCurve`, made once per settings object (frozen) rather than once a tick."""
+    global _CURVE
+    if _CURVE[0] is not settings:
+        _CURVE = (settings, SeekCurve(settings.switch_ms / 1000, settings.slice_sync_ms / 1000,
+                                      settings.slice_idle_ms / 1000, settings.target_latency_ms / 1000,
+                                      1.0 if settings.low_latency else 0.0,
+                                      settings.sched_quantum * settings.request_kb / 1024))  # fmt: skip
+    return _CURVE[1]
+
+
+_CURVE: tuple = (None, None)
 
 
 def guest_share(n: int, c: SeekCurve) -> float:
@@ -102,6 +110,7 @@ class DiskStreams(NamedTuple):
 def seek_shares(streams: DiskStreams, disk_mbps: np.ndarray, c: SeekCurve) -> np.ndarray:
     """Each datastore's share of `disk_mbps` delivered this tick: `guest_share` of its streams if they all come from
     one VM, `host_share` if from several, 1 with one stream or none."""
+    streams, c = DiskStreams(*streams), SeekCurve(*c)  # records come as tuples (vcloud/numerics.py `record`)
     n_host, n_vm = disk_mbps.size, streams.vm_host.size
     per_vm = np.zeros(n_vm, np.int64)  # streams each VM has on its datastores ...
     vm_on = np.full(n_host, -1, np.int64)  # ... the VM of each datastore's streams (-2: several)
@@ -140,9 +149,9 @@ def stage_disk_seek(st, hosts, vms, items, physics) -> None:
     if seek.scheduler == "none":
         return
     n_host = hosts.n
-    streams = DiskStreams(st.s_group, st.s_vm, st.s_want, st.vm_host, st.swap_want, st.wb_want)
+    streams = (st.s_group, st.s_vm, st.s_want, st.vm_host, st.swap_want, st.wb_want)  # DiskStreams' fields
     disk = st.io_bw[:n_host]
-    disk *= seek_shares(streams, disk.copy(), curve(seek))
+    disk *= seek_shares(streams, disk.copy(), tuple(curve(seek)))  # (kernels take records as plain tuples)
 
 
 def reference_disk_seek(tick) -> None:

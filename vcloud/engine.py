@@ -37,14 +37,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from vcloud import memory
-from vcloud.accounting import ItemCharges, ItemUse, StreamUse, VMCounters, VMTickState, VMUse, account
+from vcloud.accounting import ItemCharges, VMCounters, VMTickState, account
 from vcloud.diskseek import DiskSeekSettings, stage_disk_seek
-from vcloud.hostpool import HostPools, cpu_setup
+from vcloud.hostpool import cpu_setup
 from vcloud.items import (
     FlatStreams,
-    ItemDemand,
     StreamColumns,
-    StreamDemand,
     demand,
     demand_inputs,
     find_idle_rows,
@@ -57,22 +55,16 @@ from vcloud.numerics import sum_by
 from vcloud.pagecache import (
     DirtyLimits,
     FileColumns,
-    FileStreams,
     FileTable,
-    GuestRoom,
     ItemReads,
     PageCache,
+    PageCacheSettings,
     VMReads,
     cache_files_update,
     cache_settle,
     cache_stage,
 )
 from vcloud.sharing import (
-    DeviceShares,
-    Grants,
-    PipelineItems,
-    PipelineStreams,
-    VMCores,
     pipeline,
     share_cpu,
     share_io,
@@ -124,6 +116,7 @@ class StreamLayout:
     group: np.ndarray | None = None  # each stream's row of `io_bw` (vcloud/items.py `stream_groups`) ...
     ceiling: np.ndarray | None = None  # ... its MB/s at most: min(the item's per-stream ceiling, the device's)
     shared_rows: np.ndarray | None = None  # the io stage's groups: the streams', then each VM's datastore twice
+    files: tuple | None = None  # the streams through a page-cache file (`file_streams`: a FileStreams' fields)
 
 
 @dataclass(init=False)
@@ -191,8 +184,8 @@ class TickState:
     vm_limit: np.ndarray = field(default=None)
     vm_weight: np.ndarray = field(default=None)  # entitlement + floor
     host_mhz: np.ndarray = field(default=None)
-    pools: HostPools | None = None  # host-local pools for vcloud/sharing.py `share_cpu` (empty arrays: none)
-    cores: VMCores | None = None  # per VM (and host) what the sharing rounds read again
+    pools: tuple | None = None  # host-local pools (HostPools' fields) for vcloud/sharing.py `share_cpu` (empty: none)
+    cores: tuple | None = None  # per VM (and host) what the sharing rounds read again (VMCores' fields)
     swap_got1: np.ndarray = field(default=None)
     wb_got1: np.ndarray = field(default=None)
     vm_cached: np.ndarray | None = None  # per VM: cached MB as the memory stage counted it (None: not counted)
@@ -298,7 +291,7 @@ def stage_memory(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
     resident = cache.resident() if count else _NO_ROWS
     (st.used, st.active, cached, st.target, st.balloon, st.guest_mem, st.hv_swap, st.held, st.stall, st.swapped,
      st.heap_touched) = memory_stage(
-        st.dt, memory.rates(settings), columns(VMMemory, vms, n_vm), columns(VMMemoryState, vms),
+        st.dt, tuple(memory.rates(settings)), columns(VMMemory, vms, n_vm), columns(VMMemoryState, vms),
         hosts.pool_mem_limit_mb[: hosts.n], items.vm[:n], items.mem_mb[:n], items.mem_active_mb[:n], files.vm,
         files.cached_mb, resident, count,
     )  # fmt: skip
@@ -325,20 +318,38 @@ def stage_cache(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable,
     st.cache_cap, st.wb_want, st.s_factor, st.s_bonus = cache_stage(
         st.dt,
         st.now,
-        DirtyLimits(cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s),
-        GuestRoom(guest_mem=st.guest_mem, used=st.used, vm_host=st.vm_host, disk_mbps=hosts.disk_mbps[:n_host]),
+        dirty_limits(cfg),
+        (st.guest_mem, st.used, st.vm_host, hosts.disk_mbps[:n_host]),  # GuestRoom
         columns(FileColumns, files),
         cache.resident(),
         _NO_VALUES if st.vm_cached is None else st.vm_cached,
         fs.item.size,
-        file_streams(fs),
+        file_streams(st.layout),
         items.remaining[: items.n],
     )
 
 
-def file_streams(fs: FlatStreams) -> FileStreams:
-    return FileStreams(rows=fs.file_rows, file=fs.f_file, item=fs.f_item, vm=fs.f_vm, need=fs.f_need,
-                       write=fs.f_write, hit=fs.f_hit, touched=fs.f_touched, inv=fs.f_inv)  # fmt: skip
+_LIMITS: tuple[PageCacheSettings | None, tuple] = (None, ())
+
+
+def dirty_limits(cfg: PageCacheSettings) -> tuple:
+    """The settings' `DirtyLimits` as kernels take a record (a plain tuple of its fields: vcloud/numerics.py
+    `record`), made once per settings object (frozen) rather than once a tick."""
+    global _LIMITS
+    if _LIMITS[0] is not cfg:
+        _LIMITS = (cfg, tuple(DirtyLimits(cfg.dirty_ratio, cfg.dirty_background_ratio, cfg.dirty_expire_s)))
+    return _LIMITS[1]
+
+
+def file_streams(layout: StreamLayout) -> tuple:
+    """The streams through a page-cache file (`FlatStreams`' file part), as kernels take a `FileStreams` (its fields
+    in order), made once per layout."""
+    found = layout.files
+    if found is None:
+        fs = layout.flat
+        found = layout.files = (fs.file_rows, fs.f_file, fs.f_item, fs.f_vm, fs.f_need, fs.f_write, fs.f_hit,
+                                fs.f_touched, fs.f_inv)  # fmt: skip
+    return found
 
 
 _NO_VALUES = np.zeros(0)
@@ -374,15 +385,11 @@ def stage_demand(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable
         load_want = np.minimum(items.load_disk_mbps[:n][load], io_bw[s_group[fs.item.size :]])
     st.want_cpu, st.cpu_weight, st.s_want, st.s_full = demand(
         st.dt, fs.item.size, st.has_load,
-        ItemDemand(
-            threads=items.threads[:n], need_cpu=items.need_cpu[:n], core_mhz=core_mhz,
-            load_cpu_mhz=items.load_cpu_mhz[:n], remaining=items.remaining[:n], open=items.open[:n], vm=vm,
-            is_load=is_load,
-        ),
+        # the records as plain tuples of their fields, in order (vcloud/numerics.py `record`)
+        (items.threads[:n], items.need_cpu[:n], core_mhz, items.load_cpu_mhz[:n], items.remaining[:n], items.open[:n],
+         vm, is_load),  # ItemDemand
         st.stall,
-        StreamDemand(
-            item=s_item, need=s_need, base=s_base, logical_need=fs.need, bonus=st.s_bonus, load_want=load_want
-        ),
+        (s_item, s_need, s_base, fs.need, st.s_bonus, load_want),  # StreamDemand
     )  # fmt: skip
     st.s_item, st.s_group, st.s_vm, st.s_need = s_item, s_group, s_vm, s_need
     st.io_bw = io_bw
@@ -399,7 +406,8 @@ def stage_cpu(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTable, p
         vms.in_pool[:n_vm], st.vm_host, vms.cpu_shares[:n_vm],
     )  # fmt: skip
     st.vm_limit = vms.cpu_limit_mhz[:n_vm]
-    st.cores = VMCores(st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz)
+    st.pools = tuple(st.pools)  # the records as kernels take them: plain tuples of their fields
+    st.cores = (st.vm_vcpu_mhz, st.vm_limit, st.vm_host, st.vm_weight, st.host_mhz)  # VMCores
     # host cores -> VMs by entitlement (capped by demand and limit) -> threads by weight (capped by want)
     st.vm_got1, st.got_cpu1 = share_cpu(st.want_cpu, st.cpu_weight, items.vm[: items.n], st.cores, st.pools)
 
@@ -423,12 +431,11 @@ def stage_pipeline(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTab
     vcloud/sharing.py `pipeline`)."""
     fs, n = st.streams, items.n
     st.rate, st.got_cpu, st.got_io, st.swap_got, st.wb_got, st.runnable_mhz = pipeline(
-        physics.pipeline_rounds, fs.any_multi, Grants(st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),
-        PipelineItems(need_cpu=items.need_cpu[:n], vm=items.vm[:n], want_cpu=st.want_cpu, cpu_weight=st.cpu_weight,
-                      wait_rows=fs.wait_rows, load_rows=fs.load_rows),
-        PipelineStreams(item=fs.item, starts=fs.starts, owners=fs.owners, multi=fs.multi, want=st.s_want,
-                        need=st.s_need, bonus=st.s_bonus),
-        st.cores, st.pools, DeviceShares(st.swap_want, st.wb_want, st.io_group, st.io_bw),
+        physics.pipeline_rounds, fs.any_multi,
+        (st.got_cpu1, st.got_io1, st.swap_got1, st.wb_got1),  # Grants (each record: a plain tuple of its fields)
+        (items.need_cpu[:n], items.vm[:n], st.want_cpu, st.cpu_weight, fs.wait_rows, fs.load_rows),  # PipelineItems
+        (fs.item, fs.starts, fs.owners, fs.multi, st.s_want, st.s_need, st.s_bonus),  # PipelineStreams
+        st.cores, st.pools, (st.swap_want, st.wb_want, st.io_group, st.io_bw),  # DeviceShares
     )  # fmt: skip
 
 
@@ -447,17 +454,11 @@ def stage_account(st: TickState, hosts: HostTable, vms: VMTable, items: ItemTabl
     n_vm, n = vms.n, items.n
     account(
         st.dt, hosts.n, st.streams.item.size, st.has_load,
-        ItemUse(
-            vm=items.vm[:n], is_load=st.is_load, need_cpu=items.need_cpu[:n], threads=items.threads[:n],
-            fed=items.open[:n], sys_fraction=items.sys_fraction[:n], core_mhz=st.core_mhz, progress=st.progress,
-            rate=st.rate, want_cpu=st.want_cpu, frac_dt=st.frac_dt, got_cpu=st.got_cpu, got_cpu1=st.got_cpu1,
-            runnable_mhz=st.runnable_mhz,
-        ),
-        StreamUse(
-            item=st.s_item, vm=st.s_vm, group=st.s_group, need=st.s_need, bonus=st.s_bonus, want=st.s_want,
-            full=st.s_full, got=st.got_io, got1=st.got_io1,
-        ),
-        VMUse(vcpus=vms.vcpus[:n_vm], core_mhz=st.core_mhz_vm, stall=st.stall, swap_got=st.swap_got, wb_got=st.wb_got),
+        # the records as plain tuples of their fields, in order (vcloud/numerics.py `record`): ItemUse, StreamUse, VMUse
+        (items.vm[:n], st.is_load, items.need_cpu[:n], items.threads[:n], items.open[:n], items.sys_fraction[:n],
+         st.core_mhz, st.progress, st.rate, st.want_cpu, st.frac_dt, st.got_cpu, st.got_cpu1, st.runnable_mhz),
+        (st.s_item, st.s_vm, st.s_group, st.s_need, st.s_bonus, st.s_want, st.s_full, st.got_io, st.got_io1),
+        (vms.vcpus[:n_vm], st.core_mhz_vm, st.stall, st.swap_got, st.wb_got),
         columns(ItemCharges, items), columns(VMTickState, vms), columns(VMCounters, vms),  # the kernel writes n rows
     )  # fmt: skip
     vms.mem_used_mb[:n_vm] = st.used
@@ -476,8 +477,8 @@ def stage_cache_update(st: TickState, hosts: HostTable, vms: VMTable, items: Ite
         n = items.n
         cache.touch(fs.f_touched)  # the files the tick's streams read or wrote (a handful of the table)
         cache_files_update(
-            st.dt, st.now, st.progress, st.s_factor, st.s_bonus, file_streams(fs), files, columns(ItemReads, items, n),
-            columns(VMReads, vms, n_vm), physics.memory.reclaim,
+            st.dt, st.now, st.progress, st.s_factor, st.s_bonus, file_streams(st.layout), files,
+            columns(ItemReads, items, n), columns(VMReads, vms, n_vm), physics.memory.reclaim,
         )  # fmt: skip
     cached, dirty = cache_settle(st.dt, files, cache.resident(), st.wb_got, st.cache_cap, RECLAIM_BATCH)
     vms.cache_mb[:n_vm] = cached

@@ -54,6 +54,7 @@ def demand(
     nothing is left, all of it is cached or all of it fits below the dirty limit; a load stream its `load_want`), and
     an open phase's want of no more than it has. Returns want_cpu, cpu_weight, s_want and s_full (the want at full
     speed)."""
+    items, streams = ItemDemand(*items), StreamDemand(*streams)  # records come as tuples (vcloud/numerics.py `record`)
     threads, need_cpu, core_mhz, load_cpu_mhz = items.threads, items.need_cpu, items.core_mhz, items.load_cpu_mhz
     remaining, open_, vm, is_load = items.remaining, items.open, items.vm, items.is_load
     s_item, s_need, s_base, f_need = streams.item, streams.need, streams.base, streams.logical_need
@@ -214,6 +215,7 @@ def flatten_streams(
     or the live rows of `engine.live_items`: read in place, not copied out first) and whose CPU needs and kinds are
     `need_cpu` and `kind`: the streams in use (stream_vm >= 0) by item, then column (`FlatStreams`). Integer gathers
     only: the NumPy form's values exactly (tests/test_kernels.py)."""
+    columns = StreamColumns(*columns)  # records come as tuples (vcloud/numerics.py `record`)
     stream_vm, stream_device, stream_file = columns.stream_vm, columns.stream_device, columns.stream_file
     stream_need, stream_write, stream_hit = columns.stream_need, columns.stream_write, columns.stream_hit
     disk, wait, load = _DISK, _WAIT, _LOAD

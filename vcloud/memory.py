@@ -100,8 +100,16 @@ class BalloonRates(NamedTuple):
 
 
 def rates(settings: MemorySettings) -> BalloonRates:
-    return BalloonRates(settings.balloon_inflate_mb_s, settings.balloon_free_mb_s, settings.balloon_deflate_mb_s,
-                        settings.balloon_max_fraction, settings.idle_tax)  # fmt: skip
+    """The settings' `BalloonRates`, made once per settings object (frozen) rather than once a tick."""
+    global _RATES
+    if _RATES[0] is not settings:
+        _RATES = (settings, BalloonRates(settings.balloon_inflate_mb_s, settings.balloon_free_mb_s,
+                                         settings.balloon_deflate_mb_s, settings.balloon_max_fraction,
+                                         settings.idle_tax))  # fmt: skip
+    return _RATES[1]
+
+
+_RATES: tuple = (None, None)
 
 
 @record
@@ -246,6 +254,7 @@ def memory_stage(
     summed in item order), its page cache's MB (if `count_files`: the resident files', in file order; else zeros),
     then `reclaim`, whose balloon, target, hypervisor swap, held and touched MB are written to `state`. Returns used,
     active, cached and `reclaim`'s eight arrays."""
+    rates, vms, state = BalloonRates(*rates), VMMemory(*vms), VMMemoryState(*state)  # records come as tuples
     os_mem, os_active, size = vms.os_mem_mb, vms.os_active_fraction, vms.mem_mb
     balloon_mb, target_mb, hv_swap_mb = state.balloon_mb, state.mem_target_mb, state.hv_swap_mb
     held_mb, touched_mb = state.mem_held_mb, state.mem_touched_mb

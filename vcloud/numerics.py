@@ -131,7 +131,15 @@ _RECORD_TYPES: dict[tuple, Any] = {}
 def record[R: type](cls: R) -> R:
     """A NamedTuple of arrays that kernels take, typed fast at the call. numba types a NamedTuple argument field by
     field in Python (~150 us for 14 arrays: more than most kernels' work); a record's type follows from its class
-    and each field's dtype, dimensions and flags, so it is looked up by those (~4 us) and worked out once."""
+    and each field's dtype, dimensions and flags, so it is looked up by those (~4 us) and worked out once.
+
+    At every call after the first, numba's dispatcher still fingerprints a NamedTuple argument in C from its class's
+    name and each field's name (Python strings encoded anew each time: ~4,500 instructions a record and ~950 a
+    field, where a plain tuple of the same arrays costs ~100 a field). So a kernel called from Python takes each
+    record as a plain tuple of its fields, in the record's order, and names it on its first line (`items =
+    ItemUse(*items)`): a tick of the engine passes ~35 records, and typing them by name cost ~10 % of a run's
+    instructions (issue 39). `vcloud.tables.columns` gives a table's columns so; a record one kernel passes to
+    another (compiled code, no dispatcher) stays a NamedTuple."""
     from numba.core.typing.typeof import typeof_impl
 
     tuple_type = typeof_impl.dispatch(tuple)

@@ -371,6 +371,8 @@ def cache_files_update(
     """`vcloud.engine.stage_cache_update`'s file part: what the tick's file streams read (from the cache: hit; from
     disk: miss, now cached) and wrote (dirty below the dirty limit, through to disk beyond it), into the files they
     touched and per item and VM (`cache_touched_mb` if `count_touched`)."""
+    streams, files = FileStreams(*streams), FileColumns(*files)  # records come as tuples (`record`)
+    item_sums, vm_sums = ItemReads(*item_sums), VMReads(*vm_sums)
     file_rows, f_item, f_vm, f_need, f_write = streams.rows, streams.item, streams.vm, streams.need, streams.write
     touched, f_inv = streams.touched, streams.inv
     size_mb, cached_mb, dirty_mb = files.size_mb, files.cached_mb, files.dirty_mb
@@ -420,6 +422,7 @@ def cache_settle(
 ) -> tuple[np.ndarray, np.ndarray]:
     """`vcloud.engine.stage_cache_update`'s end: the flusher's write-back, then each VM's cache back within its
     memory (evicting `batch` of it beyond the excess). Returns each VM's cached and dirty MB."""
+    files = FileColumns(*files)  # records come as tuples (vcloud/numerics.py `record`)
     vm_of, cached_mb, dirty_mb = files.vm, files.cached_mb, files.dirty_mb
     dirty_since_s, last_access_s, active = files.dirty_since_s, files.last_access_s, files.active
     n_vm = wb_got.size
@@ -456,6 +459,8 @@ def cache_stage(
     """`cache_fit`, then its per file stream factor and headroom placed among all `k` streams (the other streams:
     factor 1, headroom 0). Returns the cache memory, write-back want, and per stream the disk MB per MB and dirty
     headroom MB/s."""
+    limits, room = DirtyLimits(*limits), GuestRoom(*room)  # records come as tuples (vcloud/numerics.py `record`)
+    files, streams = FileColumns(*files), FileStreams(*streams)
     file_rows = streams.rows
     cap, wb_want, factor, bonus = cache_fit(dt, now, limits, room, files, resident, vm_cached, streams, remaining)
     s_factor, s_bonus = np.ones(k), np.zeros(k)

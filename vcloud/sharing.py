@@ -169,6 +169,7 @@ def share_cpu(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Host cores -> VMs by entitlement (capped by demand and limit; through host-local pools if `pools` has
     them) -> threads by weight (capped by want). Returns each VM's and each item's MHz."""
+    cores, pools = VMCores(*cores), HostPools(*pools)  # records come as tuples (vcloud/numerics.py `record`)
     pooled, limit0, reservation, group, w, shares = (
         pools.pooled,
         pools.limit0,
@@ -222,6 +223,8 @@ def pipeline(
     the phase's other needs let it use (`asks`); a resource whose asks did not change is not shared again, and the
     rounds stop once the asks settle. `firsts`: the first round's grants. Returns each item's rate, the last round's
     grants and each item's CPU rate while runnable."""
+    firsts, items, streams = Grants(*firsts), PipelineItems(*items), PipelineStreams(*streams)  # tuples (`record`)
+    devices = DeviceShares(*devices)  # (`cores` and `pools` go to `share_cpu` as they came)
     got_cpu1, got_io1, swap_got1, wb_got1 = firsts.cpu, firsts.io, firsts.swap, firsts.wb
     need_cpu, vm, want_cpu, cpu_weight = items.need_cpu, items.vm, items.want_cpu, items.cpu_weight
     wait_rows, load_rows = items.wait_rows, items.load_rows

@@ -7,19 +7,47 @@ go as work starts and ends (dense storage, the last row moves into a freed slot)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import is_, itemgetter
+from typing import NamedTuple
+
 import numpy as np
 from numba import literal_unroll
 
 from vcloud.numerics import inline, kernel
 
 
-def columns[R: tuple](record: type[R], table: object, n: int | None = None) -> R:
-    """`record` (a NamedTuple whose fields are columns of `table`) holding those columns, whole or their first `n`
-    rows: a kernel's view of a table, so a new column a kernel needs is one line in its record."""
-    cols = vars(table)
-    if n is None:
-        return record(*[cols[name] for name in record._fields])  # type: ignore[attr-defined]
-    return record(*[cols[name][:n] for name in record._fields])  # type: ignore[attr-defined]
+def columns(record: type[tuple], table: object, n: int | None = None) -> tuple:
+    """The fields of `record` (a NamedTuple whose fields are columns of `table`): those columns, whole or their first
+    `n` rows, as a plain tuple in the record's order, as kernels take a record (vcloud/numerics.py `record`): a
+    kernel's view of a table, so a new column a kernel needs is one line in its record.
+
+    The tuple is kept on the table (`_records`, one per record type) and given again while `n` and every column it
+    holds are the same objects: a column replaced by any means (`Columns._grow`, `widen`, an assignment) is another
+    object, and the tuple is built afresh. The stages ask for ~10 such records a tick."""
+    fields = _FIELDS.get(record)
+    if fields is None:
+        names = record._fields
+        fields = _FIELDS[record] = itemgetter(*names) if len(names) > 1 else _one(names[0])
+    cols = table.__dict__  # the columns are the table's own attributes (Columns.__init__, _grow, widen, take)
+    arrays = fields(cols)
+    kept = cols.get("_records")
+    if kept is None:
+        kept = cols["_records"] = {}
+    hit = kept.get(record)
+    if hit is not None and hit[0] == n and all(map(is_, arrays, hit[1])):
+        return hit[2]
+    found = arrays if n is None else tuple([a[:n] for a in arrays])
+    kept[record] = (n, arrays, found)
+    return found
+
+
+_FIELDS: dict[type, Callable[[dict], tuple]] = {}  # each record type's columns from a table's dict, in one C call
+
+
+def _one(name: str) -> Callable[[dict], tuple]:
+    get = itemgetter(name)
+    return lambda cols: (get(cols),)
 
 
 def grown(a: np.ndarray | None, shape: tuple[int, ...], fill, dtype=None) -> np.ndarray:
@@ -56,6 +84,13 @@ class Columns:
     @property
     def capacity(self) -> int:
         return len(getattr(self, next(iter(self.SCHEMA))))
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles leave out the records `columns` keeps: a copy's views of the first rows would be arrays
+        of their own, no longer the copied columns' rows."""
+        state = self.__dict__.copy()
+        state.pop("_records", None)
+        return state
 
     def _grow(self, need: int) -> None:
         new = max(need, 2 * self.capacity, 16)
@@ -222,8 +257,16 @@ class ItemTable(Columns):
         self._names = (*self.SCHEMA, *self.WIDE)
         self.layout = 0  # bumped whenever a row's needs change (add, remove, new phase): a key for caches
         self._groups: tuple = (None, None, ((), ()))  # the columns by dimension and type (_column_groups)
+        self._views: tuple = (None, None, None)  # memoryviews of the columns a phase's load writes (phase_views)
         # rows from `n` on are blank (zeros, the wide columns' fills), and the last row of the capacity stays so:
         # `remove_rows` copies it over the rows it frees, so a new row needs only its given values (`add_item`)
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles leave the memoryviews out too (`phase_views` makes them again; they do not pickle)."""
+        state = super().__getstate__()
+        if "_views" in state:
+            state["_views"] = (None, None, None)
+        return state
 
     def _blank_row(self) -> int:
         """A row past `n` that nobody is given: the capacity's last (`_room` grows before a new row would be it)."""
@@ -279,6 +322,33 @@ class ItemTable(Columns):
             groups = self._groups = (self.vm, self.stream_vm, (flat, wide))
         return groups[2]
 
+    def phase_views(self) -> PhaseViews:
+        """Memoryviews of the columns `CloudModel._load_phase` writes at every start and phase change, the wide ones
+        flat (row r's column k at r * width + k): a memoryview's item write costs ~380 instructions, a NumPy
+        scalar write ~670 and a two-dimensional one ~1,170 (the writes of a value into the same float64, int or bool
+        cell). Kept with `vm` and `stream_vm` as they were, as `_column_groups` is (`views_current` checks)."""
+        views = self._views
+        if views[0] is not self.vm or views[1] is not self.stream_vm:
+            cols = self.__dict__
+            made = PhaseViews(*[memoryview(cols[name].reshape(-1)) for name in PhaseViews._fields])
+            views = self._views = (self.vm, self.stream_vm, made)
+        return views[2]
+
+    def views_current(self) -> bool:
+        """The kept views and column groups (`phase_views`, `_column_groups`) are of the columns as they are: a column
+        replaced other than by `_grow` or `widen` would leave them writing an array the table no longer holds
+        (checked with the invariants)."""
+        cols = self.__dict__
+        views, groups = self._views, self._groups
+        kept_views = views[2] is not None and views[0] is self.vm and views[1] is self.stream_vm
+        if kept_views and any(view.obj.base is not cols[name] for name, view in views[2]._asdict().items()):
+            return False
+        if groups[0] is self.vm and groups[1] is self.stream_vm:
+            kept = {id(col) for group in groups[2] for cols_ in group for col in cols_}
+            if kept != {id(cols[name]) for name in self._names}:
+                return False
+        return True
+
     def take(self, rows: np.ndarray, names: tuple[str, ...]) -> ItemTable:
         """A table of `rows` only (in this order) holding the columns `names`, without owners: what the engine's tick
         works on when some rows add nothing to it (engine.live_items). Its `layout` is this table's; its `rows` are
@@ -327,6 +397,25 @@ class ItemTable(Columns):
         del owner[n:]
         self.n = n
         return moved
+
+
+class PhaseViews(NamedTuple):
+    """`ItemTable.phase_views`: memoryviews of the columns a phase's load writes (the wide ones flat)."""
+
+    kind: memoryview
+    need_cpu: memoryview
+    remaining: memoryview
+    sys_fraction: memoryview
+    open: memoryview
+    phase_amount: memoryview
+    progress_lo: memoryview
+    progress_hi: memoryview
+    stream_vm: memoryview
+    stream_device: memoryview
+    stream_need: memoryview
+    stream_file: memoryview
+    stream_write: memoryview
+    stream_hit: memoryview
 
 
 class EndedCharges:
