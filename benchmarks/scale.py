@@ -48,7 +48,7 @@ def settings(slaves: int, jobs: int, scheduler: str = "fifo") -> dict[str, objec
             "pool_cpu_mhz": None, "pool_mem_mb": None, "max_duration_s": limit, "scheduler": scheduler}  # fmt: skip
 
 
-def one(slaves: int, jobs: int, scheduler: str = "fifo") -> dict[str, float]:
+def one(slaves: int, jobs: int, scheduler: str = "fifo", extra: dict[str, object] | None = None) -> dict[str, float]:
     """Run one case in this process; what it cost."""
     start, cpu = time.perf_counter(), time.process_time()
     sys.path.insert(0, str(ROOT))
@@ -59,7 +59,7 @@ def one(slaves: int, jobs: int, scheduler: str = "fifo") -> dict[str, float]:
     from scenarios.settings import validate
 
     scenario = SCENARIOS["trace-replay"]
-    model = scenario.build(validate(scenario.Settings, settings(slaves, jobs, scheduler)), seed=1)
+    model = scenario.build(validate(scenario.Settings, {**settings(slaves, jobs, scheduler), **(extra or {})}), seed=1)
     model_start = time.perf_counter()
     run_model(model, scenario.horizon_s(model), progress=False, stops_itself=True)
     model_s = time.perf_counter() - model_start
@@ -81,16 +81,40 @@ def one(slaves: int, jobs: int, scheduler: str = "fifo") -> dict[str, float]:
     }
 
 
+def extra_settings(pairs: list[str]) -> dict[str, object]:
+    """`--set` pairs as nested settings: "hadoop.task_commit=false" -> {"hadoop": {"task_commit": False}}."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, _, text = pair.partition("=")
+        *groups, name = key.split(".")
+        place = out
+        for group in groups:
+            place = place.setdefault(group, {})  # type: ignore[assignment]
+        try:
+            place[name] = json.loads(text)  # type: ignore[index]
+        except json.JSONDecodeError:
+            place[name] = text  # type: ignore[index]
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the hour on 30 and 200 slaves only")
     parser.add_argument("--slaves", type=int, nargs="+", default=None)
     parser.add_argument("--span", choices=("hour", "day"), nargs="+", default=None)
     parser.add_argument("--scheduler", default="fifo", help="the task scheduler (trace-replay's `scheduler`)")
+    parser.add_argument(
+        "--set",
+        dest="extra",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="trace-replay settings for every run, e.g. hadoop.task_commit=false (values as JSON)",
+    )
     parser.add_argument("--one", type=int, nargs=2, metavar=("SLAVES", "JOBS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(one(*args.one, args.scheduler)))
+        print(json.dumps(one(*args.one, args.scheduler, extra_settings(args.extra))))
         return
     slaves = args.slaves or ((30, 200) if args.quick else SLAVES)
     spans = args.span or (("hour",) if args.quick else ("hour", "day"))
@@ -100,8 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     for span in spans:
         jobs = jobs_in(span)
         for n in slaves:
-            out = subprocess.run([sys.executable, __file__, "--one", str(n), str(jobs), "--scheduler", args.scheduler],
-                                 capture_output=True, text=True)  # fmt: skip
+            extra = ["--set", *args.extra] if args.extra else []
+            out = subprocess.run([sys.executable, __file__, "--one", str(n), str(jobs), "--scheduler", args.scheduler,
+                                  *extra], capture_output=True, text=True)  # fmt: skip
             if out.returncode != 0:
                 print(f"{span:<5} {n:>6} {jobs:>5} failed: {out.stderr.strip().splitlines()[-1:]}", flush=True)
                 continue
